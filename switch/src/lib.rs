@@ -1,0 +1,17 @@
+//! bufferlab's switch engine: BMv2 JSON with v1model semantics and a traffic
+//! manager, exposed to Python as `bufferlab.switch._engine`.
+
+use pyo3::prelude::*;
+
+/// Engine version, so Python can check it loaded the module it was built with.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// The `bufferlab.switch._engine` Python module.
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}
