@@ -1,0 +1,256 @@
+//! The traffic manager: admits frames into per-port queues sharing one pool,
+//! and hands them back in departure-time order across ports.
+
+use crate::admission::{admit, Occupancy};
+use crate::calendar::Calendar;
+use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, NUM_PORTS};
+use crate::port::{Dequeued, Port};
+use crate::queue::Queued;
+use crate::stats::{DropReason, PortStats, QueueStats, TmStats};
+
+/// Queue state seen by an admitted frame, as BMv2's `enq_qdepth`: before the frame joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Enqueued {
+    /// Frames in the queue before this one (`enq_qdepth`).
+    pub enq_qdepth_pkts: u32,
+    /// Frame bytes in the queue before this one.
+    pub enq_qdepth_bytes: u64,
+    /// Frame bytes in the shared pool before this one.
+    pub pool_used_bytes: u64,
+    /// Admission time used for the frame (`enq_timestamp`), ns.
+    pub enq_time: u64,
+}
+
+/// A refused frame, handed back with the reason.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rejected<T> {
+    /// The caller's handle, returned untouched.
+    pub item: T,
+    /// The first admission check that failed.
+    pub reason: DropReason,
+}
+
+/// Shared buffer pool, 512 ports of up to 8 queues each, driven by a clock passed in.
+#[derive(Debug)]
+pub struct TrafficManager<T> {
+    pool_bytes: u64,
+    ports: Vec<Port<T>>,
+    calendar: Calendar,
+    stats: TmStats,
+    /// Latest `now` seen; time never runs backwards inside the manager.
+    clock: u64,
+}
+
+impl<T> TrafficManager<T> {
+    /// A traffic manager with every port set to `cfg.default_port`.
+    pub fn new(cfg: TmConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(TrafficManager {
+            pool_bytes: cfg.pool_bytes,
+            ports: (0..NUM_PORTS)
+                .map(|id| Port::new(id, cfg.default_port))
+                .collect(),
+            calendar: Calendar::new(NUM_PORTS),
+            stats: TmStats::default(),
+            clock: 0,
+        })
+    }
+
+    /// Replaces a port's settings; they apply to frames not yet started.
+    pub fn configure_port(&mut self, port: u16, cfg: PortConfig) -> Result<(), ConfigError> {
+        cfg.validate()?;
+        let p = self
+            .ports
+            .get_mut(usize::from(port))
+            .ok_or(ConfigError::PortOutOfRange(port))?;
+        p.reconfigure(cfg);
+        let next = p.next_start();
+        self.calendar.set(port, next);
+        Ok(())
+    }
+
+    /// A port's settings, or `None` for a port above 511.
+    pub fn port_config(&self, port: u16) -> Option<&PortConfig> {
+        self.ports.get(usize::from(port)).map(|p| &p.cfg)
+    }
+
+    /// Sets one queue's cap (BMv2 `set_queue_depth` with `QueueLimit::Packets`).
+    pub fn set_queue_limit(
+        &mut self,
+        port: u16,
+        queue: u8,
+        limit: QueueLimit,
+    ) -> Result<(), ConfigError> {
+        let mut cfg = *self.checked_port(port)?;
+        *cfg.queue_limits
+            .get_mut(usize::from(queue))
+            .ok_or(ConfigError::QueueOutOfRange(queue))? = limit;
+        self.configure_port(port, cfg)
+    }
+
+    /// Sets one queue's departure rate in packets/s, 0 = unlimited (BMv2 `set_queue_rate`).
+    pub fn set_queue_rate_pps(
+        &mut self,
+        port: u16,
+        queue: u8,
+        pps: u64,
+    ) -> Result<(), ConfigError> {
+        let mut cfg = *self.checked_port(port)?;
+        *cfg.queue_rate_pps
+            .get_mut(usize::from(queue))
+            .ok_or(ConfigError::QueueOutOfRange(queue))? = pps;
+        self.configure_port(port, cfg)
+    }
+
+    /// Resizes the shared pool; frames already held stay, new ones see the new size.
+    pub fn set_pool_bytes(&mut self, pool_bytes: u64) -> Result<(), ConfigError> {
+        if pool_bytes == 0 {
+            return Err(ConfigError::PoolBytesZero);
+        }
+        self.pool_bytes = pool_bytes;
+        Ok(())
+    }
+
+    /// Admits a frame of `frame_bytes` into `queue` of `port` at `now` (ns), or
+    /// hands it back with the first failing check: queue index, queue cap, port
+    /// threshold, pool capacity (tail drop). Every refusal is counted.
+    pub fn enqueue(
+        &mut self,
+        now: u64,
+        port: u16,
+        queue: u8,
+        frame_bytes: u32,
+        item: T,
+    ) -> Result<Enqueued, Rejected<T>> {
+        let now = self.advance_clock(now);
+        let Some(p) = self.ports.get_mut(usize::from(port)) else {
+            self.stats.dropped_port_out_of_range.add(frame_bytes);
+            return Err(Rejected {
+                item,
+                reason: DropReason::PortOutOfRange,
+            });
+        };
+        let queue_stats = match p.queue(queue) {
+            Some(q) if queue < p.cfg.num_queues => q.stats,
+            _ => {
+                p.stats.dropped_queue_out_of_range.add(frame_bytes);
+                return Err(Rejected {
+                    item,
+                    reason: DropReason::QueueOutOfRange,
+                });
+            }
+        };
+        let occ = Occupancy {
+            queue_pkts: queue_stats.depth_pkts,
+            queue_bytes: queue_stats.depth_bytes,
+            port_bytes: p.stats.occupancy_bytes,
+            pool_used: self.stats.pool_used_bytes,
+            pool_bytes: self.pool_bytes,
+        };
+        let limit = p.cfg.queue_limits[usize::from(queue)];
+        if let Err(reason) = admit(limit, p.cfg.threshold, occ, frame_bytes) {
+            p.count_drop(queue, reason, frame_bytes);
+            return Err(Rejected { item, reason });
+        }
+        p.push(
+            queue,
+            Queued {
+                item,
+                enq_time: now,
+                bytes: frame_bytes,
+            },
+        );
+        let next = p.next_start();
+        self.calendar.set(port, next);
+        self.stats.pool_used_bytes += u64::from(frame_bytes);
+        self.stats.max_pool_used_bytes = self
+            .stats
+            .max_pool_used_bytes
+            .max(self.stats.pool_used_bytes);
+        Ok(Enqueued {
+            enq_qdepth_pkts: occ.queue_pkts,
+            enq_qdepth_bytes: occ.queue_bytes,
+            pool_used_bytes: occ.pool_used,
+            enq_time: now,
+        })
+    }
+
+    /// Earliest time (ns) at which `dequeue` can return a frame, if any is queued.
+    pub fn next_event_time(&self) -> Option<u64> {
+        self.calendar.peek().map(|(t, _)| t)
+    }
+
+    /// The next frame whose start time is <= `now`, earliest first across
+    /// ports (ties to the lower port); its buffer space is released.
+    ///
+    /// `tx_start` is the frame's scheduled start, which is `now` when the
+    /// caller polls at `next_event_time()` and earlier when it polls late, so
+    /// late polling never slows a port down.
+    pub fn dequeue(&mut self, now: u64) -> Option<Dequeued<T>> {
+        let now = self.advance_clock(now);
+        while let Some((start, port)) = self.calendar.peek() {
+            if start > now {
+                return None;
+            }
+            let Some(p) = self.ports.get_mut(usize::from(port)) else {
+                self.calendar.set(port, None);
+                continue;
+            };
+            let sent = p.transmit(start);
+            let next = p.next_start();
+            self.calendar.set(port, next);
+            if let Some(d) = sent {
+                self.stats.pool_used_bytes -= u64::from(d.frame_bytes);
+                return Some(d);
+            }
+        }
+        None
+    }
+
+    /// Counters and depth of one queue, or `None` if the port or queue does not exist.
+    pub fn queue_stats(&self, port: u16, queue: u8) -> Option<QueueStats> {
+        self.ports
+            .get(usize::from(port))
+            .and_then(|p| p.queue(queue))
+            .map(|q| q.stats)
+    }
+
+    /// Counters of one port, or `None` for a port above 511.
+    pub fn port_stats(&self, port: u16) -> Option<PortStats> {
+        self.ports.get(usize::from(port)).map(|p| p.stats)
+    }
+
+    /// Counters of the whole traffic manager.
+    pub fn stats(&self) -> TmStats {
+        self.stats
+    }
+
+    /// Frame bytes queued on a port (0 for a port that does not exist).
+    pub fn port_occupancy_bytes(&self, port: u16) -> u64 {
+        self.ports
+            .get(usize::from(port))
+            .map_or(0, |p| p.stats.occupancy_bytes)
+    }
+
+    /// Frame bytes held in the shared pool.
+    pub fn pool_used_bytes(&self) -> u64 {
+        self.stats.pool_used_bytes
+    }
+
+    /// Size of the shared pool in bytes.
+    pub fn pool_bytes(&self) -> u64 {
+        self.pool_bytes
+    }
+
+    /// The settings of an existing port.
+    fn checked_port(&self, port: u16) -> Result<&PortConfig, ConfigError> {
+        self.port_config(port)
+            .ok_or(ConfigError::PortOutOfRange(port))
+    }
+
+    /// Moves the clock to `now` unless `now` is in its past; returns the clock.
+    fn advance_clock(&mut self, now: u64) -> u64 {
+        self.clock = self.clock.max(now);
+        self.clock
+    }
+}

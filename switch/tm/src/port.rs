@@ -1,0 +1,163 @@
+//! One egress port: its queues, scheduler and shaper, transmitting one frame at a time.
+
+use crate::config::{PortConfig, MAX_QUEUES};
+use crate::queue::{Queue, Queued};
+use crate::scheduler::Scheduler;
+use crate::shaper::Shaper;
+use crate::stats::{DropReason, PortStats};
+
+/// A frame leaving a port, with its timing and BMv2 queueing metadata.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Dequeued<T> {
+    /// The caller's handle.
+    pub item: T,
+    /// Egress port.
+    pub port: u16,
+    /// Queue (priority) it was served from, BMv2's `qid`.
+    pub queue: u8,
+    /// When it was admitted, ns (`enq_timestamp`).
+    pub enq_time: u64,
+    /// When its first bit starts on the wire, ns: the buffer is released and
+    /// egress runs then (`deq_timedelta` = `tx_start - enq_time`).
+    pub tx_start: u64,
+    /// When its last bit leaves the port, ns.
+    pub tx_end: u64,
+    /// When its last bit reaches the peer, ns (`tx_end + delay_ns`).
+    pub arrival: u64,
+    /// Frames left in its queue after it was removed (`deq_qdepth`).
+    pub deq_qdepth_pkts: u32,
+    /// Frame bytes left in its queue after it was removed.
+    pub deq_qdepth_bytes: u64,
+    /// Frame bytes.
+    pub frame_bytes: u32,
+}
+
+/// State of one egress port.
+#[derive(Debug)]
+pub(crate) struct Port<T> {
+    id: u16,
+    pub cfg: PortConfig,
+    queues: [Queue<T>; MAX_QUEUES as usize],
+    shaper: Shaper,
+    scheduler: Scheduler,
+    /// When the last started frame's last bit leaves, ns.
+    free_at: u64,
+    /// Bit q set iff queue q holds a frame.
+    backlogged: u8,
+    pub stats: PortStats,
+}
+
+impl<T> Port<T> {
+    /// An idle port `id` with settings `cfg` (already validated).
+    pub(crate) fn new(id: u16, cfg: PortConfig) -> Self {
+        Port {
+            id,
+            cfg,
+            queues: std::array::from_fn(|q| Queue::new(cfg.queue_rate_pps[q])),
+            shaper: Shaper::new(cfg.rate_bps, cfg.wire_overhead_bytes),
+            scheduler: Scheduler::default(),
+            free_at: 0,
+            backlogged: 0,
+            stats: PortStats::default(),
+        }
+    }
+
+    /// Applies new settings (already validated) to frames not yet started.
+    ///
+    /// Frames already queued stay, even in queues above a reduced
+    /// `num_queues`: they drain, only new arrivals are refused there.
+    pub(crate) fn reconfigure(&mut self, cfg: PortConfig) {
+        self.shaper
+            .reconfigure(cfg.rate_bps, cfg.wire_overhead_bytes);
+        for (queue, &pps) in self.queues.iter_mut().zip(cfg.queue_rate_pps.iter()) {
+            queue.pacer.set_rate(pps);
+        }
+        if cfg.scheduling != self.cfg.scheduling {
+            self.scheduler.reset();
+        }
+        self.cfg = cfg;
+    }
+
+    /// Queue `q`, if it is one of the eight.
+    pub(crate) fn queue(&self, q: u8) -> Option<&Queue<T>> {
+        self.queues.get(usize::from(q))
+    }
+
+    /// Appends an admitted frame to queue `q` (< 8).
+    pub(crate) fn push(&mut self, q: u8, frame: Queued<T>) {
+        let Some(queue) = self.queues.get_mut(usize::from(q)) else {
+            return;
+        };
+        self.stats.occupancy_bytes += u64::from(frame.bytes);
+        self.stats.max_occupancy_bytes = self
+            .stats
+            .max_occupancy_bytes
+            .max(self.stats.occupancy_bytes);
+        queue.push(frame);
+        self.backlogged |= 1 << q;
+    }
+
+    /// Counts a frame refused at queue `q`.
+    pub(crate) fn count_drop(&mut self, q: u8, reason: DropReason, frame_bytes: u32) {
+        if let Some(queue) = self.queues.get_mut(usize::from(q)) {
+            queue.stats.count_drop(reason, frame_bytes);
+        }
+    }
+
+    /// Earliest time the port can start its next frame, if it holds any.
+    pub(crate) fn next_start(&self) -> Option<u64> {
+        self.backlogged_queues()
+            .filter_map(|q| self.queues[usize::from(q)].head_ready_at())
+            .min()
+            .map(|ready| ready.max(self.free_at))
+    }
+
+    /// Starts the next frame at `start` (>= `next_start()`): the scheduler
+    /// picks among the queues whose head may start then.
+    pub(crate) fn transmit(&mut self, start: u64) -> Option<Dequeued<T>> {
+        let back_to_back = start <= self.free_at;
+        let start = start.max(self.free_at);
+        let eligible = self
+            .backlogged_queues()
+            .filter(|&q| {
+                self.queues[usize::from(q)]
+                    .head_ready_at()
+                    .is_some_and(|ready| ready <= start)
+            })
+            .fold(0u8, |mask, q| mask | (1 << q));
+        let queues = &self.queues;
+        let q = self
+            .scheduler
+            .pick(&self.cfg.scheduling, eligible, self.backlogged, |q| {
+                queues[usize::from(q)].head().map_or(0, |f| f.bytes)
+            })?;
+        let queue = &mut self.queues[usize::from(q)];
+        let frame = queue.pop(start)?;
+        let now_empty = queue.is_empty();
+        if now_empty {
+            self.backlogged &= !(1 << q);
+        }
+        self.scheduler.served(q, now_empty);
+        let tx_end = start.saturating_add(self.shaper.serialise_ns(frame.bytes, back_to_back));
+        self.free_at = tx_end;
+        self.stats.occupancy_bytes -= u64::from(frame.bytes);
+        self.stats.transmitted.add(frame.bytes);
+        Some(Dequeued {
+            item: frame.item,
+            port: self.id,
+            queue: q,
+            enq_time: frame.enq_time,
+            tx_start: start,
+            tx_end,
+            arrival: tx_end.saturating_add(self.cfg.delay_ns),
+            deq_qdepth_pkts: queue.stats.depth_pkts,
+            deq_qdepth_bytes: queue.stats.depth_bytes,
+            frame_bytes: frame.bytes,
+        })
+    }
+
+    /// Indices of the queues holding frames.
+    fn backlogged_queues(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..MAX_QUEUES).filter(move |q| self.backlogged & (1 << q) != 0)
+    }
+}

@@ -1,0 +1,74 @@
+//! One FIFO queue of frames with its depth, counters and packet pacer.
+
+use std::collections::VecDeque;
+
+use crate::shaper::PpsPacer;
+use crate::stats::QueueStats;
+
+/// A frame waiting in a queue.
+#[derive(Debug)]
+pub(crate) struct Queued<T> {
+    /// The caller's handle.
+    pub item: T,
+    /// Time it was admitted, ns.
+    pub enq_time: u64,
+    /// Frame bytes.
+    pub bytes: u32,
+}
+
+/// A FIFO of frames; its storage is kept when it drains, so a warmed-up queue
+/// never allocates.
+#[derive(Debug)]
+pub(crate) struct Queue<T> {
+    frames: VecDeque<Queued<T>>,
+    pub stats: QueueStats,
+    pub pacer: PpsPacer,
+}
+
+impl<T> Queue<T> {
+    /// An empty queue paced at `rate_pps` (0 = unlimited).
+    pub(crate) fn new(rate_pps: u64) -> Self {
+        Queue {
+            frames: VecDeque::new(),
+            stats: QueueStats::default(),
+            pacer: PpsPacer::new(rate_pps),
+        }
+    }
+
+    /// The oldest frame, if any.
+    pub(crate) fn head(&self) -> Option<&Queued<T>> {
+        self.frames.front()
+    }
+
+    /// Appends an admitted frame.
+    pub(crate) fn push(&mut self, frame: Queued<T>) {
+        let s = &mut self.stats;
+        s.enqueued.add(frame.bytes);
+        s.depth_pkts += 1;
+        s.depth_bytes += u64::from(frame.bytes);
+        s.max_depth_pkts = s.max_depth_pkts.max(s.depth_pkts);
+        s.max_depth_bytes = s.max_depth_bytes.max(s.depth_bytes);
+        self.frames.push_back(frame);
+    }
+
+    /// Removes the oldest frame as it starts transmission at `start`.
+    pub(crate) fn pop(&mut self, start: u64) -> Option<Queued<T>> {
+        let frame = self.frames.pop_front()?;
+        let s = &mut self.stats;
+        s.dequeued.add(frame.bytes);
+        s.depth_pkts -= 1;
+        s.depth_bytes -= u64::from(frame.bytes);
+        self.pacer.on_start(start);
+        Some(frame)
+    }
+
+    /// Earliest time the head frame may start, from its admission and the pacer.
+    pub(crate) fn head_ready_at(&self) -> Option<u64> {
+        self.head().map(|f| f.enq_time.max(self.pacer.allowed_at()))
+    }
+
+    /// Whether the queue holds no frame.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
