@@ -35,7 +35,7 @@ SOFT_KEYWORDS = frozenset("key actions entries state type apply priority list".s
 # Longest first so that `&&&` wins over `&&` and `|+|=` over `|+|`.
 PUNCTUATORS = sorted(
     """&&& |+|= |-|= |+| |-| ... .. << <<= <= >= == != && || ++ += -= *= /= %= &= |= ^=
-    { } ( ) [ ] < > ; : , . = + - * / % & | ^ ~ ! ? @ _""".split(),
+    { } ( ) [ ] < > ; : , . = + - * / % & | ^ ~ ! ? @ _ #""".split(),
     key=len,
     reverse=True,
 )
@@ -192,7 +192,9 @@ class Lexer:
         if self.offset < len(self.text) and (
             self.text[self.offset].isalnum() or self.text[self.offset] == "_"
         ):
-            raise CompileError(pos, f"malformed integer literal {m.group(0)}{self.text[self.offset]}")
+            raise CompileError(
+                pos, f"malformed integer literal {m.group(0)}{self.text[self.offset]}"
+            )
         if width is not None and width == 0 and signed:
             raise CompileError(pos, "signed integer literal needs a width of at least 1")
         value = IntValue(int(digits, base), width, signed)
