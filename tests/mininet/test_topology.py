@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from bufferlab.mininet.topology import (
     Endpoint,
     HostPacing,
