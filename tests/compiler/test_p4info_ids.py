@@ -1,6 +1,7 @@
 """p4c's P4Info id algorithm and alias rule, checked against ids from p4c's own outputs."""
 
 import pytest
+
 from bufferlab.compiler.p4info.ids import IdError, Prefix, allocate_ids, jenkins_one_at_a_time
 from bufferlab.compiler.p4info.names import SuffixSet
 

@@ -1,11 +1,12 @@
 """bufferlab's Scapy layers: build, serialise and dissect each format with exact bytes."""
 
 import pytest
-from bufferlab.traffic import layers
-from bufferlab.traffic.layers import BCN, PFC, RLT, BufferlabData, MACControl, Pause, Telemetry
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Padding, Raw
+
+from bufferlab.traffic import layers
+from bufferlab.traffic.layers import BCN, PFC, RLT, BufferlabData, MACControl, Pause, Telemetry
 
 HOST_MAC = "08:00:00:00:01:01"
 PEER_MAC = "08:00:00:00:01:02"

@@ -4,6 +4,7 @@ import subprocess
 import uuid
 
 import pytest
+
 from bufferlab.traffic import layers, probe
 from bufferlab.traffic.layers import Telemetry
 

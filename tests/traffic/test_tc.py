@@ -5,6 +5,7 @@ import sys
 import uuid
 
 import pytest
+
 from bufferlab.traffic import tc
 
 SENDER_IP = "10.66.0.1"
