@@ -19,4 +19,5 @@ pub use config::{
 };
 pub use manager::{Enqueued, Rejected, TrafficManager};
 pub use port::Dequeued;
+pub use shaper::pause_quanta_ns;
 pub use stats::{Count, DropReason, PortStats, QueueStats, TmStats};

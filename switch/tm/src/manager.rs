@@ -111,6 +111,27 @@ impl<T> TrafficManager<T> {
         Ok(())
     }
 
+    /// Honours a PAUSE (802.3x: all queues) or PFC (per queue) received at
+    /// `now` on `port`: queues in `queue_mask` (bit q = queue q) start no frame
+    /// for `pause_ns`; a new pause replaces a running one and 0 resumes at once.
+    pub fn pause(
+        &mut self,
+        now: u64,
+        port: u16,
+        queue_mask: u8,
+        pause_ns: u64,
+    ) -> Result<(), ConfigError> {
+        let now = self.advance_clock(now);
+        let p = self
+            .ports
+            .get_mut(usize::from(port))
+            .ok_or(ConfigError::PortOutOfRange(port))?;
+        p.pause(queue_mask, now.saturating_add(pause_ns));
+        let next = p.next_start();
+        self.calendar.set(port, next);
+        Ok(())
+    }
+
     /// Admits a frame of `frame_bytes` into `queue` of `port` at `now` (ns), or
     /// hands it back with the first failing check: queue index, queue cap, port
     /// threshold, pool capacity (tail drop). Every refusal is counted.

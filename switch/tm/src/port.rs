@@ -78,6 +78,16 @@ impl<T> Port<T> {
         self.cfg = cfg;
     }
 
+    /// Holds the queues in `queue_mask` (bit q = queue q) until `until`, ns;
+    /// a frame already on the wire finishes.
+    pub(crate) fn pause(&mut self, queue_mask: u8, until: u64) {
+        for (q, queue) in self.queues.iter_mut().enumerate() {
+            if queue_mask & (1 << q) != 0 {
+                queue.paused_until = until;
+            }
+        }
+    }
+
     /// Queue `q`, if it is one of the eight.
     pub(crate) fn queue(&self, q: u8) -> Option<&Queue<T>> {
         self.queues.get(usize::from(q))

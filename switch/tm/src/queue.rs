@@ -23,6 +23,8 @@ pub(crate) struct Queue<T> {
     frames: VecDeque<Queued<T>>,
     pub stats: QueueStats,
     pub pacer: PpsPacer,
+    /// No frame may start before this time, ns (802.3x PAUSE / PFC from the peer).
+    pub paused_until: u64,
 }
 
 impl<T> Queue<T> {
@@ -32,6 +34,7 @@ impl<T> Queue<T> {
             frames: VecDeque::new(),
             stats: QueueStats::default(),
             pacer: PpsPacer::new(rate_pps),
+            paused_until: 0,
         }
     }
 
@@ -62,9 +65,13 @@ impl<T> Queue<T> {
         Some(frame)
     }
 
-    /// Earliest time the head frame may start, from its admission and the pacer.
+    /// Earliest time the head frame may start, from its admission, the pacer and a pause.
     pub(crate) fn head_ready_at(&self) -> Option<u64> {
-        self.head().map(|f| f.enq_time.max(self.pacer.allowed_at()))
+        self.head().map(|f| {
+            f.enq_time
+                .max(self.pacer.allowed_at())
+                .max(self.paused_until)
+        })
     }
 
     /// Whether the queue holds no frame.

@@ -7,6 +7,16 @@
 
 const NS_PER_S: u128 = 1_000_000_000;
 
+/// Length in ns of a PAUSE/PFC time of `quanta` (512 bit times each) on a
+/// link of `link_bps`, rounded up; `None` for a link of unknown (0) rate.
+pub fn pause_quanta_ns(quanta: u16, link_bps: u64) -> Option<u64> {
+    if link_bps == 0 {
+        return None;
+    }
+    let bits = u128::from(quanta) * 512 * NS_PER_S;
+    u64::try_from(bits.div_ceil(u128::from(link_bps))).ok()
+}
+
 /// Serialisation time of frames on a port at `rate_bps`, counting wire overhead.
 #[derive(Clone, Debug)]
 pub(crate) struct Shaper {
@@ -137,6 +147,15 @@ mod tests {
         }
         // An idle port starts afresh: no carried fraction.
         assert_eq!(s.serialise_ns(64, false), 234);
+    }
+
+    #[test]
+    fn pause_quanta_follow_the_link_rate() {
+        // One quantum is 512 ns at 1 Gb/s and 51.2 ns at 10 Gb/s (rounded up).
+        assert_eq!(pause_quanta_ns(1, 1_000_000_000), Some(512));
+        assert_eq!(pause_quanta_ns(1, 10_000_000_000), Some(52));
+        assert_eq!(pause_quanta_ns(0xFFFF, 10_000_000_000), Some(3_355_392));
+        assert_eq!(pause_quanta_ns(0xFFFF, 0), None);
     }
 
     #[test]
