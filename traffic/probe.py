@@ -96,7 +96,8 @@ def open_packet_socket(
     return sock
 
 
-def _timespec_ns(data: bytes) -> int:
+def timespec_ns(data: bytes) -> int:
+    """A kernel ``struct timespec`` (control-message payload) as ns."""
     sec, nsec = struct.unpack_from("qq", data)
     return sec * 1_000_000_000 + nsec
 
@@ -312,7 +313,7 @@ class ProbeSender:
             for level, kind, payload in ancdata:
                 if key and level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPING:
                     # scm_timestamping: [software, deprecated, hardware]; software is first.
-                    self._kernel_tx[key[1]] = _timespec_ns(payload)
+                    self._kernel_tx[key[1]] = timespec_ns(payload)
 
 
 class ProbeReceiver:
@@ -343,7 +344,7 @@ class ProbeReceiver:
             data, ancdata, _, addr = self._sock.recvmsg(65536, 1024)
             if addr[2] == socket.PACKET_OUTGOING:
                 continue
-            rx_ns = next((_timespec_ns(p) for lvl, kind, p in ancdata
+            rx_ns = next((timespec_ns(p) for lvl, kind, p in ancdata
                           if lvl == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS),
                          time.time_ns())
             record = parse_probe(data, rx_ns)
