@@ -209,23 +209,17 @@ impl<T> TrafficManager<T> {
     /// late polling never slows a port down.
     pub fn dequeue(&mut self, now: u64) -> Option<Dequeued<T>> {
         let now = self.advance_clock(now);
-        while let Some((start, port)) = self.calendar.peek() {
-            if start > now {
-                return None;
-            }
-            let Some(p) = self.ports.get_mut(usize::from(port)) else {
-                self.calendar.set(port, None);
-                continue;
-            };
-            let sent = p.transmit(start);
-            let next = p.next_start();
-            self.calendar.set(port, next);
-            if let Some(d) = sent {
-                self.stats.pool_used_bytes -= u64::from(d.frame_bytes);
-                return Some(d);
-            }
+        let (start, port) = self.calendar.peek()?;
+        if start > now {
+            return None;
         }
-        None
+        let p = self.ports.get_mut(usize::from(port))?;
+        let sent = p.transmit(start);
+        let next = p.next_start();
+        self.calendar.set(port, next);
+        let d = sent?;
+        self.stats.pool_used_bytes -= u64::from(d.frame_bytes);
+        Some(d)
     }
 
     /// Counters and depth of one queue, or `None` if the port or queue does not exist.

@@ -277,3 +277,36 @@ fn queue_limit_change_at_runtime() {
         Some(QueueLimit::Packets(3))
     );
 }
+
+#[test]
+fn fewer_queues_at_runtime_refuse_new_frames_but_drain_old_ones() {
+    let mut tm = tm_with(1_000_000, 0, port(QueueLimit::None, Threshold::None));
+    tm.enqueue(0, 0, 5, 100, 50).expect("admitted");
+    tm.enqueue(0, 0, 5, 100, 51).expect("admitted");
+    let mut cfg = *tm.port_config(0).expect("port 0 exists");
+    cfg.num_queues = 1;
+    tm.configure_port(0, cfg).expect("valid");
+    let r = tm
+        .enqueue(1, 0, 5, 100, 52)
+        .expect_err("queue 5 no longer exists");
+    assert_eq!(r.reason, DropReason::QueueOutOfRange);
+    let items: Vec<u32> = drain(&mut tm).iter().map(|d| d.item).collect();
+    assert_eq!(items, [50, 51]);
+    assert_eq!(tm.pool_used_bytes(), 0);
+}
+
+#[test]
+fn smaller_pool_at_runtime_keeps_held_frames() {
+    let mut tm = tm_with(1_000, 0, port(QueueLimit::None, Threshold::None));
+    for k in 0..5 {
+        tm.enqueue(0, 0, 0, 100, k).expect("admitted");
+    }
+    tm.set_pool_bytes(400).expect("valid");
+    let r = tm
+        .enqueue(0, 0, 0, 1, 9)
+        .expect_err("pool already over its new size");
+    assert_eq!(r.reason, DropReason::PoolFull);
+    assert_eq!(drain(&mut tm).len(), 5);
+    assert_eq!(tm.pool_used_bytes(), 0);
+    assert_eq!(fill(&mut tm, 100), (4, DropReason::PoolFull));
+}
