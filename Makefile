@@ -62,8 +62,9 @@ bench: build
 run: build
 	@echo "make run: the ToR buffer experiment (issue 7) is not built yet; see README 'Status'." >&2; exit 1
 
+# Removes only what a crashed bufferlab network left behind (never other Mininet users' state).
 stop:
-	-mn -c >/dev/null 2>&1
+	@test -x $(PY) && $(PY) -m bufferlab.mininet.cleanup || true
 
 clean:
 	rm -rf $(BUILD_DIR) logs pcaps results target .stamp-install

@@ -8,6 +8,7 @@ what it created and nothing else: its switch processes, hosts, links and namespa
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from mininet.net import Mininet
 from mininet.node import Host as MininetHost
 from mininet.node import Node
 
+from bufferlab.mininet.cleanup import STATE_DIR, NetworkRecord, command_line
 from bufferlab.mininet.switch import BUFFERLAB_SWITCH, P4Switch, SwitchOptions
 from bufferlab.mininet.topology import Switch, Topology
 from bufferlab.traffic import tc
@@ -51,6 +53,7 @@ class NetworkOptions:
     grpc_base_port: int = GRPC_BASE_PORT
     thrift_base_port: int = THRIFT_BASE_PORT
     netns_prefix: str = "bl-"
+    state_dir: Path = STATE_DIR
 
 
 SwitchMaker = Callable[[Mininet, Switch, SwitchOptions], Node]
@@ -75,7 +78,7 @@ class LabNetwork:
         self.options = options or NetworkOptions()
         self._make_switch = make_switch
         self.net: Mininet | None = None
-        self._netns_names: list[str] = []
+        self.record = NetworkRecord(owner_pid=os.getpid())
 
     def switch_options(self, spec: Switch) -> SwitchOptions:
         """The command-line options of switch `spec` (ports from the tutorials' plan)."""
@@ -112,7 +115,9 @@ class LabNetwork:
         try:
             self._build()
             assert self.net is not None
+            self._remember_nodes()
             self.net.start()
+            self._remember_switch_processes()
             self._set_up_hosts()
         except BaseException:
             self.stop()
@@ -140,13 +145,30 @@ class LabNetwork:
             self.net.addLink(link.a.node, link.b.node, **params)
         self.net.build()
 
+    def _remember_nodes(self) -> None:
+        assert self.net is not None
+        for host in self.net.hosts:
+            self.record.processes[host.pid] = (command_line(host.pid) or ["bash"])[0]
+        for switch in self.net.switches:
+            self.record.interfaces += [i.name for i in switch.intfList() if i.name != "lo"]
+        self.record.save(self.options.state_dir)
+
+    def _remember_switch_processes(self) -> None:
+        assert self.net is not None
+        for switch in self.net.switches:
+            process = getattr(switch, "process", None)
+            if process is not None:
+                self.record.processes[process.pid] = process.args[0]
+        self.record.save(self.options.state_dir)
+
     def _set_up_hosts(self) -> None:
         assert self.net is not None
         for name, spec in self.topo.hosts.items():
             host = self.net.get(name)
             netns = self.netns(name)
+            self.record.netns.append(netns)
+            self.record.save(self.options.state_dir)
             _run(["ip", "netns", "attach", netns, str(host.pid)])
-            self._netns_names.append(netns)
             for command in spec.commands:
                 host.cmd(command)
         for link in self.topo.links:
@@ -166,12 +188,13 @@ class LabNetwork:
 
     def stop(self) -> None:
         """Take down everything this network created; safe to call more than once."""
-        for netns in self._netns_names:
+        for netns in self.record.netns:
             subprocess.run(["ip", "netns", "delete", netns], capture_output=True)
-        self._netns_names.clear()
+        self.record.netns.clear()
         if self.net is not None:
             self.net.stop()
             self.net = None
+        self.record.discard(self.options.state_dir)
 
     def __enter__(self) -> LabNetwork:
         self.start()
