@@ -3,10 +3,11 @@
 
 mod common;
 
-use bufferlab_tm::{PortConfig, Scheduling, TmConfig, TrafficManager};
+use bufferlab_tm::{PortConfig, Scheduling};
+use common::{drain, tm_with, GBPS};
 
 /// 1 Gb/s: every frame's serialisation time is a whole number of ns.
-const RATE_BPS: u64 = 1_000_000_000;
+const RATE_BPS: u64 = GBPS;
 const OVERHEAD: u64 = 24;
 
 #[derive(Clone, Copy, Debug)]
@@ -43,11 +44,6 @@ fn reference(arrivals: &[Arrival]) -> Vec<(u32, u64, u64)> {
 
 /// Same arrivals through the traffic manager, polled at pseudo-random times.
 fn simulate(arrivals: &[Arrival], seed: u64) -> Vec<(u32, u64, u64)> {
-    let mut tm = TrafficManager::<u32>::new(TmConfig {
-        pool_bytes: 1 << 30,
-        default_port: PortConfig::default(),
-    })
-    .expect("valid");
     let cfg = PortConfig {
         rate_bps: RATE_BPS,
         wire_overhead_bytes: OVERHEAD as u32,
@@ -55,7 +51,7 @@ fn simulate(arrivals: &[Arrival], seed: u64) -> Vec<(u32, u64, u64)> {
         scheduling: Scheduling::StrictPriority,
         ..PortConfig::default()
     };
-    tm.configure_port(4, cfg).expect("valid");
+    let mut tm = tm_with(1 << 30, 4, cfg);
     let mut x = seed;
     let mut out = Vec::new();
     for a in arrivals {
@@ -74,7 +70,7 @@ fn simulate(arrivals: &[Arrival], seed: u64) -> Vec<(u32, u64, u64)> {
             .expect("the pool is large enough");
     }
     out.extend(
-        common::drain(&mut tm)
+        drain(&mut tm)
             .iter()
             .map(|d| (d.item, d.tx_start, d.tx_end)),
     );
