@@ -15,6 +15,26 @@ pub enum DropReason {
     PoolFull,
 }
 
+impl DropReason {
+    /// Short snake_case name for logs and counter columns.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::PortOutOfRange => "port_out_of_range",
+            DropReason::QueueOutOfRange => "queue_out_of_range",
+            DropReason::QueueFull => "queue_full",
+            DropReason::PortThreshold => "port_threshold",
+            DropReason::PoolFull => "pool_full",
+        }
+    }
+}
+
+impl std::fmt::Display for DropReason {
+    /// Writes the reason's snake_case name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Frames and bytes counted together.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
@@ -103,4 +123,33 @@ pub struct TmStats {
     pub max_pool_used_bytes: u64,
     /// Frames sent to a port number above 511.
     pub dropped_port_out_of_range: Count,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_sum_over_reasons_and_reasons_have_names() {
+        let mut q = QueueStats::default();
+        q.count_drop(DropReason::QueueFull, 100);
+        q.count_drop(DropReason::PoolFull, 50);
+        q.count_drop(DropReason::PoolFull, 50);
+        q.count_drop(DropReason::PortThreshold, 7);
+        assert_eq!(
+            q.dropped(),
+            Count {
+                pkts: 4,
+                bytes: 207
+            }
+        );
+        assert_eq!(
+            q.dropped_pool_full,
+            Count {
+                pkts: 2,
+                bytes: 100
+            }
+        );
+        assert_eq!(DropReason::PortThreshold.to_string(), "port_threshold");
+    }
 }
