@@ -1,0 +1,103 @@
+/*
+ * buffer_switch: bufferlab's v1model program. A shared egress buffer with
+ * static or dynamic per-port thresholds and tail drop, DSCP classes on
+ * priority queues, BCN congestion feedback, 802.3x PAUSE, and probe
+ * telemetry. Every tunable is action data written by the controller
+ * (tables switch_config, l2_forward, ipv4_lpm, dscp_class,
+ * buffer_threshold, queue_threshold, bcn_config, pause_config); registers
+ * hold state only. Design, units and frame layouts: p4src/README.md.
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+#include "include/headers.p4"
+#include "include/metadata.p4"
+#include "include/discards.p4"
+#include "include/parser.p4"
+#include "include/switch_config.p4"
+#include "include/forwarding.p4"
+#include "include/classes.p4"
+#include "include/admission.p4"
+#include "include/bcn.p4"
+#include "include/pause.p4"
+#include "include/telemetry.p4"
+#include "include/deparser.p4"
+
+control BufferIngress(inout headers_t hdr,
+                      inout metadata_t meta,
+                      inout standard_metadata_t standard_metadata) {
+    @name(".parser_errors")
+    counter(PORT_COUNT, CounterType.packets) parser_errors;
+
+    SwitchConfig() config;
+    Classes() classes;
+    Forwarding() forwarding;
+    AdmissionIngress() admission;
+    BcnIngress() bcn;
+    PauseIngress() pause;
+
+    apply {
+        meta.unicast = 0;
+        meta.routed = 0;
+        meta.acct_bytes = 0;
+        meta.gen_kind = GEN_NONE;
+        if (standard_metadata.parser_error != error.NoError) {
+            parser_errors.count((bit<32>)standard_metadata.ingress_port);
+        }
+        if (!hdr.ethernet.isValid()) {
+            mark_to_drop(standard_metadata);
+            ingress_discards.count(DISCARD_RUNT);
+        } else if (hdr.ethernet.ether_type == ETHERTYPE_MAC_CONTROL) {
+            mark_to_drop(standard_metadata);
+            ingress_discards.count(DISCARD_MAC_CONTROL);
+        } else {
+            config.apply(meta);
+            classes.apply(hdr, meta, standard_metadata);
+            forwarding.apply(hdr, meta, standard_metadata);
+            if (meta.unicast == 1) {
+                admission.apply(hdr, meta, standard_metadata);
+                bcn.apply(hdr, meta, standard_metadata);
+                pause.apply(hdr, meta, standard_metadata);
+                /* BCN and PAUSE both leave through the port the frame came in on. */
+                if (meta.gen_kind != GEN_NONE) {
+                    clone_preserving_field_list(CloneType.I2E,
+                        meta.port_session_base + (bit<32>)standard_metadata.ingress_port,
+                        GEN_FIELD_LIST);
+                }
+            }
+        }
+    }
+}
+
+control BufferEgress(inout headers_t hdr,
+                     inout metadata_t meta,
+                     inout standard_metadata_t standard_metadata) {
+    FloodPruning() flood_pruning;
+    AdmissionEgress() admission;
+    PauseDequeue() pause_dequeue;
+    PauseGenerate() pause_generate;
+    BcnEgress() bcn;
+    TelemetryEgress() telemetry;
+
+    apply {
+        if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
+                && meta.gen_kind == GEN_BCN) {
+            bcn.apply(hdr, meta, standard_metadata);
+        } else if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
+                || standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
+            pause_generate.apply(hdr, meta, standard_metadata);
+        } else {
+            flood_pruning.apply(standard_metadata);
+            admission.apply(hdr, meta, standard_metadata);
+            pause_dequeue.apply(hdr, meta, standard_metadata);
+            telemetry.apply(hdr, meta, standard_metadata);
+        }
+    }
+}
+
+V1Switch(BufferParser(),
+         BufferVerifyChecksum(),
+         BufferIngress(),
+         BufferEgress(),
+         BufferComputeChecksum(),
+         BufferDeparser()) main;

@@ -1,0 +1,184 @@
+/*
+ * BCN congestion point, one per (egress port, queue). Arrivals count down
+ * a byte budget of S +- J (uniform jitter); when it runs out the frame is
+ * sampled: Qoff = Q - Qeq, Qdelta = Q - Qold, Fb = -(Qoff + W * Qdelta),
+ * all in 64-byte pages. Negative feedback (or Q >= Qsc, "severe") always
+ * produces a BCN frame; positive feedback only when the sampled frame
+ * carries an RLT naming this congestion point. The frame itself is made
+ * in egress from an ingress-to-egress clone sent back out of the port the
+ * sampled frame arrived on.
+ */
+#ifndef BUFFERLAB_BCN_P4
+#define BUFFERLAB_BCN_P4
+
+#include "metadata.p4"
+#include "admission.p4"
+
+/* 64-byte pages: Q_pages = Q_bytes >> 6. */
+#define BCN_PAGE_SHIFT 6
+/* Ethernet (14) + BCN header (24) in front of the sample. */
+const bit<32> BCN_HEADER_BYTES = 38;
+/* A BCN frame is at most 128 bytes, so at most 90 sampled bytes. */
+const bit<32> BCN_MAX_SAMPLE = 90;
+
+@name(".bcn_countdown")
+register<bit<32>>(QUEUE_COUNT) bcn_countdown;
+@name(".bcn_qold")
+register<bit<32>>(QUEUE_COUNT) bcn_qold;
+
+/* Clamp to the s16 range of the BCN header's qoff and qdelta. */
+int<16> saturate_s16(in int<64> x) {
+    if (x > 32767) {
+        return 32767;
+    }
+    if (x < -32768) {
+        return -32768;
+    }
+    return (int<16>)x;
+}
+
+/* Clamp to the s32 range of the BCN header's fb. */
+int<32> saturate_s32(in int<64> x) {
+    if (x > 2147483647) {
+        return 2147483647;
+    }
+    if (x < -2147483648) {
+        return -2147483648;
+    }
+    return (int<32>)x;
+}
+
+control BcnIngress(inout headers_t hdr,
+                   inout metadata_t meta,
+                   inout standard_metadata_t standard_metadata) {
+    /* qeq_pages/qsc_pages in 64-byte pages (qsc_pages 0: no severe
+     * threshold); w: weight of Qdelta; sample_bytes +- jitter_bytes:
+     * arrivals between samples (jitter_bytes < sample_bytes). */
+    @name(".bcn_enable")
+    action bcn_enable(bit<32> qeq_pages, bit<8> w, bit<32> qsc_pages,
+                      bit<32> sample_bytes, bit<32> jitter_bytes) {
+        meta.bcn_enabled = 1;
+        meta.bcn_qeq_pages = qeq_pages;
+        meta.bcn_w = w;
+        meta.bcn_qsc_pages = qsc_pages;
+        meta.bcn_sample_bytes = sample_bytes;
+        meta.bcn_jitter_bytes = jitter_bytes;
+    }
+
+    @name(".bcn_disable")
+    action bcn_disable() {
+        meta.bcn_enabled = 0;
+    }
+
+    @name(".bcn_config")
+    table bcn_config {
+        key = {
+            standard_metadata.egress_spec: exact @name("port");
+            meta.queue: exact @name("queue");
+        }
+        actions = { bcn_enable; bcn_disable; }
+        default_action = bcn_disable();
+        size = QUEUE_COUNT;
+    }
+
+    /* Count the arrival against the byte budget; reload the budget with a
+     * fresh random S +- J when it runs out (that arrival is the sample). */
+    action bcn_count_arrival() {
+        bit<32> left;
+        bit<32> jitter;
+        bcn_countdown.read(left, meta.queue_index);
+        random(jitter, 32w0, meta.bcn_jitter_bytes << 1);
+        meta.bcn_sampled = (left <= standard_metadata.packet_length) ? 1w1 : 1w0;
+        bcn_countdown.write(meta.queue_index,
+            (left <= standard_metadata.packet_length)
+                ? meta.bcn_sample_bytes - meta.bcn_jitter_bytes + jitter
+                : left - standard_metadata.packet_length);
+    }
+
+    action bcn_swap_qold() {
+        bcn_qold.read(meta.bcn_qold_pages, meta.queue_index);
+        bcn_qold.write(meta.queue_index, meta.bcn_q_pages);
+    }
+
+    apply {
+        meta.bcn_sampled = 0;
+        bcn_config.apply();
+        if (meta.bcn_enabled == 1) {
+            bcn_count_arrival();
+        }
+        if (meta.bcn_enabled == 1 && meta.bcn_sampled == 1) {
+            /* Q after this arrival (acct_bytes is 0 if it was dropped). */
+            meta.bcn_q_pages = (meta.queue_used + meta.acct_bytes) >> BCN_PAGE_SHIFT;
+            bcn_swap_qold();
+
+            int<64> q = (int<64>)(bit<64>)meta.bcn_q_pages;
+            int<64> qoff = q - (int<64>)(bit<64>)meta.bcn_qeq_pages;
+            int<64> qdelta = q - (int<64>)(bit<64>)meta.bcn_qold_pages;
+            int<64> fb = -(qoff + (int<64>)(bit<64>)meta.bcn_w * qdelta);
+            bit<64> cpid = (bit<32>)meta.switch_id
+                           ++ (bit<16>)standard_metadata.egress_spec
+                           ++ (bit<16>)meta.queue;
+            bool severe = meta.bcn_qsc_pages != 0
+                          && meta.bcn_q_pages >= meta.bcn_qsc_pages;
+
+            bool send = false;
+            bit<4> flags = 0;
+            if (severe || fb < 0) {
+                send = true;
+                if (severe) {
+                    flags = BCN_FLAG_SEVERE;
+                }
+            } else if (fb > 0 && hdr.rlt.isValid() && hdr.rlt.cpid == cpid) {
+                send = true;
+                flags = BCN_FLAG_POSITIVE;
+            }
+
+            if (send) {
+                meta.gen_kind = GEN_BCN;
+                meta.gen_cp_port = standard_metadata.egress_spec;
+                meta.gen_cp_queue = meta.queue;
+                meta.gen_flags = flags;
+                meta.gen_qoff = saturate_s16(qoff);
+                meta.gen_qdelta = saturate_s16(qdelta);
+                meta.gen_fb = saturate_s32(fb);
+                meta.gen_timestamp = standard_metadata.ingress_global_timestamp[31:0];
+            }
+        }
+    }
+}
+
+/* Turns an ingress clone of the sampled frame into the BCN frame:
+ * new Ethernet + BCN header in front, the sample behind, cut to length. */
+control BcnEgress(inout headers_t hdr,
+                  inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
+    @name(".bcn_frames")
+    counter(QUEUE_COUNT, CounterType.packets_and_bytes) bcn_frames;
+
+    apply {
+        bit<32> sample_len = standard_metadata.packet_length;
+        if (sample_len > BCN_MAX_SAMPLE) {
+            sample_len = BCN_MAX_SAMPLE;
+        }
+        hdr.gen_ethernet.setValid();
+        hdr.gen_ethernet.dst_addr = hdr.ethernet.src_addr;
+        hdr.gen_ethernet.src_addr = port_mac(meta.switch_id, meta.gen_cp_port);
+        hdr.gen_ethernet.ether_type = ETHERTYPE_BCN;
+        hdr.bcn.setValid();
+        hdr.bcn.version = 0;
+        hdr.bcn.flags = meta.gen_flags;
+        hdr.bcn.reserved = 0;
+        hdr.bcn.cpid = (bit<32>)meta.switch_id
+                       ++ (bit<16>)meta.gen_cp_port
+                       ++ (bit<16>)meta.gen_cp_queue;
+        hdr.bcn.qoff = meta.gen_qoff;
+        hdr.bcn.qdelta = meta.gen_qdelta;
+        hdr.bcn.fb = meta.gen_fb;
+        hdr.bcn.timestamp = meta.gen_timestamp;
+        hdr.bcn.sample_len = (bit<16>)sample_len;
+        truncate(BCN_HEADER_BYTES + sample_len);
+        bcn_frames.count(queue_slot(meta.gen_cp_port, meta.gen_cp_queue));
+    }
+}
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * Per-packet metadata shared by every stage of buffer_switch.
+ * Fields marked @field_list(GEN_FIELD_LIST) survive into the clones that
+ * become BCN, PAUSE and XON frames; v1model resets everything else in a
+ * clone, so the egress rewrite only trusts those.
+ */
+#ifndef BUFFERLAB_METADATA_P4
+#define BUFFERLAB_METADATA_P4
+
+#include "headers.p4"
+
+/* Index of the field list preserved by clone_preserving_field_list. */
+#define GEN_FIELD_LIST 1
+
+/* What the egress rewrite makes of a clone (metadata gen_kind). */
+const bit<8> GEN_NONE          = 0;
+const bit<8> GEN_BCN           = 1;
+const bit<8> GEN_PAUSE         = 2;
+const bit<8> GEN_XON           = 3;
+const bit<8> GEN_PAUSE_REFRESH = 4;
+
+/* BCN header flag bits. */
+const bit<4> BCN_FLAG_SEVERE   = 0x1;
+const bit<4> BCN_FLAG_POSITIVE = 0x2;
+
+/* v1model instance_type values as simple_switch defines them. */
+const bit<32> INSTANCE_NORMAL        = 0;
+const bit<32> INSTANCE_INGRESS_CLONE = 1;
+const bit<32> INSTANCE_EGRESS_CLONE  = 2;
+const bit<32> INSTANCE_REPLICATION   = 5;
+
+struct metadata_t {
+    /* switch_config */
+    @field_list(GEN_FIELD_LIST)
+    bit<16> switch_id;
+    bit<32> pool_bytes;
+    bit<32> port_session_base;
+    bit<32> all_ports_session;
+
+    /* forwarding and class */
+    bit<1>  unicast;
+    bit<1>  routed;
+    bit<6>  dscp;
+    queue_t queue;
+
+    /* buffer accounting: bytes added at ingress, removed at egress */
+    bit<32> acct_bytes;
+    bit<32> port_index;
+    bit<32> queue_index;
+    bit<32> pool_used;
+    bit<32> port_used;
+    bit<32> queue_used;
+    bit<1>  over_threshold;
+    bit<32> port_left;
+
+    /* BCN congestion point parameters (bcn_config) and sample */
+    bit<1>  bcn_enabled;
+    bit<32> bcn_qeq_pages;
+    bit<8>  bcn_w;
+    bit<32> bcn_qsc_pages;
+    bit<32> bcn_sample_bytes;
+    bit<32> bcn_jitter_bytes;
+    bit<1>  bcn_sampled;
+    bit<32> bcn_q_pages;
+    bit<32> bcn_qold_pages;
+
+    /* 802.3x parameters of the egress port's buffer (pause_config) */
+    bit<1>  pause_enabled;
+    bit<32> pause_xoff_bytes;
+    bit<32> pause_xon_bytes;
+    bit<16> pause_quanta;
+    bit<48> pause_refresh_us;
+
+    /* generated frame, carried into the clone */
+    @field_list(GEN_FIELD_LIST)
+    bit<8>  gen_kind;
+    @field_list(GEN_FIELD_LIST)
+    port_t  gen_cp_port;
+    @field_list(GEN_FIELD_LIST)
+    queue_t gen_cp_queue;
+    @field_list(GEN_FIELD_LIST)
+    bit<4>  gen_flags;
+    @field_list(GEN_FIELD_LIST)
+    int<16> gen_qoff;
+    @field_list(GEN_FIELD_LIST)
+    int<16> gen_qdelta;
+    @field_list(GEN_FIELD_LIST)
+    int<32> gen_fb;
+    @field_list(GEN_FIELD_LIST)
+    bit<32> gen_timestamp;
+    @field_list(GEN_FIELD_LIST)
+    bit<16> gen_quanta;
+}
+
+/* The congestion point's (or any switch port's) MAC: 02:bf:SS:SS:00:PP. */
+mac_addr_t port_mac(in bit<16> switch_id, in port_t port) {
+    return 16w0x02bf ++ switch_id ++ 8w0 ++ port[7:0];
+}
+
+/* Register index of an egress queue: port * 8 + queue. */
+bit<32> queue_slot(in port_t port, in queue_t queue) {
+    return ((bit<32>)port << 3) | (bit<32>)queue;
+}
+
+#endif
