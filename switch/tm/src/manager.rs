@@ -56,14 +56,15 @@ impl<T> TrafficManager<T> {
         })
     }
 
-    /// Replaces a port's settings; they apply to frames not yet started.
+    /// Replaces a port's settings; they apply to frames not yet started, from
+    /// the latest time the manager has seen (`now` of the last call).
     pub fn configure_port(&mut self, port: u16, cfg: PortConfig) -> Result<(), ConfigError> {
         cfg.validate()?;
         let p = self
             .ports
             .get_mut(usize::from(port))
             .ok_or(ConfigError::PortOutOfRange(port))?;
-        p.reconfigure(cfg);
+        p.reconfigure(cfg, self.clock);
         let next = p.next_start();
         self.calendar.set(port, next);
         Ok(())

@@ -42,6 +42,8 @@ pub(crate) struct Port<T> {
     scheduler: Scheduler,
     /// When the last started frame's last bit leaves, ns.
     free_at: u64,
+    /// No frame starts before the latest reconfiguration, ns.
+    not_before: u64,
     /// Bit q set iff queue q holds a frame.
     backlogged: u8,
     pub stats: PortStats,
@@ -57,16 +59,20 @@ impl<T> Port<T> {
             shaper: Shaper::new(cfg.rate_bps, cfg.wire_overhead_bytes),
             scheduler: Scheduler::default(),
             free_at: 0,
+            not_before: 0,
             backlogged: 0,
             stats: PortStats::default(),
         }
     }
 
-    /// Applies new settings (already validated) to frames not yet started.
+    /// Applies new settings (already validated) at `now` to frames not yet started.
     ///
     /// Frames already queued stay, even in queues above a reduced
-    /// `num_queues`: they drain, only new arrivals are refused there.
-    pub(crate) fn reconfigure(&mut self, cfg: PortConfig) {
+    /// `num_queues`: they drain, only new arrivals are refused there. A frame
+    /// the old settings held back (e.g. by its pps rate) starts at `now` at
+    /// the earliest, never in the past before the change was made.
+    pub(crate) fn reconfigure(&mut self, cfg: PortConfig, now: u64) {
+        self.not_before = self.not_before.max(now);
         self.shaper
             .reconfigure(cfg.rate_bps, cfg.wire_overhead_bytes);
         for (queue, &pps) in self.queues.iter_mut().zip(cfg.queue_rate_pps.iter()) {
@@ -119,14 +125,14 @@ impl<T> Port<T> {
         self.backlogged_queues()
             .filter_map(|q| self.queues[usize::from(q)].head_ready_at())
             .min()
-            .map(|ready| ready.max(self.free_at))
+            .map(|ready| ready.max(self.free_at).max(self.not_before))
     }
 
     /// Starts the next frame at `start` (>= `next_start()`): the scheduler
     /// picks among the queues whose head may start then.
     pub(crate) fn transmit(&mut self, start: u64) -> Option<Dequeued<T>> {
-        let back_to_back = start <= self.free_at;
-        let start = start.max(self.free_at);
+        let start = start.max(self.free_at).max(self.not_before);
+        let back_to_back = start == self.free_at;
         let eligible = self
             .backlogged_queues()
             .filter(|&q| {

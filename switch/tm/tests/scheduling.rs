@@ -198,3 +198,20 @@ fn ports_are_served_in_departure_time_order() {
         ]
     );
 }
+
+#[test]
+fn rate_lifted_later_releases_held_frames_from_that_time_on() {
+    let mut tm = tm_with(1_000_000, 0, PortConfig::default());
+    tm.set_queue_rate_pps(0, 0, 10).expect("valid");
+    for k in 0..3 {
+        tm.enqueue(0, 0, 0, 64, k).expect("admitted");
+    }
+    assert_eq!(tm.dequeue(0).map(|d| d.tx_start), Some(0));
+    // At 30 ms nothing is due yet (the next frame may start at 100 ms) ...
+    assert!(tm.dequeue(30_000_000).is_none());
+    // ... and lifting the limit then lets the held frames go at 30 ms, not earlier.
+    tm.set_queue_rate_pps(0, 0, 0).expect("valid");
+    assert_eq!(tm.next_event_time(), Some(30_000_000));
+    let starts: Vec<u64> = drain(&mut tm).iter().map(|d| d.tx_start).collect();
+    assert_eq!(starts, [30_000_000, 30_000_000]);
+}
