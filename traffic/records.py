@@ -164,7 +164,7 @@ class IntervalThroughput:
 
 @dataclass(frozen=True)
 class LatencyStats:
-    """Latency distribution in ns (percentiles are observed values, not interpolations)."""
+    """Latency distribution in ns (percentiles by nearest rank: observed values, not interpolations)."""
 
     min_ns: int
     avg_ns: float
@@ -190,11 +190,19 @@ class FlowSummary:
     throughput: list[IntervalThroughput] = field(default_factory=list)
 
 
+def nearest_rank(ordered: np.ndarray, num: int, den: int) -> int:
+    """The num/den quantile of sorted values by nearest rank, in exact integer arithmetic."""
+    rank = max(1, -(-len(ordered) * num // den))
+    return int(ordered[rank - 1])
+
+
 def latency_stats(latencies_ns: np.ndarray) -> LatencyStats | None:
     """Min/avg/max/p50/p99/p99.9 of latencies in ns; None when there are none."""
     if len(latencies_ns) == 0:
         return None
-    p50, p99, p999 = np.percentile(latencies_ns, [50, 99, 99.9], method="inverted_cdf")
+    ordered = np.sort(latencies_ns)
+    p50, p99, p999 = (nearest_rank(ordered, num, den) for num, den in ((1, 2), (99, 100),
+                                                                       (999, 1000)))
     return LatencyStats(
         min_ns=int(latencies_ns.min()),
         avg_ns=float(latencies_ns.mean()),

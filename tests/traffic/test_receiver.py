@@ -1,0 +1,89 @@
+"""The receiver on a veth pair: kernel RX timestamps, classes, duplicates, reordering and
+frames that are not bufferlab's."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bufferlab.traffic import generate
+from bufferlab.traffic.receive import Receiver
+from bufferlab.traffic.records import latency_ns, summarize
+
+pytestmark = pytest.mark.root
+
+PORT = 5002
+
+
+def test_classes_and_flows_are_kept_apart(veth_pair):
+    with Receiver(PORT, netns=veth_pair.rx.netns) as rx:
+        rx.start(idle_timeout_s=1.0)
+        for flow, dscp in ((1, 0), (2, 10), (3, 46)):
+            generate.send(veth_pair.rx.ip, PORT, frame_size=200, rate_bps=20e6, count=100,
+                          flow=flow, dscp=dscp, netns=veth_pair.tx.netns)
+        got = rx.join()
+    f = got.frames
+    for flow, dscp in ((1, 0), (2, 10), (3, 46)):
+        sel = f[f["flow"] == flow]
+        assert len(sel) == 100 and set(sel["dscp"].tolist()) == {dscp}
+    total, flows = summarize(f, {1: 100, 2: 100, 3: 100}, interval_ns=10**9)
+    assert (total.lost_frames, total.duplicate_frames, total.reordered_frames) == (0, 0, 0)
+    assert total.latency.min_ns > 0
+    assert sum(i.frames for i in total.throughput) == 300
+
+
+def test_duplicates_and_reordering_are_seen(veth_pair):
+    with Receiver(PORT, netns=veth_pair.rx.netns) as rx:
+        rx.start(idle_timeout_s=1.0)
+        send = dict(frame_size=64, rate_bps=5e6, flow=9, netns=veth_pair.tx.netns)
+        generate.send(veth_pair.rx.ip, PORT, count=10, first_seq=10, **send)
+        generate.send(veth_pair.rx.ip, PORT, count=10, first_seq=0, **send)
+        generate.send(veth_pair.rx.ip, PORT, count=5, first_seq=15, **send)
+        got = rx.join()
+    _, flows = summarize(got.frames, {9: 20})
+    s = flows[9]
+    assert (s.received_frames, s.unique_frames, s.duplicate_frames) == (25, 20, 5)
+    assert s.lost_frames == 0
+    # 0..9 arrive after 19; the duplicates 15..18 arrive after 19 too (19 itself does not).
+    assert s.reordered_frames == 14
+
+
+def test_foreign_datagrams_are_counted_not_recorded(veth_pair):
+    blast = (
+        "import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "[s.sendto(b'not a bufferlab frame', (sys.argv[1], int(sys.argv[2]))) for _ in range(3)]"
+    )
+    with Receiver(PORT, netns=veth_pair.rx.netns) as rx:
+        rx.start(idle_timeout_s=1.0)
+        subprocess.run(["ip", "netns", "exec", veth_pair.tx.netns, sys.executable, "-c", blast,
+                        veth_pair.rx.ip, str(PORT)], check=True)
+        generate.send(veth_pair.rx.ip, PORT, count=2, netns=veth_pair.tx.netns)
+        got = rx.join()
+    assert got.foreign_frames == 3
+    assert len(got.frames) == 2
+
+
+def test_rx_timestamps_are_kernel_times_between_send_and_read(veth_pair):
+    with Receiver(PORT, netns=veth_pair.rx.netns) as rx:
+        rx.start(max_frames=50, idle_timeout_s=2.0)
+        generate.send(veth_pair.rx.ip, PORT, count=50, rate_bps=1e6, frame_size=64,
+                      netns=veth_pair.tx.netns)
+        got = rx.join()
+    assert got.no_kernel_timestamp == 0
+    lat = latency_ns(got.frames)
+    assert (lat > 0).all()
+    # Arrival stamps follow send order on a single veth.
+    assert np.all(np.diff(got.frames["rx_ns"].astype(np.int64)) > 0)
+
+
+def test_port_in_use_and_bad_namespace_are_clear_errors(veth_pair):
+    with Receiver(PORT, netns=veth_pair.rx.netns):
+        with pytest.raises(OSError, match="bind 0.0.0.0:5002"):
+            Receiver(PORT, netns=veth_pair.rx.netns)
+    with pytest.raises(OSError, match="blt-missing"):
+        Receiver(PORT, netns="blt-missing")
+    rx = Receiver(0, netns=veth_pair.rx.netns)
+    assert rx.port != 0
+    with pytest.raises(RuntimeError, match="not running"):
+        rx.stop()
