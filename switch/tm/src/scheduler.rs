@@ -154,6 +154,52 @@ mod tests {
         assert_eq!(order, [0, 2, 0, 2]);
     }
 
+    /// Frame size of the k-th frame of queue q in the comparison below.
+    fn size(q: usize, k: usize) -> u32 {
+        64 + ((q * 7919 + k * 104_729) % 1451) as u32
+    }
+
+    #[test]
+    fn drr_matches_the_textbook_loop_with_small_quanta() {
+        // Shreedhar & Varghese's loop: visit queues in turn, add the quantum,
+        // send while the head fits. Every queue here stays backlogged.
+        let quantum: [u32; 8] = [100, 1, 700, 64, 1500, 3, 999, 250];
+        let mut textbook = Vec::new();
+        let mut deficit = [0u64; 8];
+        let mut next = [0usize; 8];
+        'rounds: loop {
+            for q in 0..8 {
+                deficit[q] += u64::from(quantum[q]);
+                while u64::from(size(q, next[q])) <= deficit[q] {
+                    deficit[q] -= u64::from(size(q, next[q]));
+                    next[q] += 1;
+                    textbook.push(q as u8);
+                    if textbook.len() == 3000 {
+                        break 'rounds;
+                    }
+                }
+            }
+        }
+        let mut s = Scheduler::default();
+        let drr = Scheduling::Drr {
+            quantum_bytes: quantum,
+        };
+        let mut sent = [0usize; 8];
+        let ours: Vec<u8> = (0..3000)
+            .map(|_| {
+                let q = s
+                    .pick(&drr, 0xFF, 0xFF, |q| {
+                        size(usize::from(q), sent[usize::from(q)])
+                    })
+                    .unwrap_or(9);
+                sent[usize::from(q)] += 1;
+                s.served(q, false);
+                q
+            })
+            .collect();
+        assert_eq!(ours, textbook);
+    }
+
     #[test]
     fn drr_emptied_queue_loses_its_credit() {
         let mut s = Scheduler::default();
