@@ -27,6 +27,7 @@
 mod admission;
 mod calendar;
 mod config;
+mod link;
 mod manager;
 mod port;
 mod queue;
@@ -38,6 +39,7 @@ pub use config::{
     ConfigError, PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, DEFAULT_POOL_BYTES,
     ETHERNET_WIRE_OVERHEAD_BYTES, MAX_QUEUES, NUM_PORTS,
 };
+pub use link::DelayLine;
 pub use manager::{Enqueued, Rejected, TrafficManager};
 pub use port::Dequeued;
 pub use shaper::pause_quanta_ns;

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use bufferlab_tm::{PortConfig, Scheduling, TmConfig, TrafficManager};
+use bufferlab_tm::{DelayLine, PortConfig, Scheduling, TmConfig, TrafficManager};
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
@@ -33,8 +33,14 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Offers `rounds` bursts to four ports and drains them; returns dequeued count.
-fn cycle(tm: &mut TrafficManager<u64>, now: &mut u64, rounds: u64) -> u64 {
+/// Offers `rounds` bursts to four ports and drains them through their links;
+/// returns how many frames reached the peers.
+fn cycle(
+    tm: &mut TrafficManager<u64>,
+    line: &mut DelayLine<u64>,
+    now: &mut u64,
+    rounds: u64,
+) -> u64 {
     let mut sent = 0;
     for r in 0..rounds {
         for k in 0..64u64 {
@@ -45,9 +51,12 @@ fn cycle(tm: &mut TrafficManager<u64>, now: &mut u64, rounds: u64) -> u64 {
         }
         while let Some(t) = tm.next_event_time() {
             *now = (*now).max(t);
-            while tm.dequeue(*now).is_some() {
-                sent += 1;
+            while let Some(d) = tm.dequeue(*now) {
+                let _ = line.send(d.port, d.arrival, d.item);
             }
+        }
+        while line.receive(u64::MAX).is_some() {
+            sent += 1;
         }
     }
     sent
@@ -59,6 +68,7 @@ fn warmed_up_queues_do_not_allocate() {
     for port in 0..4u16 {
         let cfg = PortConfig {
             rate_bps: 1_000_000_000,
+            delay_ns: 3_000 * u64::from(port),
             num_queues: if port == 3 { 7 } else { 8 },
             scheduling: if port % 2 == 0 {
                 Scheduling::StrictPriority
@@ -71,13 +81,14 @@ fn warmed_up_queues_do_not_allocate() {
         };
         tm.configure_port(port, cfg).expect("valid");
     }
+    let mut line = DelayLine::new();
     let mut now = 0;
     let start = ALLOCATIONS.with(Cell::get);
-    assert!(cycle(&mut tm, &mut now, 10) > 0);
+    assert!(cycle(&mut tm, &mut line, &mut now, 10) > 0);
     let before = ALLOCATIONS.with(Cell::get);
     // The counter does see the queues growing while they warm up.
     assert!(before > start);
-    let sent = cycle(&mut tm, &mut now, 200);
+    let sent = cycle(&mut tm, &mut line, &mut now, 200);
     let after = ALLOCATIONS.with(Cell::get);
     assert_eq!(sent, 200 * 56);
     assert_eq!(after - before, 0, "allocations after warm-up");

@@ -213,3 +213,35 @@ fn delay_change_applies_to_frames_not_yet_started() {
     assert_eq!(first.arrival, 8192 + 1_000);
     assert_eq!(second[0].arrival, 2 * 8192 + 5_000);
 }
+
+#[test]
+fn delay_line_delivers_at_arrival_time() {
+    let mut tm = tm_with(
+        10_000_000,
+        0,
+        PortConfig {
+            rate_bps: GBPS,
+            delay_ns: 100_000,
+            ..PortConfig::default()
+        },
+    );
+    tm.configure_port(
+        1,
+        PortConfig {
+            rate_bps: GBPS,
+            delay_ns: 1_000,
+            ..PortConfig::default()
+        },
+    )
+    .expect("valid");
+    let mut line = bufferlab_tm::DelayLine::new();
+    tm.enqueue(0, 0, 0, 1000, 0).expect("admitted");
+    tm.enqueue(0, 1, 0, 1000, 1).expect("admitted");
+    tm.enqueue(0, 1, 0, 1000, 2).expect("admitted");
+    for d in drain(&mut tm) {
+        line.send(d.port, d.arrival, d.item).expect("port exists");
+    }
+    let got: Vec<_> = std::iter::from_fn(|| line.receive(u64::MAX)).collect();
+    // Port 1's short link delivers both its frames before port 0's long one.
+    assert_eq!(got, [(1, 9_192, 1), (1, 17_384, 2), (0, 108_192, 0)]);
+}
