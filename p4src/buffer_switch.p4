@@ -55,6 +55,8 @@ control BufferIngress(inout headers_t hdr,
             classes.apply(hdr, meta, standard_metadata);
             forwarding.apply(hdr, meta, standard_metadata);
             if (meta.unicast == 1) {
+                /* Admission may overwrite egress_spec with the drop port. */
+                meta.out_port = standard_metadata.egress_spec;
                 admission.apply(hdr, meta, standard_metadata);
                 bcn.apply(hdr, meta, standard_metadata);
                 pause.apply(hdr, meta, standard_metadata);
@@ -72,7 +74,6 @@ control BufferIngress(inout headers_t hdr,
 control BufferEgress(inout headers_t hdr,
                      inout metadata_t meta,
                      inout standard_metadata_t standard_metadata) {
-    FloodPruning() flood_pruning;
     AdmissionEgress() admission;
     PauseDequeue() pause_dequeue;
     PauseGenerate() pause_generate;
@@ -86,8 +87,9 @@ control BufferEgress(inout headers_t hdr,
         } else if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
                 || standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
             pause_generate.apply(hdr, meta, standard_metadata);
+        } else if (flood_echo(standard_metadata)) {
+            mark_to_drop(standard_metadata);
         } else {
-            flood_pruning.apply(standard_metadata);
             admission.apply(hdr, meta, standard_metadata);
             pause_dequeue.apply(hdr, meta, standard_metadata);
             telemetry.apply(hdr, meta, standard_metadata);

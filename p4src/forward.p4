@@ -40,10 +40,10 @@ control ForwardIngress(inout headers_t hdr,
 control ForwardEgress(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
-    FloodPruning() flood_pruning;
-
     apply {
-        flood_pruning.apply(standard_metadata);
+        if (flood_echo(standard_metadata)) {
+            mark_to_drop(standard_metadata);
+        }
     }
 }
 

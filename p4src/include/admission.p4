@@ -53,7 +53,7 @@ control AdmissionIngress(inout headers_t hdr,
 
     @name(".buffer_threshold")
     table buffer_threshold {
-        key = { standard_metadata.egress_spec: exact @name("port"); }
+        key = { meta.out_port: exact @name("port"); }
         actions = { static_threshold; dynamic_threshold; }
         default_action = static_threshold(100);
         size = PORT_COUNT;
@@ -67,7 +67,7 @@ control AdmissionIngress(inout headers_t hdr,
     @name(".queue_threshold")
     table queue_threshold {
         key = {
-            standard_metadata.egress_spec: exact @name("port");
+            meta.out_port: exact @name("port");
             meta.queue: exact @name("queue");
         }
         actions = { queue_cap; }
@@ -94,8 +94,8 @@ control AdmissionIngress(inout headers_t hdr,
     }
 
     apply {
-        meta.port_index = (bit<32>)standard_metadata.egress_spec;
-        meta.queue_index = queue_slot(standard_metadata.egress_spec, meta.queue);
+        meta.port_index = (bit<32>)meta.out_port;
+        meta.queue_index = queue_slot(meta.out_port, meta.queue);
         buffer_threshold.apply();
         queue_threshold.apply();
         occupancy_read();

@@ -73,7 +73,7 @@ control BcnIngress(inout headers_t hdr,
     @name(".bcn_config")
     table bcn_config {
         key = {
-            standard_metadata.egress_spec: exact @name("port");
+            meta.out_port: exact @name("port");
             meta.queue: exact @name("queue");
         }
         actions = { bcn_enable; bcn_disable; }
@@ -116,7 +116,7 @@ control BcnIngress(inout headers_t hdr,
             int<64> qdelta = q - (int<64>)(bit<64>)meta.bcn_qold_pages;
             int<64> fb = -(qoff + (int<64>)(bit<64>)meta.bcn_w * qdelta);
             bit<64> cpid = (bit<32>)meta.switch_id
-                           ++ (bit<16>)standard_metadata.egress_spec
+                           ++ (bit<16>)meta.out_port
                            ++ (bit<16>)meta.queue;
             bool severe = meta.bcn_qsc_pages != 0
                           && meta.bcn_q_pages >= meta.bcn_qsc_pages;
@@ -135,7 +135,7 @@ control BcnIngress(inout headers_t hdr,
 
             if (send) {
                 meta.gen_kind = GEN_BCN;
-                meta.gen_cp_port = standard_metadata.egress_spec;
+                meta.gen_cp_port = meta.out_port;
                 meta.gen_cp_queue = meta.queue;
                 meta.gen_flags = flags;
                 meta.gen_qoff = saturate_s16(qoff);

@@ -84,14 +84,11 @@ control Forwarding(inout headers_t hdr,
     }
 }
 
-/* Multicast copies never go back out of the port the frame came in on. */
-control FloodPruning(inout standard_metadata_t standard_metadata) {
-    apply {
-        if (standard_metadata.instance_type == INSTANCE_REPLICATION
-                && standard_metadata.egress_port == standard_metadata.ingress_port) {
-            mark_to_drop(standard_metadata);
-        }
-    }
+/* A multicast copy headed back out of the port the frame came in on:
+ * flooding uses one all-ports group and prunes these in egress. */
+bool flood_echo(in standard_metadata_t standard_metadata) {
+    return standard_metadata.instance_type == INSTANCE_REPLICATION
+        && standard_metadata.egress_port == standard_metadata.ingress_port;
 }
 
 #endif

@@ -42,6 +42,7 @@ struct metadata_t {
     bit<1>  routed;
     bit<6>  dscp;
     queue_t queue;
+    port_t  out_port;
 
     /* buffer accounting: bytes added at ingress, removed at egress */
     bit<32> acct_bytes;

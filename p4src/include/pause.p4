@@ -60,7 +60,7 @@ control PauseIngress(inout headers_t hdr,
 
     @name(".pause_config")
     table pause_config {
-        key = { standard_metadata.egress_spec: exact @name("port"); }
+        key = { meta.out_port: exact @name("port"); }
         actions = { pause_enable; pause_disable; }
         default_action = pause_disable();
         size = PORT_COUNT;
@@ -86,7 +86,7 @@ control PauseIngress(inout headers_t hdr,
                     bcn_suppressed.count(meta.queue_index);
                 }
                 meta.gen_kind = GEN_PAUSE;
-                meta.gen_cp_port = standard_metadata.egress_spec;
+                meta.gen_cp_port = meta.out_port;
                 meta.gen_quanta = meta.pause_quanta;
             }
         }
