@@ -700,6 +700,8 @@ class Parser:
         self.expect(")")
         if not self.at(":"):
             raise self.error("not a tuple keyset")
+        if len(items) == 1:
+            return items[0]
         return ast.ListExpression(pos=open_tok.pos, components=items)
 
     def simple_keyset(self) -> ast.Expression:

@@ -57,7 +57,11 @@ class Bits(P4Type):
     def fits(self, value: int) -> bool:
         """Whether `value` is representable without truncation."""
         if self.signed:
-            return -(1 << (self.width - 1)) <= value < (1 << (self.width - 1)) if self.width else value == 0
+            return (
+                -(1 << (self.width - 1)) <= value < (1 << (self.width - 1))
+                if self.width
+                else value == 0
+            )
         return 0 <= value < (1 << self.width)
 
     def wrap(self, value: int) -> int:

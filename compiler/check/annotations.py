@@ -1,0 +1,61 @@
+"""Well-known annotations: their bodies must have the shape the back end reads."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .. import ast
+from ..diagnostics import CompileError
+
+# Annotations that take exactly one string.
+_STRING = ("name", "alias", "deprecated")
+# Annotations that take exactly one integer.
+_INTEGER = ("id", "priority")
+# Annotations that take no body.
+_EMPTY = (
+    "hidden",
+    "defaultonly",
+    "tableonly",
+    "atomic",
+    "optional",
+    "pure",
+    "noSideEffects",
+    "metadata",
+)
+
+
+def check_annotation(a: ast.Annotation) -> None:
+    """Raise a located error when a well-known annotation's body has the wrong shape."""
+    if a.name in _EMPTY and a.body:
+        raise CompileError(a.pos, f"@{a.name} takes no arguments")
+    if a.name in _STRING:
+        if not a.args or len(a.args) != 1 or not isinstance(a.args[0], ast.StringLiteral):
+            raise CompileError(a.pos, f"@{a.name} takes one string argument")
+    if a.name in _INTEGER:
+        if not a.args or len(a.args) != 1 or not _is_int(a.args[0]):
+            raise CompileError(a.pos, f"@{a.name} takes one integer argument")
+    if a.name == "field_list":
+        if not a.args or not all(_is_int(x) for x in a.args):
+            raise CompileError(a.pos, "@field_list takes one or more integer arguments")
+
+
+def _is_int(e: ast.Expression) -> bool:
+    if isinstance(e, ast.UnaryExpression) and e.op == "-":
+        return _is_int(e.operand)
+    return isinstance(e, ast.IntLiteral)
+
+
+def check_all_annotations(node: object) -> None:
+    """Check every annotation anywhere under `node`."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Annotation):
+            check_annotation(n)
+            continue
+        if isinstance(n, list):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and isinstance(n, ast.Node):
+            for f in dataclasses.fields(n):
+                if f.compare:
+                    stack.append(getattr(n, f.name))

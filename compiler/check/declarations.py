@@ -1,0 +1,308 @@
+"""Declarations: types, externs, parsers, controls, actions, functions, instances."""
+
+from __future__ import annotations
+
+from .. import ast
+from ..types import (
+    Callable,
+    ControlType,
+    Extern,
+    NewType,
+    P4Type,
+    PackageType,
+    ParserStateType,
+    ParserType,
+    Set,
+    Void,
+)
+from .context import Where
+from .tables import TableChecker
+
+# States every parser has without declaring them.
+BUILTIN_STATES = ("accept", "reject")
+
+
+class DeclarationChecker(TableChecker):
+    """Checks top-level and local declarations in source order."""
+
+    def check_declaration(self, d: ast.Node) -> None:
+        """Check one top-level declaration and add its name to the top-level scope."""
+        handler = getattr(self, f"_d_{type(d).__name__}", None)
+        if handler is None:
+            raise self.fail(d.pos, f"a {type(d).__name__} is not allowed at the top level")
+        handler(d)
+
+    # ------------------------------------------------------------ types
+
+    def _d_ConstantDeclaration(self, d: ast.ConstantDeclaration) -> None:
+        self.check_constant(d)
+
+    def _d_VariableDeclaration(self, d: ast.VariableDeclaration) -> None:
+        raise self.fail(
+            d.pos, f"variable '{d.name}' cannot be declared at the top level; use const"
+        )
+
+    def _d_TypedefDeclaration(self, d: ast.TypedefDeclaration) -> None:
+        t = self.resolve_type(d.type_node)
+        d.p4type = NewType(d.name, d, t) if d.is_newtype else t
+        self.scope.declare(d.name, d, d.pos)
+
+    def _struct_like(self, d: ast.Declaration) -> None:
+        d.p4type = self.struct_type(d)
+        self.scope.declare(d.name, d, d.pos)
+
+    _d_HeaderDeclaration = _struct_like
+    _d_HeaderUnionDeclaration = _struct_like
+    _d_StructDeclaration = _struct_like
+
+    def _d_EnumDeclaration(self, d: ast.EnumDeclaration) -> None:
+        d.p4type = self.enum_type(d)
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_SerEnumDeclaration(self, d: ast.SerEnumDeclaration) -> None:
+        d.p4type = self.ser_enum_type(d)
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_ErrorDeclaration(self, d: ast.ErrorDeclaration) -> None:
+        for m in d.members:
+            if m.name in self.facts.error_members:
+                raise self.fail(m.pos, f"duplicate error 'error.{m.name}'")
+            self.facts.error_members[m.name] = m
+            self.facts.errors.append(m.name)
+
+    def _d_MatchKindDeclaration(self, d: ast.MatchKindDeclaration) -> None:
+        for m in d.members:
+            self.scope.declare(m.name, m, m.pos)
+            self.facts.match_kinds.append(m.name)
+
+    # ------------------------------------------------------------ externs and block types
+
+    def resolve_params(self, params: list[ast.Parameter]) -> None:
+        """Resolve parameter types and default values; names must differ."""
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                raise self.fail(p.pos, f"duplicate parameter '{p.name}'")
+            seen.add(p.name)
+            p.p4type = self.resolve_type(p.type_node)
+            if p.default is not None:
+                self.check_expr(p.default)
+                self.coerce(p.default, p.p4type, f"default value of '{p.name}'")
+
+    def declare_params(self, params: list[ast.Parameter]) -> None:
+        """Make parameters visible in the current scope."""
+        for p in params:
+            self.scope.declare(p.name, p, p.pos)
+
+    def _prototype(self, proto: ast.MethodPrototype, return_override: P4Type | None = None) -> None:
+        with self.scoped("method"):
+            self.declare_type_params(proto.type_params, proto)
+            if proto.return_type is not None:
+                self.resolve_type(proto.return_type)
+            self.resolve_params(proto.params)
+        ret = proto.return_type.resolved if proto.return_type is not None else return_override
+        proto.p4type = Callable(tuple(proto.params), ret if ret is not None else Void())
+
+    def _d_ExternDeclaration(self, d: ast.ExternDeclaration) -> None:
+        with self.scoped("extern"):
+            names = self.declare_type_params(d.type_params, d)
+            d.p4type = Extern(d.name, d, names)
+            self.scope.declare(d.name, d, d.pos)
+            arities: set[tuple[str, int]] = set()
+            for m in d.methods:
+                if m.is_constructor and m.name != d.name:
+                    raise self.fail(m.pos, f"constructor {m.name} must be named {d.name}")
+                key = (m.name, len(m.params))
+                if key in arities:
+                    raise self.fail(
+                        m.pos, f"duplicate method {m.name} with {len(m.params)} parameters"
+                    )
+                arities.add(key)
+                self._prototype(m, d.p4type if m.is_constructor else None)
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_ExternFunctionDeclaration(self, d: ast.ExternFunctionDeclaration) -> None:
+        self._prototype(d.prototype)
+        d.p4type = d.prototype.p4type
+        for other in self.scope.names.get(d.name, []):
+            if isinstance(other, ast.ExternFunctionDeclaration) and len(
+                other.prototype.params
+            ) == len(d.prototype.params):
+                raise self.fail(
+                    d.pos,
+                    f"duplicate extern function {d.name} with {len(d.prototype.params)} parameters",
+                )
+        self.scope.declare(d.name, d, d.pos, overloadable=True)
+
+    def _block_type(self, d: ast.Declaration, cls: type) -> None:
+        with self.scoped("type"):
+            names = self.declare_type_params(d.type_params, d)
+            self.resolve_params(d.params)
+        d.p4type = cls(d.name, d, names, tuple(d.params))
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_ParserTypeDeclaration(self, d: ast.ParserTypeDeclaration) -> None:
+        self._block_type(d, ParserType)
+
+    def _d_ControlTypeDeclaration(self, d: ast.ControlTypeDeclaration) -> None:
+        self._block_type(d, ControlType)
+
+    def _d_PackageTypeDeclaration(self, d: ast.PackageTypeDeclaration) -> None:
+        self._block_type(d, PackageType)
+
+    # ------------------------------------------------------------ parsers
+
+    def _d_ParserDeclaration(self, d: ast.ParserDeclaration) -> None:
+        if d.type_params:
+            raise self.fail(
+                d.pos, f"parser {d.name}: type parameters on a parser definition are not supported"
+            )
+        self.resolve_params(d.params)
+        self.resolve_params(d.constructor_params)
+        d.p4type = ParserType(d.name, d, (), tuple(d.params))
+        self.scope.declare(d.name, d, d.pos)
+        with self.scoped("parser"), self.inside(Where("parser", d)):
+            self.declare_params(d.params)
+            self.declare_params(d.constructor_params)
+            for name in BUILTIN_STATES:
+                self.scope.declare(name, ast.ParserState(pos=d.pos, name=name), d.pos)
+            for s in d.states:
+                if s.name in BUILTIN_STATES:
+                    raise self.fail(s.pos, f"state '{s.name}' is built in and cannot be declared")
+            for local in d.locals:
+                self.check_local(local)
+            for s in d.states:
+                s.p4type = ParserStateType()
+                self.scope.declare(s.name, s, s.pos)
+            if not any(s.name == "start" for s in d.states):
+                raise self.fail(d.pos, f"parser {d.name} has no 'start' state")
+            for s in d.states:
+                self._check_state(s)
+
+    def _check_state(self, s: ast.ParserState) -> None:
+        with self.scoped("state"), self.inside(Where("state", s)):
+            for c in s.components:
+                self.check_statement(c)
+            t = s.transition
+            if t is None:
+                return
+            if isinstance(t, ast.PathExpression):
+                self._state_target(t)
+            elif isinstance(t, ast.SelectExpression):
+                self._check_select(t)
+            else:
+                raise self.fail(t.pos, "a transition goes to a state or a select")
+
+    def _state_target(self, target: ast.PathExpression) -> None:
+        decl = self.scope.lookup(target.name)
+        if not isinstance(decl, ast.ParserState):
+            raise self.fail(target.pos, f"unknown state '{target.name}'")
+        target.ref = decl
+        target.type = ParserStateType()
+
+    def _check_select(self, sel: ast.SelectExpression) -> None:
+        types = [self.check_expr(e) for e in sel.exprs]
+        for e, t in zip(sel.exprs, types, strict=True):
+            self.value_type(t, e, "a select expression")
+        for case in sel.cases:
+            k = case.keyset
+            if isinstance(k, ast.ListExpression) and len(types) > 1:
+                if len(k.components) != len(types):
+                    raise self.fail(
+                        k.pos,
+                        f"the keyset has {len(k.components)} values, the select has {len(types)}",
+                    )
+                for c, t in zip(k.components, types, strict=True):
+                    self.check_keyset(c, t, "select keyset")
+                k.type = Set(types[0])
+            elif len(types) == 1:
+                self.check_keyset(k, types[0], "select keyset")
+            elif isinstance(k, ast.DefaultExpression | ast.DontCareExpression):
+                k.type = Set(types[0])
+            else:
+                kt = self.check_expr(k)
+                if not isinstance(kt, Set):
+                    raise self.fail(
+                        k.pos, f"the select has {len(types)} values; the keyset needs as many"
+                    )
+            self._state_target(case.state)
+        sel.type = ParserStateType()
+
+    # ------------------------------------------------------------ controls
+
+    def _d_ControlDeclaration(self, d: ast.ControlDeclaration) -> None:
+        if d.type_params:
+            raise self.fail(
+                d.pos,
+                f"control {d.name}: type parameters on a control definition are not supported",
+            )
+        self.resolve_params(d.params)
+        self.resolve_params(d.constructor_params)
+        d.p4type = ControlType(d.name, d, (), tuple(d.params))
+        self.scope.declare(d.name, d, d.pos)
+        with self.scoped("control"), self.inside(Where("control", d)):
+            self.declare_params(d.params)
+            self.declare_params(d.constructor_params)
+            for local in d.locals:
+                self.check_local(local)
+            with self.inside(Where("control", d, in_apply=True)):
+                self.check_block(d.body)
+
+    def check_local(self, d: ast.Declaration) -> None:
+        """A parser or control local declaration."""
+        if isinstance(d, ast.ConstantDeclaration):
+            self.check_constant(d)
+        elif isinstance(d, ast.VariableDeclaration):
+            self.check_statement(d)
+        elif isinstance(d, ast.Instantiation):
+            self._d_Instantiation(d)
+        elif isinstance(d, ast.ActionDeclaration):
+            self._d_ActionDeclaration(d)
+        elif isinstance(d, ast.TableDeclaration):
+            self.check_table(d)
+        elif isinstance(d, ast.ValueSetDeclaration):
+            element = self.resolve_type(d.element_type)
+            self.const_int(d.size, "value_set size")
+            d.p4type = Set(element)
+            self.scope.declare(d.name, d, d.pos)
+        else:
+            raise self.fail(d.pos, f"a {type(d).__name__} is not allowed here")
+
+    # ------------------------------------------------------------ actions, functions, instances
+
+    def _d_ActionDeclaration(self, d: ast.ActionDeclaration) -> None:
+        self.resolve_params(d.params)
+        seen_data = False
+        for p in d.params:
+            if p.direction is ast.Direction.NONE:
+                seen_data = True
+            elif seen_data:
+                raise self.fail(
+                    p.pos,
+                    f"action {d.name}: directional parameter '{p.name}' must come before action data",
+                )
+        d.p4type = Callable(tuple(d.params), Void())
+        with self.scoped("action"), self.inside(Where("action", d)):
+            self.declare_params(d.params)
+            self.check_block(d.body, new_scope=False)
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_FunctionDeclaration(self, d: ast.FunctionDeclaration) -> None:
+        with self.scoped("function"):
+            self.declare_type_params(d.type_params, d)
+            ret = self.resolve_type(d.return_type)
+            self.resolve_params(d.params)
+            d.p4type = Callable(tuple(d.params), ret)
+            with self.inside(Where("function", d, return_type=ret)):
+                self.declare_params(d.params)
+                self.check_block(d.body, new_scope=False)
+        self.scope.declare(d.name, d, d.pos)
+
+    def _d_Instantiation(self, d: ast.Instantiation) -> None:
+        if d.initializer is not None:
+            raise self.fail(
+                d.pos, "instance initialisers (abstract method implementations) are not supported"
+            )
+        t = self.resolve_type(d.type_node)
+        d.p4type = self.constructor_call(d, t, d.args, [])
+        self.scope.declare(d.name, d, d.pos)
