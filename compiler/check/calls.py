@@ -196,6 +196,26 @@ class CallChecker(ExpressionChecker):
         required = sum(1 for p in params if not _optional(p))
         return required <= len(args) <= len(params)
 
+    def _match_arguments(
+        self, args: list[ast.Argument], params: list[ast.Parameter], what: str
+    ) -> dict[str, ast.Argument]:
+        """Parameter name -> argument, by position or (all) by name."""
+        named = [a for a in args if a.name is not None]
+        if named and len(named) != len(args):
+            raise self.fail(
+                named[0].pos, f"arguments to {what} must be all positional or all named"
+            )
+        if not named:
+            return {p.name: a for p, a in zip(params, args, strict=False)}
+        by_param: dict[str, ast.Argument] = {}
+        for a in args:
+            if a.name in by_param:
+                raise self.fail(a.pos, f"argument '{a.name}' is given twice")
+            if not any(p.name == a.name for p in params):
+                raise self.fail(a.pos, f"{what} has no parameter named '{a.name}'")
+            by_param[a.name] = a
+        return by_param
+
     def bind_arguments(
         self,
         args: list[ast.Argument],
@@ -205,21 +225,7 @@ class CallChecker(ExpressionChecker):
         pos: object,
     ) -> list[ast.Expression | None]:
         """Check each argument against its parameter; returns arguments in parameter order."""
-        named = [a for a in args if a.name is not None]
-        if named and len(named) != len(args):
-            raise self.fail(
-                named[0].pos, f"arguments to {what} must be all positional or all named"
-            )
-        by_param: dict[str, ast.Argument] = {}
-        if named:
-            for a in args:
-                if a.name in by_param:
-                    raise self.fail(a.pos, f"argument '{a.name}' is given twice")
-                if not any(p.name == a.name for p in params):
-                    raise self.fail(a.pos, f"{what} has no parameter named '{a.name}'")
-                by_param[a.name] = a
-        else:
-            by_param = {p.name: a for p, a in zip(params, args, strict=False)}
+        by_param = self._match_arguments(args, params, what)
         for a in by_param.values():
             if a.value.type is None:
                 self.check_expr(a.value)
@@ -337,8 +343,13 @@ class CallChecker(ExpressionChecker):
         what: str,
     ) -> list[ast.Expression | None]:
         """Package arguments are blocks: match them against the parameter types, binding type variables."""
+        by_param = self._match_arguments(args, params, what)
         bound: list[ast.Expression | None] = []
-        for p, a in zip(params, args, strict=False):
+        for p in params:
+            a = by_param.get(p.name)
+            if a is None:
+                bound.append(None)
+                continue
             arg_t = self.check_expr(a.value)
             self.match_block(
                 p.p4type, arg_t, bindings, a.value.pos, f"argument '{p.name}' of {what}"
