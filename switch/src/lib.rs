@@ -1,6 +1,19 @@
 //! bufferlab's switch engine: BMv2 JSON with v1model semantics and a traffic
 //! manager, exposed to Python as `bufferlab.switch._engine`.
 
+pub mod bits;
+pub mod engine;
+pub mod error;
+pub mod exec;
+pub mod hash;
+pub mod load;
+pub mod packet;
+pub mod program;
+mod py;
+pub mod runtime;
+pub mod state;
+pub mod tables;
+
 use pyo3::prelude::*;
 
 /// Engine version, so Python can check it loaded the module it was built with.
@@ -13,5 +26,6 @@ fn version() -> &'static str {
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    py::register(m)?;
     Ok(())
 }

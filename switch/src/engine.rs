@@ -1,0 +1,634 @@
+//! The switch around the pipeline: ingress at `send` time, the traffic
+//! manager, egress at each frame's `tx_start`, delivery at its `arrival`.
+//! One thread, a virtual clock passed in by the caller and a seeded random
+//! generator: the same inputs give bit-for-bit the same outputs.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use bufferlab_tm::{DropReason, TmConfig, TrafficManager};
+
+use crate::bits::mask;
+use crate::error::{LoadError, RuntimeError};
+use crate::exec::{self, State};
+use crate::packet::Packet;
+use crate::program::{FieldId, Program};
+
+/// simple_switch `instance_type` values.
+pub mod instance {
+    /// A packet received on a port.
+    pub const NORMAL: u128 = 0;
+    /// Ingress-to-egress clone.
+    pub const INGRESS_CLONE: u128 = 1;
+    /// Egress-to-egress clone.
+    pub const EGRESS_CLONE: u128 = 2;
+    /// Recirculated packet.
+    pub const RECIRC: u128 = 4;
+    /// Multicast copy.
+    pub const REPLICATION: u128 = 5;
+    /// Resubmitted packet.
+    pub const RESUBMIT: u128 = 6;
+}
+
+/// Pipeline passes one received frame may cause (resubmits and
+/// recirculations), so a program that loops forever cannot hang the engine.
+const MAX_PASSES: u32 = 256;
+
+/// A frame that left the switch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Egress port.
+    pub port: u16,
+    /// Frame bytes.
+    pub frame: Vec<u8>,
+    /// Time the last bit reached the peer, ns.
+    pub t_ns: u64,
+}
+
+/// A clone (mirror) session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CloneSession {
+    /// Egress port of the copy.
+    pub port: Option<u16>,
+    /// Multicast group the copy is replicated to.
+    pub mcast_grp: Option<u16>,
+    /// Truncate copies to this many bytes.
+    pub truncate: Option<u32>,
+}
+
+/// A digest (learn) message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// Learn list id.
+    pub list_id: u32,
+    /// Learn list name.
+    pub name: String,
+    /// Field values, in list order.
+    pub values: Vec<u128>,
+    /// Time of the ingress pass that generated it, ns.
+    pub t_ns: u64,
+}
+
+/// Counters the engine keeps beyond the traffic manager's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    /// Frames received through `send`.
+    pub received: u64,
+    /// Frames delivered to an output port.
+    pub transmitted: u64,
+    /// Dropped by the program (egress_spec = drop port, in ingress or egress).
+    pub dropped_by_program: u64,
+    /// Refused by the traffic manager.
+    pub dropped_by_tm: u64,
+    /// Dropped after a failed assert/assume.
+    pub dropped_by_assert: u64,
+    /// Dropped because one frame caused more than the allowed passes.
+    pub dropped_pass_limit: u64,
+    /// Multicast copies made.
+    pub replicated: u64,
+    /// Clones made.
+    pub cloned: u64,
+    /// Resubmissions.
+    pub resubmitted: u64,
+    /// Recirculations.
+    pub recirculated: u64,
+}
+
+/// The switch engine in deterministic (virtual-time) mode.
+pub struct Engine {
+    /// The loaded program.
+    pub prog: Program,
+    /// Tables, stateful objects, scratch.
+    pub st: State,
+    pub(crate) tm: TrafficManager<u32>,
+    pool: Vec<Packet>,
+    free: Vec<u32>,
+    passes: Vec<u32>,
+    pub(crate) mcast: HashMap<u16, Vec<(u16, u16)>>,
+    pub(crate) sessions: HashMap<u32, CloneSession>,
+    pending: BinaryHeap<Reverse<(u64, u64, u16, u32)>>,
+    out_bufs: Vec<Vec<u8>>,
+    free_bufs: Vec<u32>,
+    spare: Vec<Vec<u8>>,
+    delivered: VecDeque<Output>,
+    packet_in: VecDeque<Output>,
+    pub(crate) digests: VecDeque<Digest>,
+    /// CPU port (`--cpu-port`): frames sent to it go to the packet-in queue.
+    pub cpu_port: Option<u16>,
+    now: u64,
+    seq: u64,
+    /// Counters.
+    pub stats: EngineStats,
+}
+
+#[inline]
+fn set(pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
+    if let Some(f) = f {
+        pkt.phv.fields[f as usize] = v & width_mask;
+    }
+}
+
+impl Engine {
+    /// Loads a BMv2 JSON text with a traffic-manager configuration and a random seed.
+    pub fn new(json: &str, tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
+        let prog = crate::load::load(json)?;
+        let tm = TrafficManager::new(tm).map_err(|e| LoadError(format!("traffic manager: {e}")))?;
+        let st = State::new(&prog, seed);
+        Ok(Engine {
+            prog,
+            st,
+            tm,
+            pool: vec![],
+            free: vec![],
+            passes: vec![],
+            mcast: HashMap::new(),
+            sessions: HashMap::new(),
+            pending: BinaryHeap::new(),
+            out_bufs: vec![],
+            free_bufs: vec![],
+            spare: vec![],
+            delivered: VecDeque::new(),
+            packet_in: VecDeque::new(),
+            digests: VecDeque::new(),
+            cpu_port: None,
+            now: 0,
+            seq: 0,
+            stats: EngineStats::default(),
+        })
+    }
+
+    /// Current virtual time, ns.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn alloc(&mut self) -> u32 {
+        match self.free.pop() {
+            Some(h) => h,
+            None => {
+                self.pool.push(Packet::new(&self.prog));
+                self.passes.push(0);
+                (self.pool.len() - 1) as u32
+            }
+        }
+    }
+
+    fn release(&mut self, h: u32) {
+        self.free.push(h);
+    }
+
+    fn fmask(&self, f: Option<FieldId>) -> u128 {
+        f.map_or(0, |f| mask(self.prog.fields[f as usize].width))
+    }
+
+    fn field(&self, h: u32, f: FieldId) -> u128 {
+        self.pool[h as usize].phv.fields[f as usize]
+    }
+
+    /// Receives `frame` on `port` at `t_ns`: runs everything due before, then
+    /// parser and ingress, then hands the packet to the traffic manager.
+    pub fn send(&mut self, port: u16, frame: &[u8], t_ns: u64) -> Result<(), RuntimeError> {
+        if t_ns < self.now {
+            return Err(RuntimeError::FailedPrecondition(format!(
+                "send at {t_ns} ns is before the engine's time {} ns",
+                self.now
+            )));
+        }
+        if port >= bufferlab_tm::NUM_PORTS {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "port {port}: ports are 0..=511"
+            )));
+        }
+        self.advance(t_ns);
+        self.stats.received += 1;
+        let h = self.alloc();
+        self.passes[h as usize] = 0;
+        let sm = self.prog.std;
+        let pkt = &mut self.pool[h as usize];
+        pkt.receive(&self.prog, frame, t_ns);
+        pkt.phv.fields[sm.ingress_port as usize] =
+            u128::from(port) & mask(self.prog.fields[sm.ingress_port as usize].width);
+        pkt.phv.fields[sm.packet_length as usize] = frame.len() as u128;
+        let m = self.fmask(sm.ingress_global_timestamp);
+        set(
+            &mut self.pool[h as usize],
+            sm.ingress_global_timestamp,
+            m,
+            u128::from(t_ns / 1000),
+        );
+        self.ingress(h, t_ns);
+        Ok(())
+    }
+
+    /// Runs every traffic-manager event up to `t_ns` in time order (egress at
+    /// each frame's start of transmission) and delivers frames that arrive by then.
+    pub fn advance(&mut self, t_ns: u64) {
+        loop {
+            match self.tm.next_event_time() {
+                Some(te) if te <= t_ns => match self.tm.dequeue(te) {
+                    Some(d) => {
+                        self.now = self.now.max(d.tx_start);
+                        self.egress(d);
+                    }
+                    None => break,
+                },
+                _ => break,
+            }
+        }
+        self.now = self.now.max(t_ns);
+        while let Some(Reverse((arrival, _, port, buf))) = self.pending.peek().copied() {
+            if arrival > t_ns {
+                break;
+            }
+            self.pending.pop();
+            let spare = self.spare.pop().unwrap_or_default();
+            let frame = std::mem::replace(&mut self.out_bufs[buf as usize], spare);
+            self.free_bufs.push(buf);
+            let out = Output {
+                port,
+                frame,
+                t_ns: arrival,
+            };
+            if Some(port) == self.cpu_port {
+                self.packet_in.push_back(out);
+            } else {
+                self.delivered.push_back(out);
+            }
+            self.stats.transmitted += 1;
+        }
+    }
+
+    /// Runs until nothing is queued or in flight; returns the time reached.
+    pub fn drain(&mut self) -> u64 {
+        loop {
+            let next_tm = self.tm.next_event_time();
+            let next_arrival = self.pending.peek().map(|Reverse((a, ..))| *a);
+            match next_tm.into_iter().chain(next_arrival).min() {
+                Some(t) => self.advance(t.max(self.now)),
+                None => return self.now,
+            }
+        }
+    }
+
+    /// Frames delivered so far (in arrival order), removed from the engine.
+    pub fn take_received(&mut self) -> Vec<Output> {
+        self.delivered.drain(..).collect()
+    }
+
+    /// Frames delivered to the CPU port (packet-in), removed from the engine.
+    pub fn take_packet_in(&mut self) -> Vec<Output> {
+        self.packet_in.drain(..).collect()
+    }
+
+    /// Digests generated so far, removed from the engine.
+    pub fn take_digests(&mut self) -> Vec<Digest> {
+        self.digests.drain(..).collect()
+    }
+
+    /// Gives a delivered frame's buffer back for reuse.
+    pub fn recycle(&mut self, frame: Vec<u8>) {
+        if self.spare.len() < self.out_bufs.len() {
+            self.spare.push(frame);
+        }
+    }
+
+    fn reset_for_pass(&mut self, h: u32, list: u32, itype: u128) {
+        let sm = self.prog.std;
+        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
+        let pkt = &mut self.pool[h as usize];
+        pkt.phv.reset(&self.prog);
+        exec::restore_field_list(&self.prog, &self.st, pkt, list);
+        pkt.phv.fields[sm.instance_type as usize] = itype;
+        pkt.phv.fields[sm.packet_length as usize] = u128::from(pkt.ingress_len);
+        pkt.cursor = 0;
+        pkt.len_reg = i64::from(pkt.ingress_len);
+        pkt.flags = Default::default();
+    }
+
+    fn ingress(&mut self, h: u32, now: u64) {
+        let sm = self.prog.std;
+        loop {
+            self.passes[h as usize] += 1;
+            if self.passes[h as usize] > MAX_PASSES {
+                self.stats.dropped_pass_limit += 1;
+                self.release(h);
+                return;
+            }
+            let pkt = &mut self.pool[h as usize];
+            pkt.now = now;
+            exec::parse(&self.prog, &mut self.st, pkt);
+            exec::run_control(&self.prog, &mut self.st, pkt, self.prog.ingress.init);
+            if pkt.flags.assert_failed {
+                self.stats.dropped_by_assert += 1;
+                self.release(h);
+                return;
+            }
+            let flags = pkt.flags;
+            if let Some(session) = flags.clone_session {
+                self.clone_ingress(h, session, flags.clone_field_list, now);
+            }
+            if let Some(list) = flags.digest {
+                self.digest(h, list, now);
+            }
+            if let Some(list) = flags.resubmit {
+                self.stats.resubmitted += 1;
+                self.reset_for_pass(h, list, instance::RESUBMIT);
+                continue;
+            }
+            break;
+        }
+        let grp = sm.mcast_grp.map_or(0, |f| self.field(h, f));
+        if grp != 0 {
+            self.replicate(h, grp as u16, instance::REPLICATION, now);
+            self.release(h);
+            return;
+        }
+        let spec = self.field(h, sm.egress_spec);
+        if spec == u128::from(self.st.drop_port) {
+            self.stats.dropped_by_program += 1;
+            self.release(h);
+            return;
+        }
+        self.pool[h as usize].phv.fields[sm.instance_type as usize] = instance::NORMAL;
+        self.enqueue(h, spec as u16, now);
+    }
+
+    fn digest(&mut self, h: u32, list: u32, now: u64) {
+        if let Some(l) = self.prog.learn_lists.get(&list) {
+            let pkt = &self.pool[h as usize];
+            let values = l
+                .fields
+                .iter()
+                .map(|f| pkt.phv.fields[*f as usize])
+                .collect();
+            self.digests.push_back(Digest {
+                list_id: list,
+                name: l.name.clone(),
+                values,
+                t_ns: now,
+            });
+        }
+    }
+
+    fn clone_ingress(&mut self, h: u32, session: u32, list: u32, now: u64) {
+        let Some(cs) = self.sessions.get(&session).copied() else {
+            return;
+        };
+        self.stats.cloned += 1;
+        let sm = self.prog.std;
+        let c = self.alloc();
+        let port = self.field(h, sm.ingress_port);
+        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
+        let (orig, copy) = two(&mut self.pool, h, c);
+        copy.receive(&self.prog, &orig.data, now);
+        copy.phv.fields[sm.ingress_port as usize] = port;
+        // The copy is the packet as it was when ingress started: re-parse it.
+        exec::parse(&self.prog, &mut self.st, copy);
+        copy.phv.reset_metadata(&self.prog);
+        exec::restore_field_list(&self.prog, &self.st, copy, list);
+        copy.phv.fields[sm.instance_type as usize] = instance::INGRESS_CLONE;
+        copy.phv.fields[sm.packet_length as usize] = u128::from(copy.ingress_len);
+        copy.flags.truncate = cs.truncate;
+        self.send_to_session(c, cs, instance::INGRESS_CLONE, now);
+    }
+
+    fn send_to_session(&mut self, c: u32, cs: CloneSession, itype: u128, now: u64) {
+        if let Some(g) = cs.mcast_grp {
+            self.replicate(c, g, itype, now);
+        }
+        match cs.port {
+            Some(p) => self.enqueue(c, p, now),
+            None => self.release(c),
+        }
+    }
+
+    fn replicate(&mut self, h: u32, grp: u16, itype: u128, now: u64) {
+        let Some(replicas) = self.mcast.get(&grp) else {
+            return;
+        };
+        let replicas = replicas.clone();
+        let sm = self.prog.std;
+        let rid_mask = self.fmask(sm.egress_rid);
+        for (rid, port) in replicas {
+            let c = self.alloc();
+            let (orig, copy) = two(&mut self.pool, h, c);
+            copy.copy_from(orig);
+            copy.phv.fields[sm.instance_type as usize] = itype;
+            set(copy, sm.egress_rid, rid_mask, u128::from(rid));
+            self.stats.replicated += 1;
+            self.enqueue(c, port, now);
+        }
+    }
+
+    fn enqueue(&mut self, h: u32, port: u16, now: u64) {
+        let sm = self.prog.std;
+        let prio = sm.priority.map_or(0, |f| self.field(h, f));
+        let pkt = &mut self.pool[h as usize];
+        let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
+        pkt.enq_time = now;
+        match self.tm.enqueue(now, port, prio.min(255) as u8, bytes, h) {
+            Ok(e) => {
+                let m1 = self.fmask(sm.enq_timestamp);
+                let m2 = self.fmask(sm.enq_qdepth);
+                let pkt = &mut self.pool[h as usize];
+                set(pkt, sm.enq_timestamp, m1, u128::from(now / 1000));
+                set(pkt, sm.enq_qdepth, m2, u128::from(e.enq_qdepth_pkts));
+            }
+            Err(r) => {
+                debug_assert!(
+                    r.reason != DropReason::PortOutOfRange || port >= bufferlab_tm::NUM_PORTS
+                );
+                self.stats.dropped_by_tm += 1;
+                self.release(r.item);
+            }
+        }
+    }
+
+    fn egress(&mut self, d: bufferlab_tm::Dequeued<u32>) {
+        let h = d.item;
+        let sm = self.prog.std;
+        let t = d.tx_start;
+        let masks = [
+            self.fmask(sm.egress_global_timestamp),
+            self.fmask(sm.deq_timedelta),
+            self.fmask(sm.deq_qdepth),
+            self.fmask(sm.qid),
+        ];
+        let drop_port = self.st.drop_port;
+        let spec_mask = mask(self.prog.fields[sm.egress_spec as usize].width);
+        let pkt = &mut self.pool[h as usize];
+        pkt.now = t;
+        set(
+            pkt,
+            sm.egress_global_timestamp,
+            masks[0],
+            u128::from(t / 1000),
+        );
+        set(
+            pkt,
+            sm.deq_timedelta,
+            masks[1],
+            u128::from(t / 1000 - d.enq_time / 1000),
+        );
+        set(pkt, sm.deq_qdepth, masks[2], u128::from(d.deq_qdepth_pkts));
+        set(pkt, sm.qid, masks[3], u128::from(d.queue));
+        pkt.phv.fields[sm.egress_port as usize] = u128::from(d.port);
+        pkt.phv.fields[sm.egress_spec as usize] = (u128::from(drop_port) + 1) & spec_mask;
+        pkt.phv.fields[sm.packet_length as usize] = pkt.len_reg.max(0) as u128;
+        pkt.flags.clone_session = None;
+        pkt.flags.recirculate = None;
+        exec::run_control(&self.prog, &mut self.st, pkt, self.prog.egress.init);
+        if pkt.flags.assert_failed {
+            self.stats.dropped_by_assert += 1;
+            self.release(h);
+            return;
+        }
+        let flags = pkt.flags;
+        if let Some(session) = flags.clone_session {
+            if let Some(cs) = self.sessions.get(&session).copied() {
+                self.stats.cloned += 1;
+                let c = self.alloc();
+                exec::save_field_list(
+                    &self.prog,
+                    &mut self.st,
+                    &self.pool[h as usize],
+                    flags.clone_field_list,
+                );
+                let (orig, copy) = two(&mut self.pool, h, c);
+                copy.copy_from(orig);
+                copy.phv.reset_metadata(&self.prog);
+                exec::restore_field_list(&self.prog, &self.st, copy, flags.clone_field_list);
+                copy.phv.fields[sm.instance_type as usize] = instance::EGRESS_CLONE;
+                copy.flags = Default::default();
+                copy.flags.truncate = cs.truncate;
+                self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
+            }
+        }
+        if self.field(h, sm.egress_spec) == u128::from(drop_port) {
+            self.stats.dropped_by_program += 1;
+            self.release(h);
+            return;
+        }
+        let pkt = &mut self.pool[h as usize];
+        exec::deparse(&self.prog, &mut self.st, pkt);
+        if let Some(list) = flags.recirculate {
+            self.stats.recirculated += 1;
+            let pkt = &mut self.pool[h as usize];
+            std::mem::swap(&mut pkt.data, &mut pkt.out);
+            pkt.ingress_len = pkt.data.len() as u32;
+            self.reset_for_pass(h, list, instance::RECIRC);
+            self.ingress(h, t);
+            return;
+        }
+        let buf = match self.free_bufs.pop() {
+            Some(b) => b,
+            None => {
+                self.out_bufs.push(Vec::new());
+                (self.out_bufs.len() - 1) as u32
+            }
+        };
+        let out = &mut self.out_bufs[buf as usize];
+        out.clear();
+        out.extend_from_slice(&self.pool[h as usize].out);
+        self.seq += 1;
+        self.pending
+            .push(Reverse((d.arrival, self.seq, d.port, buf)));
+        self.release(h);
+    }
+}
+
+/// Two distinct packets of the pool, borrowed together.
+fn two(pool: &mut [Packet], a: u32, b: u32) -> (&mut Packet, &mut Packet) {
+    let (a, b) = (a as usize, b as usize);
+    if a < b {
+        let (x, y) = pool.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = pool.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::MatchValue;
+
+    const L3: &str = include_str!("../../tests/engine/fixtures/l3.json");
+
+    fn ipv4_frame(dst: [u8; 4], ttl: u8) -> Vec<u8> {
+        let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00];
+        let mut ip = vec![0x45, 0, 0, 20, 0, 0, 0x40, 0, ttl, 17, 0, 0, 10, 0, 0, 1];
+        ip.extend_from_slice(&dst);
+        let c = crate::hash::csum16(&ip) as u16;
+        ip[10..12].copy_from_slice(&c.to_be_bytes());
+        f.extend_from_slice(&ip);
+        f.extend_from_slice(b"payload");
+        f
+    }
+
+    fn engine() -> Engine {
+        let mut e = Engine::new(L3, TmConfig::default(), 1).unwrap();
+        e.table_add(
+            "MyIngress.ipv4_lpm",
+            vec![MatchValue::Lpm(0x0a00_0200, 24)],
+            "MyIngress.ipv4_forward",
+            vec![0x0000_0000_0abc, 3],
+            0,
+        )
+        .unwrap();
+        e
+    }
+
+    #[test]
+    fn routes_decrements_ttl_and_fixes_checksum() {
+        let mut e = engine();
+        e.send(1, &ipv4_frame([10, 0, 2, 7], 64), 1000).unwrap();
+        e.drain();
+        let out = e.take_received();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].port, 3);
+        let f = &out[0].frame;
+        assert_eq!(&f[0..6], &[0, 0, 0, 0, 0x0a, 0xbc]);
+        assert_eq!(&f[6..12], &[0, 0, 0, 0, 0, 2]);
+        assert_eq!(f[22], 63);
+        assert_eq!(crate::hash::csum16(&f[14..34]), 0);
+        assert_eq!(&f[34..], b"payload");
+        assert_eq!(
+            e.counter_read("MyIngress.port_bytes", 3).unwrap(),
+            CounterCell {
+                packets: 1,
+                bytes: f.len() as u64
+            }
+        );
+    }
+
+    #[test]
+    fn miss_drops_and_counts() {
+        let mut e = engine();
+        e.send(1, &ipv4_frame([10, 0, 3, 7], 64), 0).unwrap();
+        e.drain();
+        assert!(e.take_received().is_empty());
+        assert_eq!(e.stats.dropped_by_program, 1);
+    }
+
+    #[test]
+    fn same_inputs_same_outputs() {
+        let run = || {
+            let mut e = engine();
+            for i in 0..50u64 {
+                e.send(
+                    (i % 4) as u16,
+                    &ipv4_frame([10, 0, 2, i as u8], 64),
+                    i * 100,
+                )
+                .unwrap();
+            }
+            e.drain();
+            e.take_received()
+        };
+        assert_eq!(run(), run());
+    }
+
+    use crate::state::CounterCell;
+}

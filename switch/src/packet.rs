@@ -1,0 +1,153 @@
+//! Per-packet state: the packet header vector (field slots, validity, varbit
+//! buffers, stack indices), the frame bytes and the packet "registers" that
+//! simple_switch keeps per packet (clone, resubmit, recirculate, digest,
+//! truncation, exit). Packets are pooled: resetting keeps every buffer.
+
+use crate::program::Program;
+
+/// Packet header vector.
+#[derive(Debug, Clone, Default)]
+pub struct Phv {
+    /// One slot per field.
+    pub fields: Vec<u128>,
+    /// Validity per header instance.
+    pub valid: Vec<bool>,
+    /// Varbit contents (bytes) per varbit slot; the field slot holds the length in bits.
+    pub varbits: Vec<Vec<u8>>,
+    /// Next index per header stack.
+    pub stack_next: Vec<u32>,
+    /// Next index per header union stack.
+    pub ustack_next: Vec<u32>,
+}
+
+impl Phv {
+    /// An empty PHV shaped for `p`.
+    pub fn new(p: &Program) -> Self {
+        let mut phv = Phv {
+            fields: vec![0; p.fields.len()],
+            valid: vec![false; p.headers.len()],
+            varbits: (0..p.num_varbits).map(|_| Vec::new()).collect(),
+            stack_next: vec![0; p.stacks.len()],
+            ustack_next: vec![0; p.union_stacks.len()],
+        };
+        phv.reset(p);
+        phv
+    }
+
+    /// Zeroes everything; metadata headers are valid, packet headers invalid.
+    pub fn reset(&mut self, p: &Program) {
+        self.fields.iter_mut().for_each(|f| *f = 0);
+        for (v, h) in self.valid.iter_mut().zip(&p.headers) {
+            *v = h.metadata;
+        }
+        self.varbits.iter_mut().for_each(Vec::clear);
+        self.stack_next.iter_mut().for_each(|n| *n = 0);
+        self.ustack_next.iter_mut().for_each(|n| *n = 0);
+    }
+
+    /// Zeroes the fields of every metadata header (BMv2 `reset_metadata`).
+    pub fn reset_metadata(&mut self, p: &Program) {
+        for h in p.headers.iter().filter(|h| h.metadata) {
+            let a = h.first_field as usize;
+            self.fields[a..a + h.num_fields as usize]
+                .iter_mut()
+                .for_each(|f| *f = 0);
+        }
+    }
+
+    /// Copies `other` into `self` reusing this PHV's buffers.
+    pub fn copy_from(&mut self, other: &Phv) {
+        self.fields.copy_from_slice(&other.fields);
+        self.valid.copy_from_slice(&other.valid);
+        for (d, s) in self.varbits.iter_mut().zip(&other.varbits) {
+            d.clear();
+            d.extend_from_slice(s);
+        }
+        self.stack_next.copy_from_slice(&other.stack_next);
+        self.ustack_next.copy_from_slice(&other.ustack_next);
+    }
+}
+
+/// Packet registers simple_switch keeps per packet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PacketFlags {
+    /// Clone session requested (I2E in ingress, E2E in egress).
+    pub clone_session: Option<u32>,
+    /// Field list preserved by the clone.
+    pub clone_field_list: u32,
+    /// Resubmit requested, with its field list.
+    pub resubmit: Option<u32>,
+    /// Recirculate requested, with its field list.
+    pub recirculate: Option<u32>,
+    /// Learn list of a requested digest.
+    pub digest: Option<u32>,
+    /// Truncation length in bytes (smallest call wins).
+    pub truncate: Option<u32>,
+    /// `exit` was executed: the control stops.
+    pub exit: bool,
+    /// An assert/assume failed: the packet is discarded.
+    pub assert_failed: bool,
+}
+
+/// One packet in flight.
+#[derive(Debug, Clone, Default)]
+pub struct Packet {
+    /// Header vector.
+    pub phv: Phv,
+    /// Frame as received (ingress never modifies it).
+    pub data: Vec<u8>,
+    /// Offset of the unparsed payload in `data`.
+    pub cursor: usize,
+    /// Deparsed frame.
+    pub out: Vec<u8>,
+    /// Frame length on arrival, bytes.
+    pub ingress_len: u32,
+    /// simple_switch's packet-length register: arrival length adjusted by
+    /// add_header/remove_header.
+    pub len_reg: i64,
+    /// Per-packet registers.
+    pub flags: PacketFlags,
+    /// Time of the current pipeline pass, ns.
+    pub now: u64,
+    /// Traffic-manager enqueue time, ns.
+    pub enq_time: u64,
+}
+
+impl Packet {
+    /// A packet shaped for `p`.
+    pub fn new(p: &Program) -> Self {
+        Packet {
+            phv: Phv::new(p),
+            ..Default::default()
+        }
+    }
+
+    /// Loads a received frame, resetting all state but keeping buffers.
+    pub fn receive(&mut self, p: &Program, frame: &[u8], now: u64) {
+        self.phv.reset(p);
+        self.data.clear();
+        self.data.extend_from_slice(frame);
+        self.cursor = 0;
+        self.out.clear();
+        self.ingress_len = frame.len() as u32;
+        self.len_reg = frame.len() as i64;
+        self.flags = PacketFlags::default();
+        self.now = now;
+        self.enq_time = 0;
+    }
+
+    /// Copies `other` into `self` reusing buffers.
+    pub fn copy_from(&mut self, other: &Packet) {
+        self.phv.copy_from(&other.phv);
+        self.data.clear();
+        self.data.extend_from_slice(&other.data);
+        self.cursor = other.cursor;
+        self.out.clear();
+        self.out.extend_from_slice(&other.out);
+        self.ingress_len = other.ingress_len;
+        self.len_reg = other.len_reg;
+        self.flags = other.flags;
+        self.now = other.now;
+        self.enq_time = other.enq_time;
+    }
+}

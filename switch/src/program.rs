@@ -1,0 +1,653 @@
+//! The executable form of a BMv2 JSON program: every name resolved to an
+//! index at load time, so the packet path only follows indices.
+
+use std::collections::HashMap;
+
+/// Index of a field slot in the packet header vector.
+pub type FieldId = u32;
+/// Index of a header instance.
+pub type HeaderId = u32;
+
+/// One field of one header instance.
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    /// Full name `header.field`.
+    pub name: String,
+    /// Width in bits (for a varbit field: its maximum width).
+    pub width: u32,
+    /// Whether the field is `int<W>` (read sign-extended).
+    pub signed: bool,
+    /// Bit offset of the field inside its header's wire form.
+    pub bit_offset: u32,
+    /// Header instance the field belongs to.
+    pub header: HeaderId,
+}
+
+/// One header (or metadata) instance.
+#[derive(Debug, Clone)]
+pub struct HeaderInfo {
+    /// Instance name (`ethernet`, `hdr.s[0]`, `scalars`).
+    pub name: String,
+    /// First field slot; the header's fields are consecutive slots.
+    pub first_field: FieldId,
+    /// Number of fields (including a varbit field, if any).
+    pub num_fields: u32,
+    /// Metadata instances are always valid and never emitted.
+    pub metadata: bool,
+    /// Width in bits of the fixed part.
+    pub fixed_bits: u32,
+    /// Index of the varbit field in the header and its varbit buffer slot.
+    pub varbit: Option<(u32, u32)>,
+    /// Maximum varbit length in bytes.
+    pub varbit_max_bytes: u32,
+    /// Union this header is a member of (siblings are invalidated on setValid).
+    pub union: Option<u32>,
+}
+
+/// A header stack.
+#[derive(Debug, Clone)]
+pub struct StackInfo {
+    /// Stack name.
+    pub name: String,
+    /// Element header instances, in index order.
+    pub headers: Vec<HeaderId>,
+}
+
+/// A header union instance.
+#[derive(Debug, Clone)]
+pub struct UnionInfo {
+    /// Union name.
+    pub name: String,
+    /// Member header instances.
+    pub headers: Vec<HeaderId>,
+}
+
+/// A stack of header unions.
+#[derive(Debug, Clone)]
+pub struct UnionStackInfo {
+    /// Name.
+    pub name: String,
+    /// Element unions, in index order.
+    pub unions: Vec<u32>,
+}
+
+/// Binary operators after compilation (signed variants chosen at load time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    Sar,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    SLt,
+    SLe,
+    SGt,
+    SGe,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+/// A compiled expression; evaluation never allocates.
+#[derive(Debug, Clone)]
+pub enum Expr {
+    /// Constant.
+    Const(u128),
+    /// Unsigned field read.
+    Field(FieldId),
+    /// Signed field read (sign-extended from the width).
+    SignedField(FieldId, u32),
+    /// Header validity bit.
+    Valid(HeaderId),
+    /// Any member of a union valid.
+    ValidUnion(u32),
+    /// Action parameter.
+    Local(u16),
+    /// Field of the last valid element of a stack.
+    StackLast {
+        stack: u32,
+        offset: u32,
+        width: u32,
+        signed: bool,
+    },
+    /// Field of a stack element chosen at run time.
+    StackIndex {
+        stack: u32,
+        index: Box<Expr>,
+        offset: u32,
+        width: u32,
+        signed: bool,
+    },
+    /// Validity of a stack element chosen at run time.
+    StackIndexValid { stack: u32, index: Box<Expr> },
+    /// Index of the last valid element.
+    LastStackIndex(u32),
+    /// Number of elements.
+    SizeStack(u32),
+    /// Bits looked ahead in the packet (parser only).
+    Lookahead { offset: u32, width: u32 },
+    /// Register cell read.
+    Register { array: u32, index: Box<Expr> },
+    /// Binary operation.
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// Logical not.
+    Not(Box<Expr>),
+    /// Bitwise complement.
+    BitNot(Box<Expr>),
+    /// `cond ? a : b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// Truncate to `w` bits and sign-extend.
+    TwoCompMod(Box<Expr>, u32),
+    /// Saturate a signed value into `int<w>`.
+    SatCast(Box<Expr>, u32),
+    /// Saturate an unsigned value into `bit<w>`.
+    USatCast(Box<Expr>, u32),
+    /// Data to boolean (non-zero).
+    D2B(Box<Expr>),
+}
+
+/// A writable field location.
+#[derive(Debug, Clone)]
+pub enum LValue {
+    /// Fixed field slot.
+    Field(FieldId),
+    /// Field of the last valid element of a stack.
+    StackLast { stack: u32, offset: u32 },
+    /// Field of a stack element chosen at run time.
+    StackIndex {
+        stack: u32,
+        index: Expr,
+        offset: u32,
+    },
+}
+
+/// A header location (fixed or a stack element chosen at run time).
+#[derive(Debug, Clone)]
+pub enum HeaderRef {
+    /// Fixed header instance.
+    Fixed(HeaderId),
+    /// Stack element chosen at run time.
+    StackIndex { stack: u32, index: Expr },
+}
+
+/// An argument of `log_msg`.
+#[derive(Debug, Clone)]
+pub enum LogArg {
+    /// A value.
+    Value(Expr),
+    /// A whole header, printed as its fields.
+    Header(HeaderId),
+    /// A struct or list of values.
+    List(Vec<LogArg>),
+}
+
+/// One primitive of an action body.
+#[derive(Debug, Clone)]
+pub enum Prim {
+    Assign(LValue, Expr),
+    AssignHeader(HeaderRef, HeaderRef),
+    AssignUnion(u32, u32),
+    AssignStack(u32, u32),
+    AssignVl(FieldId, FieldId),
+    AddHeader(HeaderRef),
+    RemoveHeader(HeaderRef),
+    Push(u32, Expr),
+    Pop(u32, Expr),
+    MarkToDrop,
+    Clone {
+        ingress: bool,
+        session: Expr,
+        field_list: u32,
+    },
+    Resubmit(u32),
+    Recirculate(u32),
+    Digest(u32),
+    HashOffset {
+        dest: LValue,
+        base: Expr,
+        calc: u32,
+        max: Expr,
+    },
+    Random {
+        dest: LValue,
+        lo: Expr,
+        hi: Expr,
+    },
+    Truncate(Expr),
+    RegisterRead {
+        dest: LValue,
+        array: u32,
+        index: Expr,
+    },
+    RegisterWrite {
+        array: u32,
+        index: Expr,
+        value: Expr,
+    },
+    Count {
+        array: u32,
+        index: Expr,
+    },
+    ExecuteMeter {
+        array: u32,
+        index: Expr,
+        dest: LValue,
+    },
+    LogMsg {
+        parts: Vec<String>,
+        args: Vec<LogArg>,
+    },
+    Assert(Expr),
+    Assume(Expr),
+    Exit,
+    Jump(u32),
+    JumpIfZero(Expr, u32),
+    NoOp,
+}
+
+/// A table action.
+#[derive(Debug, Clone)]
+pub struct ActionDef {
+    /// Control-plane name.
+    pub name: String,
+    /// JSON id.
+    pub id: u32,
+    /// Parameter names and widths, in order.
+    pub params: Vec<(String, u32)>,
+    /// Body.
+    pub prims: Vec<Prim>,
+}
+
+/// Where a parser extracts into.
+#[derive(Debug, Clone)]
+pub enum ExtractTarget {
+    /// A header instance.
+    Header(HeaderId),
+    /// The next element of a stack.
+    Stack(u32),
+    /// Member of the next union of a union stack.
+    UnionStack(u32, u32),
+}
+
+/// One parser operation.
+#[derive(Debug, Clone)]
+pub enum ParserOp {
+    Extract(ExtractTarget),
+    ExtractVl(ExtractTarget, Expr),
+    Set(LValue, Expr),
+    Verify(Expr, Expr),
+    Advance(Expr),
+    Primitive(Prim),
+}
+
+/// One component of a transition key.
+#[derive(Debug, Clone)]
+pub struct KeyComponent {
+    /// Value source.
+    pub expr: Expr,
+    /// Width in bits.
+    pub width: u32,
+}
+
+/// How a transition matches.
+#[derive(Debug, Clone)]
+pub enum TransitionMatch {
+    /// Always.
+    Default,
+    /// Per-component value and mask.
+    Value(Vec<(u128, u128)>),
+    /// Membership in a value set (the key concatenated at unpadded widths).
+    ValueSet(u32),
+}
+
+/// A parser transition.
+#[derive(Debug, Clone)]
+pub struct Transition {
+    /// Match.
+    pub on: TransitionMatch,
+    /// Next state, `None` = accept.
+    pub next: Option<u32>,
+}
+
+/// A parse state.
+#[derive(Debug, Clone)]
+pub struct ParseState {
+    /// Name.
+    pub name: String,
+    /// Operations.
+    pub ops: Vec<ParserOp>,
+    /// Key.
+    pub key: Vec<KeyComponent>,
+    /// Transitions in order.
+    pub transitions: Vec<Transition>,
+}
+
+/// A parser value set.
+#[derive(Debug, Clone)]
+pub struct ValueSet {
+    /// Control-plane name.
+    pub name: String,
+    /// Width of the concatenated key in bits.
+    pub width: u32,
+    /// Maximum number of values.
+    pub max_size: usize,
+}
+
+/// A calculation input element.
+#[derive(Debug, Clone)]
+pub enum CalcInput {
+    /// A field (skipped if its header is invalid).
+    Field(FieldId),
+    /// A constant of the given width.
+    Const(u128, u32),
+    /// A whole header (skipped if invalid).
+    Header(HeaderId),
+    /// The unparsed payload.
+    Payload,
+}
+
+/// Hash algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HashAlgo {
+    Crc16,
+    Crc32,
+    Crc16Custom,
+    Crc32Custom,
+    Csum16,
+    Xor16,
+    Identity,
+    Random,
+}
+
+/// A named calculation.
+#[derive(Debug, Clone)]
+pub struct Calculation {
+    /// Name.
+    pub name: String,
+    /// Algorithm.
+    pub algo: HashAlgo,
+    /// Input list.
+    pub inputs: Vec<CalcInput>,
+}
+
+/// A checksum to verify after parsing or update before deparsing.
+#[derive(Debug, Clone)]
+pub struct Checksum {
+    /// Name.
+    pub name: String,
+    /// Field holding the checksum.
+    pub target: FieldId,
+    /// Calculation.
+    pub calc: u32,
+    /// Verified at the end of parsing.
+    pub verify: bool,
+    /// Recomputed at the start of deparsing.
+    pub update: bool,
+    /// Condition.
+    pub cond: Option<Expr>,
+}
+
+/// Match kinds of a table key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Lpm,
+    Ternary,
+    Range,
+    Optional,
+}
+
+/// One key element of a table.
+#[derive(Debug, Clone)]
+pub struct TableKey {
+    /// Name as in the JSON (`hdr.ipv4.dstAddr`).
+    pub name: String,
+    /// Match kind.
+    pub kind: MatchKind,
+    /// Source of the key value.
+    pub expr: Expr,
+    /// Width in bits.
+    pub width: u32,
+    /// Mask applied to the value before matching.
+    pub mask: Option<u128>,
+}
+
+/// Structure used to look entries up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookupKind {
+    /// All keys exact: one hash map.
+    Exact,
+    /// One LPM key: per-prefix-length hash maps.
+    Lpm,
+    /// Ternary/range/optional: priority-ordered list.
+    Ordered,
+}
+
+/// Table implementation type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableType {
+    Simple,
+    Indirect,
+    IndirectWs,
+}
+
+/// A control-flow node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Node {
+    Table(u32),
+    Cond(u32),
+}
+
+/// A conditional node.
+#[derive(Debug, Clone)]
+pub struct Conditional {
+    /// Name.
+    pub name: String,
+    /// Condition.
+    pub expr: Expr,
+    /// Successor when true.
+    pub true_next: Option<Node>,
+    /// Successor when false.
+    pub false_next: Option<Node>,
+}
+
+/// Static description of a match table.
+#[derive(Debug, Clone)]
+pub struct TableDef {
+    /// Control-plane name.
+    pub name: String,
+    /// Key elements.
+    pub keys: Vec<TableKey>,
+    /// Lookup structure.
+    pub lookup: LookupKind,
+    /// Implementation type.
+    pub ty: TableType,
+    /// Action profile (indirect tables).
+    pub profile: Option<u32>,
+    /// Capacity.
+    pub max_size: usize,
+    /// Direct counters attached.
+    pub with_counters: bool,
+    /// Direct meter array and the field receiving its colour.
+    pub direct_meter: Option<(u32, Option<FieldId>)>,
+    /// Allowed action ids.
+    pub actions: Vec<u32>,
+    /// Successor per action (indexed by action index), when not hit/miss based.
+    pub next_by_action: Vec<Option<Node>>,
+    /// Successors for `__HIT__`/`__MISS__` tables.
+    pub hit_miss: Option<(Option<Node>, Option<Node>)>,
+    /// Successor of the JSON default entry.
+    pub base_default_next: Option<Node>,
+    /// Initial default action and data.
+    pub default_entry: Option<(u32, Vec<u128>, bool)>,
+    /// Const entries: (keys, action id, data, priority).
+    pub const_entries: Vec<(Vec<crate::tables::MatchValue>, u32, Vec<u128>, i32)>,
+}
+
+/// An action profile or selector.
+#[derive(Debug, Clone)]
+pub struct ProfileDef {
+    /// Name.
+    pub name: String,
+    /// Capacity.
+    pub max_size: usize,
+    /// Selector: algorithm and inputs.
+    pub selector: Option<Calculation>,
+}
+
+/// A pipeline (`ingress` or `egress`).
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    /// Name.
+    pub name: String,
+    /// First node.
+    pub init: Option<Node>,
+}
+
+/// Counter array definition.
+#[derive(Debug, Clone)]
+pub struct CounterDef {
+    /// Name.
+    pub name: String,
+    /// Cells (for direct counters: 0, they live in the table entries).
+    pub size: usize,
+    /// Bound to a table.
+    pub direct_table: Option<u32>,
+}
+
+/// Meter array definition.
+#[derive(Debug, Clone)]
+pub struct MeterDef {
+    /// Name.
+    pub name: String,
+    /// Cells.
+    pub size: usize,
+    /// Counts bytes (else packets).
+    pub bytes: bool,
+    /// Number of rates (2 for trTCM).
+    pub rate_count: usize,
+    /// Bound to a table.
+    pub direct_table: Option<u32>,
+}
+
+/// Register array definition.
+#[derive(Debug, Clone)]
+pub struct RegisterDef {
+    /// Name.
+    pub name: String,
+    /// Cells.
+    pub size: usize,
+    /// Cell width in bits.
+    pub width: u32,
+}
+
+/// A field list (preservation lists and learn lists).
+#[derive(Debug, Clone)]
+pub struct FieldList {
+    /// Name.
+    pub name: String,
+    /// Fields.
+    pub fields: Vec<FieldId>,
+}
+
+/// Field slots of `standard_metadata` the switch itself reads and writes.
+#[derive(Debug, Clone, Copy)]
+pub struct StdMeta {
+    pub header: HeaderId,
+    pub ingress_port: FieldId,
+    pub egress_spec: FieldId,
+    pub egress_port: FieldId,
+    pub instance_type: FieldId,
+    pub packet_length: FieldId,
+    pub enq_timestamp: Option<FieldId>,
+    pub enq_qdepth: Option<FieldId>,
+    pub deq_timedelta: Option<FieldId>,
+    pub deq_qdepth: Option<FieldId>,
+    pub ingress_global_timestamp: Option<FieldId>,
+    pub egress_global_timestamp: Option<FieldId>,
+    pub mcast_grp: Option<FieldId>,
+    pub egress_rid: Option<FieldId>,
+    pub checksum_error: Option<FieldId>,
+    pub parser_error: Option<FieldId>,
+    pub priority: Option<FieldId>,
+    pub qid: Option<FieldId>,
+}
+
+/// Error codes the parser raises, looked up once.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCodes {
+    pub packet_too_short: u32,
+    pub stack_out_of_bounds: u32,
+    pub header_too_short: u32,
+    pub parser_invalid_argument: u32,
+}
+
+/// The whole loaded program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub fields: Vec<FieldInfo>,
+    pub headers: Vec<HeaderInfo>,
+    pub stacks: Vec<StackInfo>,
+    pub unions: Vec<UnionInfo>,
+    pub union_stacks: Vec<UnionStackInfo>,
+    pub num_varbits: u32,
+    pub parse_states: Vec<ParseState>,
+    pub init_state: Option<u32>,
+    pub value_sets: Vec<ValueSet>,
+    pub deparse_order: Vec<HeaderId>,
+    pub actions: Vec<ActionDef>,
+    pub tables: Vec<TableDef>,
+    pub conditionals: Vec<Conditional>,
+    pub profiles: Vec<ProfileDef>,
+    pub ingress: Pipeline,
+    pub egress: Pipeline,
+    pub calculations: Vec<Calculation>,
+    pub checksums: Vec<Checksum>,
+    pub counters: Vec<CounterDef>,
+    pub meters: Vec<MeterDef>,
+    pub registers: Vec<RegisterDef>,
+    /// Preservation field lists by JSON id.
+    pub field_lists: HashMap<u32, FieldList>,
+    /// Learn lists by JSON id.
+    pub learn_lists: HashMap<u32, FieldList>,
+    pub errors: Vec<(String, u32)>,
+    pub error_codes: ErrorCodes,
+    pub std: StdMeta,
+    /// Field names (with aliases) to slots, for the runtime API only.
+    pub field_by_name: HashMap<String, FieldId>,
+    pub header_by_name: HashMap<String, HeaderId>,
+}
+
+impl Program {
+    /// Looks a field up by `header.field` name or alias (control path only).
+    pub fn field(&self, name: &str) -> Option<FieldId> {
+        self.field_by_name.get(name).copied()
+    }
+
+    /// Finds a table by name.
+    pub fn table_id(&self, name: &str) -> Option<u32> {
+        self.tables
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| i as u32)
+    }
+
+    /// Finds an action by name (index into `actions`).
+    pub fn action_index(&self, name: &str) -> Option<u32> {
+        self.actions
+            .iter()
+            .position(|a| a.name == name)
+            .map(|i| i as u32)
+    }
+}

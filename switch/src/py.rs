@@ -1,0 +1,826 @@
+//! Python bindings (`bufferlab.switch._engine`): a thin layer converting
+//! Python values to the engine's run-time API; Python's `Engine` wraps it.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use bufferlab_tm::{PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
+
+use crate::engine::{CloneSession, Engine};
+use crate::error::RuntimeError;
+use crate::program::MatchKind;
+use crate::state::{CounterCell, MeterRate};
+use crate::tables::{EntryAction, MatchValue};
+
+create_exception!(
+    _engine,
+    EngineError,
+    PyException,
+    "Base of the engine's errors."
+);
+create_exception!(
+    _engine,
+    LoadError,
+    EngineError,
+    "The BMv2 JSON could not be loaded."
+);
+create_exception!(
+    _engine,
+    NotFoundError,
+    EngineError,
+    "The object or entry does not exist (NOT_FOUND)."
+);
+create_exception!(
+    _engine,
+    AlreadyExistsError,
+    EngineError,
+    "The entry already exists (ALREADY_EXISTS)."
+);
+create_exception!(
+    _engine,
+    InvalidArgumentError,
+    EngineError,
+    "Malformed request (INVALID_ARGUMENT)."
+);
+create_exception!(
+    _engine,
+    OutOfRangeError,
+    EngineError,
+    "Index outside an array (OUT_OF_RANGE)."
+);
+create_exception!(
+    _engine,
+    ResourceExhaustedError,
+    EngineError,
+    "Table or group full (RESOURCE_EXHAUSTED)."
+);
+create_exception!(
+    _engine,
+    PermissionDeniedError,
+    EngineError,
+    "Object is const (PERMISSION_DENIED)."
+);
+create_exception!(
+    _engine,
+    FailedPreconditionError,
+    EngineError,
+    "State forbids the request (FAILED_PRECONDITION)."
+);
+
+fn rt(e: RuntimeError) -> PyErr {
+    let m = e.message().to_string();
+    match e {
+        RuntimeError::NotFound(_) => NotFoundError::new_err(m),
+        RuntimeError::AlreadyExists(_) => AlreadyExistsError::new_err(m),
+        RuntimeError::InvalidArgument(_) => InvalidArgumentError::new_err(m),
+        RuntimeError::OutOfRange(_) => OutOfRangeError::new_err(m),
+        RuntimeError::ResourceExhausted(_) => ResourceExhaustedError::new_err(m),
+        RuntimeError::PermissionDenied(_) => PermissionDeniedError::new_err(m),
+        RuntimeError::FailedPrecondition(_) => FailedPreconditionError::new_err(m),
+    }
+}
+
+fn invalid(m: impl Into<String>) -> PyErr {
+    InvalidArgumentError::new_err(m.into())
+}
+
+fn kind_name(k: MatchKind) -> &'static str {
+    match k {
+        MatchKind::Exact => "exact",
+        MatchKind::Lpm => "lpm",
+        MatchKind::Ternary => "ternary",
+        MatchKind::Range => "range",
+        MatchKind::Optional => "optional",
+    }
+}
+
+/// A key value from Python: (kind, a, b) with kind exact/lpm/ternary/range/optional.
+fn match_value(t: (String, Option<u128>, Option<u128>)) -> PyResult<MatchValue> {
+    let (kind, a, b) = t;
+    let need =
+        |x: Option<u128>, what: &str| x.ok_or_else(|| invalid(format!("{kind} key needs {what}")));
+    Ok(match kind.as_str() {
+        "exact" => MatchValue::Exact(need(a, "a value")?),
+        "lpm" => MatchValue::Lpm(need(a, "a value")?, need(b, "a prefix length")? as u32),
+        "ternary" => MatchValue::Ternary(need(a, "a value")?, need(b, "a mask")?),
+        "range" => MatchValue::Range(need(a, "a low bound")?, need(b, "a high bound")?),
+        "optional" => MatchValue::Optional(a),
+        other => return Err(invalid(format!("unknown match kind '{other}'"))),
+    })
+}
+
+fn match_tuple(py: Python<'_>, m: &MatchValue) -> PyResult<Py<PyAny>> {
+    let t = match m {
+        MatchValue::Exact(v) => ("exact", Some(*v), None),
+        MatchValue::Lpm(v, p) => ("lpm", Some(*v), Some(u128::from(*p))),
+        MatchValue::Ternary(v, k) => ("ternary", Some(*v), Some(*k)),
+        MatchValue::Range(lo, hi) => ("range", Some(*lo), Some(*hi)),
+        MatchValue::Optional(v) => ("optional", *v, None),
+    };
+    Ok(t.into_pyobject(py)?.into_any().unbind())
+}
+
+fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue>> {
+    v.into_iter().map(match_value).collect()
+}
+
+/// The engine in deterministic mode (virtual time, seeded randomness).
+#[pyclass(name = "Engine", module = "bufferlab.switch._engine")]
+pub struct PyEngine {
+    inner: Engine,
+}
+
+#[pymethods]
+impl PyEngine {
+    /// Loads BMv2 JSON text; `pool_bytes` sizes the shared buffer, `seed` the random generator.
+    #[new]
+    #[pyo3(signature = (json_text, seed = 0, pool_bytes = bufferlab_tm::DEFAULT_POOL_BYTES))]
+    fn new(json_text: &str, seed: u64, pool_bytes: u64) -> PyResult<Self> {
+        let tm = TmConfig {
+            pool_bytes,
+            default_port: PortConfig::default(),
+        };
+        Engine::new(json_text, tm, seed)
+            .map(|inner| PyEngine { inner })
+            .map_err(|e| LoadError::new_err(e.0))
+    }
+
+    /// Receives a frame on `port` at `t_ns` (runs everything due up to then first).
+    fn send(&mut self, port: u16, frame: &[u8], t_ns: u64) -> PyResult<()> {
+        self.inner.send(port, frame, t_ns).map_err(rt)
+    }
+
+    /// Processes every event up to `t_ns`.
+    fn advance(&mut self, t_ns: u64) {
+        self.inner.advance(t_ns)
+    }
+
+    /// Runs until nothing is queued or in flight; returns the time reached, ns.
+    fn drain(&mut self) -> u64 {
+        self.inner.drain()
+    }
+
+    /// Current virtual time, ns.
+    fn now(&self) -> u64 {
+        self.inner.now()
+    }
+
+    /// Frames delivered since the last call: list of (port, frame, arrival ns).
+    fn received<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let outs = self.inner.take_received();
+        self.outputs(py, outs)
+    }
+
+    /// Frames sent to the CPU port since the last call: list of (port, frame, arrival ns).
+    fn packet_in<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let outs = self.inner.take_packet_in();
+        self.outputs(py, outs)
+    }
+
+    /// Digests since the last call: list of (learn list name, list id, values, t_ns).
+    fn digests(&mut self) -> Vec<(String, u32, Vec<u128>, u64)> {
+        self.inner
+            .take_digests()
+            .into_iter()
+            .map(|d| (d.name, d.list_id, d.values, d.t_ns))
+            .collect()
+    }
+
+    /// `log_msg` lines since the last call.
+    fn log(&mut self) -> Vec<String> {
+        self.inner.take_log()
+    }
+
+    /// Table keys as (name, match kind, width in bits).
+    fn table_keys(&self, table: &str) -> PyResult<Vec<(String, &'static str, u32)>> {
+        let t = self
+            .inner
+            .prog
+            .table_id(table)
+            .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
+        Ok(self.inner.prog.tables[t as usize]
+            .keys
+            .iter()
+            .map(|k| (k.name.clone(), kind_name(k.kind), k.width))
+            .collect())
+    }
+
+    /// Names of the tables.
+    fn tables(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .tables
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
+    /// Action parameters as (name, width in bits).
+    fn action_params(&self, action: &str) -> PyResult<Vec<(String, u32)>> {
+        let a =
+            self.inner.prog.action_index(action).ok_or_else(|| {
+                NotFoundError::new_err(format!("action '{action}' does not exist"))
+            })?;
+        Ok(self.inner.prog.actions[a as usize].params.clone())
+    }
+
+    /// Width in bits of a field (`header.field` or alias).
+    fn field_width(&self, name: &str) -> PyResult<u32> {
+        let f = self
+            .inner
+            .prog
+            .field(name)
+            .ok_or_else(|| NotFoundError::new_err(format!("field '{name}' does not exist")))?;
+        Ok(self.inner.prog.fields[f as usize].width)
+    }
+
+    /// Adds an entry; keys are (kind, a, b) tuples in key order; returns the handle.
+    #[pyo3(signature = (table, keys, action, data, priority = 0))]
+    fn table_add(
+        &mut self,
+        table: &str,
+        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        action: &str,
+        data: Vec<u128>,
+        priority: i32,
+    ) -> PyResult<u32> {
+        self.inner
+            .table_add(table, self::keys(keys)?, action, data, priority)
+            .map_err(rt)
+    }
+
+    /// Adds an entry of an indirect table pointing at a member (`group=False`) or group.
+    #[pyo3(signature = (table, keys, target, group = false, priority = 0))]
+    fn table_add_indirect(
+        &mut self,
+        table: &str,
+        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        target: u32,
+        group: bool,
+        priority: i32,
+    ) -> PyResult<u32> {
+        let t = if group {
+            EntryAction::Group(target)
+        } else {
+            EntryAction::Member(target)
+        };
+        self.inner
+            .table_add_indirect(table, self::keys(keys)?, t, priority)
+            .map_err(rt)
+    }
+
+    /// Handle of the entry with this key.
+    #[pyo3(signature = (table, keys, priority = 0))]
+    fn table_find(
+        &self,
+        table: &str,
+        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        priority: i32,
+    ) -> PyResult<u32> {
+        self.inner
+            .table_find(table, self::keys(keys)?, priority)
+            .map_err(rt)
+    }
+
+    /// Changes an entry's action.
+    fn table_modify(
+        &mut self,
+        table: &str,
+        handle: u32,
+        action: &str,
+        data: Vec<u128>,
+    ) -> PyResult<()> {
+        self.inner
+            .table_modify(table, handle, action, data)
+            .map_err(rt)
+    }
+
+    /// Deletes an entry.
+    fn table_delete(&mut self, table: &str, handle: u32) -> PyResult<()> {
+        self.inner.table_delete(table, handle).map_err(rt)
+    }
+
+    /// Deletes every non-const entry.
+    fn table_clear(&mut self, table: &str) -> PyResult<()> {
+        self.inner.table_clear(table).map_err(rt)
+    }
+
+    /// Entries as dicts (handle, keys, priority, action, data, member/group, packets, bytes, const).
+    fn table_entries<'py>(&self, py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for e in self.inner.table_entries(table).map_err(rt)? {
+            let d = PyDict::new(py);
+            d.set_item("handle", e.handle)?;
+            let ks = e
+                .keys
+                .iter()
+                .map(|k| match_tuple(py, k))
+                .collect::<PyResult<Vec<_>>>()?;
+            d.set_item("keys", ks)?;
+            d.set_item("priority", e.priority)?;
+            d.set_item("action", e.action)?;
+            d.set_item("data", e.data)?;
+            match e.indirect {
+                Some(EntryAction::Member(m)) => d.set_item("member", m)?,
+                Some(EntryAction::Group(g)) => d.set_item("group", g)?,
+                _ => {}
+            }
+            d.set_item("packets", e.counter.packets)?;
+            d.set_item("bytes", e.counter.bytes)?;
+            d.set_item("const", e.is_const)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    /// Sets the default action.
+    fn table_set_default(&mut self, table: &str, action: &str, data: Vec<u128>) -> PyResult<()> {
+        self.inner
+            .table_set_default(table, action, data)
+            .map_err(rt)
+    }
+
+    /// Restores the program's default action.
+    fn table_reset_default(&mut self, table: &str) -> PyResult<()> {
+        self.inner.table_reset_default(table).map_err(rt)
+    }
+
+    /// Default action (name, data) or None.
+    fn table_default(&self, table: &str) -> PyResult<Option<(String, Vec<u128>)>> {
+        self.inner.table_default(table).map_err(rt)
+    }
+
+    /// Direct counter of an entry: (packets, bytes).
+    fn table_counter(&self, table: &str, handle: u32) -> PyResult<(u64, u64)> {
+        self.inner
+            .table_counter(table, handle)
+            .map(|c| (c.packets, c.bytes))
+            .map_err(rt)
+    }
+
+    /// Configures an entry's direct meter: committed/peak rates (units/s) and bursts (units).
+    fn table_meter_set(
+        &mut self,
+        table: &str,
+        handle: u32,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> PyResult<()> {
+        let r = [
+            MeterRate {
+                units_per_s: cir,
+                burst: cburst,
+            },
+            MeterRate {
+                units_per_s: pir,
+                burst: pburst,
+            },
+        ];
+        self.inner.table_meter_set(table, handle, r).map_err(rt)
+    }
+
+    /// Adds (or with `modify` replaces) an action profile member.
+    #[pyo3(signature = (profile, member, action, data, modify = false))]
+    fn profile_member_set(
+        &mut self,
+        profile: &str,
+        member: u32,
+        action: &str,
+        data: Vec<u128>,
+        modify: bool,
+    ) -> PyResult<()> {
+        self.inner
+            .profile_member_set(profile, member, action, data, modify)
+            .map_err(rt)
+    }
+
+    /// Deletes an action profile member.
+    fn profile_member_delete(&mut self, profile: &str, member: u32) -> PyResult<()> {
+        self.inner
+            .profile_member_delete(profile, member)
+            .map_err(rt)
+    }
+
+    /// Creates (or with `modify` replaces) a selector group.
+    #[pyo3(signature = (profile, group, members, modify = false))]
+    fn profile_group_set(
+        &mut self,
+        profile: &str,
+        group: u32,
+        members: Vec<u32>,
+        modify: bool,
+    ) -> PyResult<()> {
+        self.inner
+            .profile_group_set(profile, group, members, modify)
+            .map_err(rt)
+    }
+
+    /// Deletes a selector group.
+    fn profile_group_delete(&mut self, profile: &str, group: u32) -> PyResult<()> {
+        self.inner.profile_group_delete(profile, group).map_err(rt)
+    }
+
+    /// Reads a counter cell: (packets, bytes).
+    fn counter_read(&self, name: &str, index: u64) -> PyResult<(u64, u64)> {
+        self.inner
+            .counter_read(name, index)
+            .map(|c| (c.packets, c.bytes))
+            .map_err(rt)
+    }
+
+    /// Writes a counter cell.
+    fn counter_write(&mut self, name: &str, index: u64, packets: u64, bytes: u64) -> PyResult<()> {
+        self.inner
+            .counter_write(name, index, CounterCell { packets, bytes })
+            .map_err(rt)
+    }
+
+    /// Zeroes a counter array.
+    fn counter_reset(&mut self, name: &str) -> PyResult<()> {
+        self.inner.counter_reset(name).map_err(rt)
+    }
+
+    /// Configures a meter cell: committed/peak rates (units/s) and bursts (units).
+    fn meter_set(
+        &mut self,
+        name: &str,
+        index: u64,
+        cir: u64,
+        cburst: u64,
+        pir: u64,
+        pburst: u64,
+    ) -> PyResult<()> {
+        let r = [
+            MeterRate {
+                units_per_s: cir,
+                burst: cburst,
+            },
+            MeterRate {
+                units_per_s: pir,
+                burst: pburst,
+            },
+        ];
+        self.inner.meter_set(name, index, Some(r)).map_err(rt)
+    }
+
+    /// Clears a meter cell's configuration (green for every packet).
+    fn meter_clear(&mut self, name: &str, index: u64) -> PyResult<()> {
+        self.inner.meter_set(name, index, None).map_err(rt)
+    }
+
+    /// Reads a register cell.
+    fn register_read(&self, name: &str, index: u64) -> PyResult<u128> {
+        self.inner.register_read(name, index).map_err(rt)
+    }
+
+    /// Writes a register cell.
+    fn register_write(&mut self, name: &str, index: u64, value: u128) -> PyResult<()> {
+        self.inner.register_write(name, index, value).map_err(rt)
+    }
+
+    /// Zeroes a register array.
+    fn register_reset(&mut self, name: &str) -> PyResult<()> {
+        self.inner.register_reset(name).map_err(rt)
+    }
+
+    /// Adds a value (and optional mask) to a parser value set.
+    #[pyo3(signature = (name, value, mask = None))]
+    fn value_set_add(&mut self, name: &str, value: u128, mask: Option<u128>) -> PyResult<()> {
+        self.inner.value_set_add(name, value, mask).map_err(rt)
+    }
+
+    /// Empties a parser value set.
+    fn value_set_clear(&mut self, name: &str) -> PyResult<()> {
+        self.inner.value_set_clear(name).map_err(rt)
+    }
+
+    /// Creates or replaces a multicast group; replicas are (egress port, replication id).
+    fn mc_group_set(&mut self, group: u16, replicas: Vec<(u16, u16)>) -> PyResult<()> {
+        self.inner.mc_group_set(group, replicas).map_err(rt)
+    }
+
+    /// Deletes a multicast group.
+    fn mc_group_delete(&mut self, group: u16) -> PyResult<()> {
+        self.inner.mc_group_delete(group).map_err(rt)
+    }
+
+    /// A multicast group's replicas as (egress port, replication id).
+    fn mc_group_get(&self, group: u16) -> PyResult<Vec<(u16, u16)>> {
+        self.inner.mc_group_get(group).map_err(rt)
+    }
+
+    /// Creates or replaces a clone session.
+    #[pyo3(signature = (session, port = None, mcast_grp = None, truncate_bytes = None))]
+    fn clone_session_set(
+        &mut self,
+        session: u32,
+        port: Option<u16>,
+        mcast_grp: Option<u16>,
+        truncate_bytes: Option<u32>,
+    ) -> PyResult<()> {
+        self.inner
+            .clone_session_set(
+                session,
+                CloneSession {
+                    port,
+                    mcast_grp,
+                    truncate: truncate_bytes,
+                },
+            )
+            .map_err(rt)
+    }
+
+    /// Deletes a clone session.
+    fn clone_session_delete(&mut self, session: u32) -> PyResult<()> {
+        self.inner.clone_session_delete(session).map_err(rt)
+    }
+
+    /// A clone session as (port, mcast_grp, truncate_bytes).
+    fn clone_session_get(&self, session: u32) -> PyResult<(Option<u16>, Option<u16>, Option<u32>)> {
+        self.inner
+            .clone_session_get(session)
+            .map(|s| (s.port, s.mcast_grp, s.truncate))
+            .map_err(rt)
+    }
+
+    /// Changes a port's settings; arguments left as None keep their value.
+    #[pyo3(signature = (port, rate_bps = None, wire_overhead_bytes = None, delay_ns = None, num_queues = None,
+                        drr_quantum_bytes = None, strict_priority = None, queue_limit_pkts = None,
+                        queue_limit_bytes = None, queue_rate_pps = None, threshold = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn configure_port(
+        &mut self,
+        port: u16,
+        rate_bps: Option<u64>,
+        wire_overhead_bytes: Option<u32>,
+        delay_ns: Option<u64>,
+        num_queues: Option<u8>,
+        drr_quantum_bytes: Option<Vec<u32>>,
+        strict_priority: Option<bool>,
+        queue_limit_pkts: Option<Vec<Option<u32>>>,
+        queue_limit_bytes: Option<Vec<Option<u64>>>,
+        queue_rate_pps: Option<Vec<u64>>,
+        threshold: Option<(String, Option<u64>, Option<u64>)>,
+    ) -> PyResult<()> {
+        let mut c = self.inner.port_config(port).map_err(rt)?;
+        let n = MAX_QUEUES as usize;
+        let fixed = |v: &[u64], what: &str| -> PyResult<()> {
+            if v.len() > n {
+                return Err(invalid(format!("{what}: at most {n} queues")));
+            }
+            Ok(())
+        };
+        if let Some(v) = rate_bps {
+            c.rate_bps = v;
+        }
+        if let Some(v) = wire_overhead_bytes {
+            c.wire_overhead_bytes = v;
+        }
+        if let Some(v) = delay_ns {
+            c.delay_ns = v;
+        }
+        if let Some(v) = num_queues {
+            c.num_queues = v;
+        }
+        if let Some(q) = drr_quantum_bytes {
+            fixed(
+                &q.iter().map(|x| u64::from(*x)).collect::<Vec<_>>(),
+                "drr_quantum_bytes",
+            )?;
+            let mut quantum_bytes = [1500u32; MAX_QUEUES as usize];
+            quantum_bytes[..q.len()].copy_from_slice(&q);
+            c.scheduling = Scheduling::Drr { quantum_bytes };
+        }
+        if strict_priority == Some(true) {
+            c.scheduling = Scheduling::StrictPriority;
+        }
+        if let Some(l) = queue_limit_pkts {
+            fixed(&vec![0; l.len()], "queue_limit_pkts")?;
+            for (i, v) in l.iter().enumerate() {
+                c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Packets);
+            }
+        }
+        if let Some(l) = queue_limit_bytes {
+            fixed(&vec![0; l.len()], "queue_limit_bytes")?;
+            for (i, v) in l.iter().enumerate() {
+                c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Bytes);
+            }
+        }
+        if let Some(r) = queue_rate_pps {
+            fixed(&r, "queue_rate_pps")?;
+            c.queue_rate_pps[..r.len()].copy_from_slice(&r);
+        }
+        if let Some((kind, a, b)) = threshold {
+            c.threshold = match (kind.as_str(), a, b) {
+                ("none", _, _) => Threshold::None,
+                ("static_bytes", Some(x), _) => Threshold::StaticBytes(x),
+                ("percent_of_pool", Some(x), _) => Threshold::PercentOfPool(u8::try_from(x).map_err(|_| invalid("percent_of_pool: 1..=100"))?),
+                ("dynamic", Some(num), Some(den)) => Threshold::Dynamic {
+                    alpha_num: u32::try_from(num).map_err(|_| invalid("alpha_num too large"))?,
+                    alpha_den: u32::try_from(den).map_err(|_| invalid("alpha_den too large"))?,
+                },
+                _ => return Err(invalid(format!("threshold '{kind}': use ('none',), ('static_bytes', B), ('percent_of_pool', P) or ('dynamic', num, den)"))),
+            };
+        }
+        self.inner.configure_port(port, c).map_err(rt)
+    }
+
+    /// A port's settings as a dict.
+    fn port_config<'py>(&self, py: Python<'py>, port: u16) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.inner.port_config(port).map_err(rt)?;
+        let d = PyDict::new(py);
+        d.set_item("rate_bps", c.rate_bps)?;
+        d.set_item("wire_overhead_bytes", c.wire_overhead_bytes)?;
+        d.set_item("delay_ns", c.delay_ns)?;
+        d.set_item("num_queues", c.num_queues)?;
+        match c.scheduling {
+            Scheduling::StrictPriority => d.set_item("scheduling", "strict_priority")?,
+            Scheduling::Drr { quantum_bytes } => {
+                d.set_item("scheduling", "drr")?;
+                d.set_item("drr_quantum_bytes", quantum_bytes.to_vec())?;
+            }
+        }
+        let limits: Vec<(String, Option<u64>)> = c
+            .queue_limits
+            .iter()
+            .map(|l| match l {
+                QueueLimit::None => ("none".to_string(), None),
+                QueueLimit::Packets(p) => ("packets".to_string(), Some(u64::from(*p))),
+                QueueLimit::Bytes(b) => ("bytes".to_string(), Some(*b)),
+            })
+            .collect();
+        d.set_item("queue_limits", limits)?;
+        d.set_item("queue_rate_pps", c.queue_rate_pps.to_vec())?;
+        let th = match c.threshold {
+            Threshold::None => ("none".to_string(), None, None),
+            Threshold::StaticBytes(b) => ("static_bytes".to_string(), Some(b), None),
+            Threshold::PercentOfPool(p) => {
+                ("percent_of_pool".to_string(), Some(u64::from(p)), None)
+            }
+            Threshold::Dynamic {
+                alpha_num,
+                alpha_den,
+            } => (
+                "dynamic".to_string(),
+                Some(u64::from(alpha_num)),
+                Some(u64::from(alpha_den)),
+            ),
+        };
+        d.set_item("threshold", th)?;
+        Ok(d)
+    }
+
+    /// BMv2 `set_queue_depth` (packets) for a queue, a port, or all.
+    #[pyo3(signature = (pkts, port = None, queue = None))]
+    fn set_queue_depth(&mut self, pkts: u32, port: Option<u16>, queue: Option<u8>) -> PyResult<()> {
+        self.inner.set_queue_depth(pkts, port, queue).map_err(rt)
+    }
+
+    /// BMv2 `set_queue_rate` (packets/s) for a queue, a port, or all.
+    #[pyo3(signature = (pps, port = None, queue = None))]
+    fn set_queue_rate(&mut self, pps: u64, port: Option<u16>, queue: Option<u8>) -> PyResult<()> {
+        self.inner.set_queue_rate(pps, port, queue).map_err(rt)
+    }
+
+    /// Resizes the shared buffer pool, bytes.
+    fn set_pool_bytes(&mut self, bytes: u64) -> PyResult<()> {
+        self.inner.set_pool_bytes(bytes).map_err(rt)
+    }
+
+    /// Depth (packets, bytes) and counters of one queue, as a dict.
+    fn queue_stats<'py>(
+        &self,
+        py: Python<'py>,
+        port: u16,
+        queue: u8,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let q = self.inner.queue_stats(port, queue).map_err(rt)?;
+        let d = PyDict::new(py);
+        d.set_item("depth_pkts", q.depth_pkts)?;
+        d.set_item("depth_bytes", q.depth_bytes)?;
+        d.set_item("max_depth_pkts", q.max_depth_pkts)?;
+        d.set_item("max_depth_bytes", q.max_depth_bytes)?;
+        d.set_item("enqueued_pkts", q.enqueued.pkts)?;
+        d.set_item("enqueued_bytes", q.enqueued.bytes)?;
+        d.set_item("dequeued_pkts", q.dequeued.pkts)?;
+        d.set_item("dequeued_bytes", q.dequeued.bytes)?;
+        d.set_item("dropped_queue_full_pkts", q.dropped_queue_full.pkts)?;
+        d.set_item("dropped_port_threshold_pkts", q.dropped_port_threshold.pkts)?;
+        d.set_item("dropped_pool_full_pkts", q.dropped_pool_full.pkts)?;
+        d.set_item("dropped_pkts", q.dropped().pkts)?;
+        d.set_item("dropped_bytes", q.dropped().bytes)?;
+        Ok(d)
+    }
+
+    /// Frame bytes queued on a port.
+    fn port_occupancy_bytes(&self, port: u16) -> u64 {
+        self.inner.port_occupancy_bytes(port)
+    }
+
+    /// Frame bytes held in the shared pool.
+    fn pool_used_bytes(&self) -> u64 {
+        self.inner.pool_used_bytes()
+    }
+
+    /// Engine, pipeline and traffic-manager counters as a dict.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.inner.stats;
+        let x = self.inner.st.stats;
+        let t = self.inner.tm_stats();
+        let d = PyDict::new(py);
+        d.set_item("received", s.received)?;
+        d.set_item("transmitted", s.transmitted)?;
+        d.set_item("dropped_by_program", s.dropped_by_program)?;
+        d.set_item("dropped_by_tm", s.dropped_by_tm)?;
+        d.set_item("dropped_by_assert", s.dropped_by_assert)?;
+        d.set_item("dropped_pass_limit", s.dropped_pass_limit)?;
+        d.set_item("replicated", s.replicated)?;
+        d.set_item("cloned", s.cloned)?;
+        d.set_item("resubmitted", s.resubmitted)?;
+        d.set_item("recirculated", s.recirculated)?;
+        d.set_item("parser_errors", x.parser_errors)?;
+        d.set_item("checksum_errors", x.checksum_errors)?;
+        d.set_item("assert_failures", x.assert_failures)?;
+        d.set_item("pool_used_bytes", t.pool_used_bytes)?;
+        d.set_item("max_pool_used_bytes", t.max_pool_used_bytes)?;
+        Ok(d)
+    }
+
+    /// Honours a PAUSE/PFC from the peer of `port`: queues in `queue_mask` hold for `pause_ns`.
+    fn pause(&mut self, port: u16, queue_mask: u8, pause_ns: u64) -> PyResult<()> {
+        self.inner.pause(port, queue_mask, pause_ns).map_err(rt)
+    }
+
+    /// Sets the drop port (default 511).
+    fn set_drop_port(&mut self, port: u16) {
+        self.inner.set_drop_port(port)
+    }
+
+    /// Sets the CPU port (frames to it are returned by `packet_in`), or None.
+    #[pyo3(signature = (port = None))]
+    fn set_cpu_port(&mut self, port: Option<u16>) {
+        self.inner.cpu_port = port;
+    }
+
+    /// Configures crc16_custom (width 16) or crc32_custom (width 32).
+    fn set_crc_parameters(
+        &mut self,
+        width: u32,
+        poly: u64,
+        init: u64,
+        xor_out: u64,
+        reflect_in: bool,
+        reflect_out: bool,
+    ) -> PyResult<()> {
+        self.inner
+            .set_crc_parameters(width, poly, init, xor_out, reflect_in, reflect_out)
+            .map_err(rt)
+    }
+}
+
+impl PyEngine {
+    fn outputs<'py>(
+        &mut self,
+        py: Python<'py>,
+        outs: Vec<crate::engine::Output>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for o in outs {
+            list.append((o.port, PyBytes::new(py, &o.frame), o.t_ns))?;
+            self.inner.recycle(o.frame);
+        }
+        Ok(list)
+    }
+}
+
+/// Registers the class and exceptions in the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<PyEngine>()?;
+    m.add("EngineError", py.get_type::<EngineError>())?;
+    m.add("LoadError", py.get_type::<LoadError>())?;
+    m.add("NotFoundError", py.get_type::<NotFoundError>())?;
+    m.add("AlreadyExistsError", py.get_type::<AlreadyExistsError>())?;
+    m.add(
+        "InvalidArgumentError",
+        py.get_type::<InvalidArgumentError>(),
+    )?;
+    m.add("OutOfRangeError", py.get_type::<OutOfRangeError>())?;
+    m.add(
+        "ResourceExhaustedError",
+        py.get_type::<ResourceExhaustedError>(),
+    )?;
+    m.add(
+        "PermissionDeniedError",
+        py.get_type::<PermissionDeniedError>(),
+    )?;
+    m.add(
+        "FailedPreconditionError",
+        py.get_type::<FailedPreconditionError>(),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,479 @@
+//! Match tables at run time: entries, lookup structures per match kind, and
+//! action profiles. Lookups build no strings and allocate nothing.
+
+use std::collections::HashMap;
+
+use crate::bits::mask;
+use crate::error::RuntimeError;
+use crate::program::{LookupKind, MatchKind, TableDef};
+use crate::state::{CounterCell, MeterCell};
+
+/// Hash map from a (masked) key to an entry handle.
+type KeyMap = HashMap<Box<[u128]>, u32>;
+
+/// The match value of one key element of an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchValue {
+    /// Exact value.
+    Exact(u128),
+    /// Value and prefix length.
+    Lpm(u128, u32),
+    /// Value and mask.
+    Ternary(u128, u128),
+    /// Inclusive range.
+    Range(u128, u128),
+    /// Exact value or don't care.
+    Optional(Option<u128>),
+}
+
+impl MatchValue {
+    #[inline]
+    fn matches(&self, key: u128, width: u32) -> bool {
+        match *self {
+            MatchValue::Exact(v) => key == v,
+            MatchValue::Lpm(v, p) => key & prefix_mask(width, p) == v,
+            MatchValue::Ternary(v, m) => key & m == v,
+            MatchValue::Range(lo, hi) => key >= lo && key <= hi,
+            MatchValue::Optional(None) => true,
+            MatchValue::Optional(Some(v)) => key == v,
+        }
+    }
+}
+
+/// Mask of the top `prefix` bits of a `width`-bit value.
+pub fn prefix_mask(width: u32, prefix: u32) -> u128 {
+    if prefix == 0 {
+        0
+    } else {
+        mask(width) & !mask(width - prefix.min(width))
+    }
+}
+
+/// What an entry executes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryAction {
+    /// An action (index) with its data.
+    Direct { action: u32, data: Vec<u128> },
+    /// An action profile member.
+    Member(u32),
+    /// An action selector group.
+    Group(u32),
+}
+
+/// One table entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Key values, in key order.
+    pub keys: Vec<MatchValue>,
+    /// BMv2 priority: lower wins.
+    pub priority: i32,
+    /// Action to run.
+    pub action: EntryAction,
+    /// Direct counter.
+    pub counter: CounterCell,
+    /// Direct meter.
+    pub meter: MeterCell,
+    /// Part of the program's const entries.
+    pub is_const: bool,
+}
+
+/// Run-time state of one table.
+#[derive(Debug, Clone, Default)]
+pub struct TableState {
+    entries: Vec<Option<Entry>>,
+    free: Vec<u32>,
+    len: usize,
+    exact: HashMap<Box<[u128]>, u32>,
+    // Prefix length (longest first) → masked key → handle.
+    lpm: Vec<(u32, KeyMap)>,
+    // Handles sorted by (priority, handle).
+    ordered: Vec<u32>,
+    /// Default action (on miss).
+    pub default: Option<EntryAction>,
+    /// Default action may not be changed.
+    pub default_const: bool,
+    /// Table has const entries: no add/modify/delete.
+    pub immutable: bool,
+}
+
+impl TableState {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the table has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Entry by handle.
+    pub fn entry(&self, handle: u32) -> Option<&Entry> {
+        self.entries.get(handle as usize).and_then(|e| e.as_ref())
+    }
+
+    /// Mutable entry by handle.
+    pub fn entry_mut(&mut self, handle: u32) -> Option<&mut Entry> {
+        self.entries
+            .get_mut(handle as usize)
+            .and_then(|e| e.as_mut())
+    }
+
+    /// All live entries with their handles, in handle order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Entry)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|e| (i as u32, e)))
+    }
+
+    /// Looks up `key` (one value per key element, masks applied); returns the handle.
+    #[inline]
+    pub fn lookup(&self, def: &TableDef, key: &[u128], scratch: &mut Vec<u128>) -> Option<u32> {
+        match def.lookup {
+            LookupKind::Exact => self.exact.get(key).copied(),
+            LookupKind::Lpm => {
+                let li = def.keys.iter().position(|k| k.kind == MatchKind::Lpm)?;
+                let width = def.keys[li].width;
+                scratch.clear();
+                scratch.extend_from_slice(key);
+                for (plen, map) in &self.lpm {
+                    scratch[li] = key[li] & prefix_mask(width, *plen);
+                    if let Some(h) = map.get(&scratch[..]) {
+                        return Some(*h);
+                    }
+                }
+                None
+            }
+            LookupKind::Ordered => self.ordered.iter().copied().find(|&h| {
+                let Some(e) = &self.entries[h as usize] else {
+                    return false;
+                };
+                e.keys
+                    .iter()
+                    .zip(key)
+                    .zip(&def.keys)
+                    .all(|((m, k), kd)| m.matches(*k, kd.width))
+            }),
+        }
+    }
+
+    fn hash_key(def: &TableDef, keys: &[MatchValue]) -> (Box<[u128]>, u32) {
+        let mut plen = 0;
+        let v: Vec<u128> = keys
+            .iter()
+            .zip(&def.keys)
+            .map(|(m, kd)| match *m {
+                MatchValue::Exact(v) => v,
+                MatchValue::Lpm(v, p) => {
+                    plen = p;
+                    v & prefix_mask(kd.width, p)
+                }
+                MatchValue::Ternary(v, _) | MatchValue::Range(v, _) => v,
+                MatchValue::Optional(v) => v.unwrap_or(0),
+            })
+            .collect();
+        (v.into_boxed_slice(), plen)
+    }
+
+    /// Checks and normalises an entry's key against the table definition.
+    pub fn normalise(
+        def: &TableDef,
+        keys: &mut [MatchValue],
+        priority: i32,
+    ) -> Result<(), RuntimeError> {
+        if keys.len() != def.keys.len() {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "table {}: {} key values given, the key has {} elements",
+                def.name,
+                keys.len(),
+                def.keys.len()
+            )));
+        }
+        for (m, kd) in keys.iter_mut().zip(&def.keys) {
+            let w = mask(kd.width);
+            let bad = |what: &str| {
+                Err(RuntimeError::InvalidArgument(format!(
+                    "table {}: key {} ({:?}): {what}",
+                    def.name, kd.name, kd.kind
+                )))
+            };
+            *m = match (kd.kind, m.clone()) {
+                (MatchKind::Exact, MatchValue::Exact(v)) => {
+                    if v & !w != 0 {
+                        return bad("value wider than the key");
+                    }
+                    MatchValue::Exact(v)
+                }
+                (MatchKind::Lpm, MatchValue::Lpm(v, p)) => {
+                    if p > kd.width {
+                        return bad("prefix length longer than the key");
+                    }
+                    if v & !w != 0 {
+                        return bad("value wider than the key");
+                    }
+                    MatchValue::Lpm(v & prefix_mask(kd.width, p), p)
+                }
+                (MatchKind::Lpm, MatchValue::Exact(v)) => MatchValue::Lpm(v & w, kd.width),
+                (MatchKind::Ternary, MatchValue::Ternary(v, mk)) => {
+                    if (v | mk) & !w != 0 {
+                        return bad("value or mask wider than the key");
+                    }
+                    MatchValue::Ternary(v & mk, mk)
+                }
+                (MatchKind::Ternary, MatchValue::Exact(v)) => MatchValue::Ternary(v & w, w),
+                (MatchKind::Range, MatchValue::Range(lo, hi)) => {
+                    if lo > hi || hi & !w != 0 {
+                        return bad("range low above high or wider than the key");
+                    }
+                    MatchValue::Range(lo, hi)
+                }
+                (MatchKind::Range, MatchValue::Exact(v)) => MatchValue::Range(v, v),
+                (MatchKind::Optional, MatchValue::Optional(v)) => {
+                    MatchValue::Optional(v.map(|x| x & w))
+                }
+                (MatchKind::Optional, MatchValue::Exact(v)) => MatchValue::Optional(Some(v & w)),
+                (MatchKind::Optional, MatchValue::Ternary(v, mk)) if mk == 0 || mk == w => {
+                    MatchValue::Optional((mk != 0).then_some(v & w))
+                }
+                _ => return bad("match value of the wrong kind"),
+            };
+        }
+        if def.lookup == LookupKind::Ordered && priority < 0 {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "table {}: entries of a ternary/range table need a priority >= 0",
+                def.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Adds an entry; returns its handle.
+    pub fn add(&mut self, def: &TableDef, mut entry: Entry) -> Result<u32, RuntimeError> {
+        Self::normalise(def, &mut entry.keys, entry.priority)?;
+        if self.len >= def.max_size {
+            return Err(RuntimeError::ResourceExhausted(format!(
+                "table {} is full ({} entries)",
+                def.name, def.max_size
+            )));
+        }
+        if self.find(def, &entry.keys, entry.priority).is_some() {
+            return Err(RuntimeError::AlreadyExists(format!(
+                "table {}: an entry with this key exists",
+                def.name
+            )));
+        }
+        let handle = match self.free.pop() {
+            Some(h) => h,
+            None => {
+                self.entries.push(None);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        match def.lookup {
+            LookupKind::Exact => {
+                self.exact
+                    .insert(Self::hash_key(def, &entry.keys).0, handle);
+            }
+            LookupKind::Lpm => {
+                let (k, plen) = Self::hash_key(def, &entry.keys);
+                let pos = match self.lpm.iter().position(|(p, _)| *p <= plen) {
+                    Some(i) if self.lpm[i].0 == plen => i,
+                    Some(i) => {
+                        self.lpm.insert(i, (plen, HashMap::new()));
+                        i
+                    }
+                    None => {
+                        self.lpm.push((plen, HashMap::new()));
+                        self.lpm.len() - 1
+                    }
+                };
+                self.lpm[pos].1.insert(k, handle);
+            }
+            LookupKind::Ordered => {
+                let prio = entry.priority;
+                let entries = &self.entries;
+                let at = self.ordered.partition_point(|&h| {
+                    entries[h as usize]
+                        .as_ref()
+                        .is_some_and(|e| (e.priority, h) < (prio, handle))
+                });
+                self.ordered.insert(at, handle);
+            }
+        }
+        self.entries[handle as usize] = Some(entry);
+        self.len += 1;
+        Ok(handle)
+    }
+
+    /// Finds the handle of the entry with exactly this (normalised) key and priority.
+    pub fn find(&self, def: &TableDef, keys: &[MatchValue], priority: i32) -> Option<u32> {
+        match def.lookup {
+            LookupKind::Exact => self.exact.get(&Self::hash_key(def, keys).0).copied(),
+            LookupKind::Lpm => {
+                let (k, plen) = Self::hash_key(def, keys);
+                self.lpm
+                    .iter()
+                    .find(|(p, _)| *p == plen)
+                    .and_then(|(_, m)| m.get(&k).copied())
+            }
+            LookupKind::Ordered => self.ordered.iter().copied().find(|&h| {
+                self.entries[h as usize]
+                    .as_ref()
+                    .is_some_and(|e| e.priority == priority && e.keys == keys)
+            }),
+        }
+    }
+
+    /// Deletes an entry by handle.
+    pub fn delete(&mut self, def: &TableDef, handle: u32) -> Result<Entry, RuntimeError> {
+        let entry = self
+            .entries
+            .get_mut(handle as usize)
+            .and_then(|e| e.take())
+            .ok_or_else(|| {
+                RuntimeError::NotFound(format!("table {}: no entry with handle {handle}", def.name))
+            })?;
+        match def.lookup {
+            LookupKind::Exact => {
+                self.exact.remove(&Self::hash_key(def, &entry.keys).0);
+            }
+            LookupKind::Lpm => {
+                let (k, plen) = Self::hash_key(def, &entry.keys);
+                if let Some(i) = self.lpm.iter().position(|(p, _)| *p == plen) {
+                    self.lpm[i].1.remove(&k);
+                    if self.lpm[i].1.is_empty() {
+                        self.lpm.remove(i);
+                    }
+                }
+            }
+            LookupKind::Ordered => self.ordered.retain(|&h| h != handle),
+        }
+        self.free.push(handle);
+        self.len -= 1;
+        Ok(entry)
+    }
+
+    /// Removes every non-const entry.
+    pub fn clear(&mut self, def: &TableDef) {
+        let handles: Vec<u32> = self
+            .iter()
+            .filter(|(_, e)| !e.is_const)
+            .map(|(h, _)| h)
+            .collect();
+        for h in handles {
+            // The handle was just listed as live, so deletion cannot fail.
+            let _ = self.delete(def, h);
+        }
+    }
+}
+
+/// An action profile's members and (for selectors) groups.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileState {
+    /// Member id → (action index, data).
+    pub members: HashMap<u32, (u32, Vec<u128>)>,
+    /// Group id → member ids.
+    pub groups: HashMap<u32, Vec<u32>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{Expr, TableKey, TableType};
+
+    fn def(kinds: &[(MatchKind, u32)], lookup: LookupKind) -> TableDef {
+        TableDef {
+            name: "t".into(),
+            keys: kinds
+                .iter()
+                .map(|&(kind, width)| TableKey {
+                    name: "k".into(),
+                    kind,
+                    expr: Expr::Const(0),
+                    width,
+                    mask: None,
+                })
+                .collect(),
+            lookup,
+            ty: TableType::Simple,
+            profile: None,
+            max_size: 16,
+            with_counters: false,
+            direct_meter: None,
+            actions: vec![0],
+            next_by_action: vec![None],
+            hit_miss: None,
+            base_default_next: None,
+            default_entry: None,
+            const_entries: vec![],
+        }
+    }
+
+    fn entry(keys: Vec<MatchValue>, priority: i32, action: u32) -> Entry {
+        Entry {
+            keys,
+            priority,
+            action: EntryAction::Direct {
+                action,
+                data: vec![],
+            },
+            counter: CounterCell::default(),
+            meter: MeterCell::default(),
+            is_const: false,
+        }
+    }
+
+    #[test]
+    fn lpm_longest_prefix_wins() {
+        let d = def(&[(MatchKind::Lpm, 32)], LookupKind::Lpm);
+        let mut t = TableState::default();
+        let a = t
+            .add(&d, entry(vec![MatchValue::Lpm(0x0a00_0000, 8)], 0, 1))
+            .unwrap();
+        let b = t
+            .add(&d, entry(vec![MatchValue::Lpm(0x0a01_0000, 16)], 0, 2))
+            .unwrap();
+        let mut s = Vec::new();
+        assert_eq!(t.lookup(&d, &[0x0a01_0203], &mut s), Some(b));
+        assert_eq!(t.lookup(&d, &[0x0a02_0203], &mut s), Some(a));
+        assert_eq!(t.lookup(&d, &[0x0b00_0000], &mut s), None);
+        assert!(matches!(
+            t.add(&d, entry(vec![MatchValue::Lpm(0x0a01_ffff, 16)], 0, 3)),
+            Err(RuntimeError::AlreadyExists(_))
+        ));
+        t.delete(&d, b).unwrap();
+        assert_eq!(t.lookup(&d, &[0x0a01_0203], &mut s), Some(a));
+    }
+
+    #[test]
+    fn ternary_lowest_priority_number_wins() {
+        let d = def(&[(MatchKind::Ternary, 16)], LookupKind::Ordered);
+        let mut t = TableState::default();
+        let lo = t
+            .add(&d, entry(vec![MatchValue::Ternary(0x0800, 0xff00)], 20, 1))
+            .unwrap();
+        let hi = t
+            .add(&d, entry(vec![MatchValue::Ternary(0x0800, 0xffff)], 10, 2))
+            .unwrap();
+        let mut s = Vec::new();
+        assert_eq!(t.lookup(&d, &[0x0800], &mut s), Some(hi));
+        assert_eq!(t.lookup(&d, &[0x0801], &mut s), Some(lo));
+    }
+
+    #[test]
+    fn full_table_is_resource_exhausted() {
+        let mut d = def(&[(MatchKind::Exact, 8)], LookupKind::Exact);
+        d.max_size = 1;
+        let mut t = TableState::default();
+        t.add(&d, entry(vec![MatchValue::Exact(1)], 0, 1)).unwrap();
+        assert!(matches!(
+            t.add(&d, entry(vec![MatchValue::Exact(2)], 0, 1)),
+            Err(RuntimeError::ResourceExhausted(_))
+        ));
+        assert!(matches!(
+            t.add(&d, entry(vec![MatchValue::Exact(0x100)], 0, 1)),
+            Err(RuntimeError::InvalidArgument(_))
+        ));
+    }
+}
