@@ -141,7 +141,8 @@ control AdmissionEgress(inout headers_t hdr,
         meta.port_left = v |-| meta.acct_bytes;
         port_occupancy.write(meta.port_index, meta.port_left);
         queue_occupancy.read(v, meta.queue_index);
-        queue_occupancy.write(meta.queue_index, v |-| meta.acct_bytes);
+        meta.queue_left = v |-| meta.acct_bytes;
+        queue_occupancy.write(meta.queue_index, meta.queue_left);
     }
 
     apply {

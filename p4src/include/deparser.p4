@@ -14,7 +14,9 @@ control BufferDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.bcn);
         packet.emit(hdr.mac_control);
         packet.emit(hdr.pause);
+        packet.emit(hdr.pfc);
         packet.emit(hdr.pause_pad);
+        packet.emit(hdr.pfc_pad);
         packet.emit(hdr.ethernet);
         packet.emit(hdr.rlt);
         packet.emit(hdr.ipv4);

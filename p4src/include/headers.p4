@@ -24,6 +24,7 @@ const bit<16> DATA_MAGIC            = 0xB1AB;
  * 802.1D bridges never forward. */
 const mac_addr_t MAC_CONTROL_DA     = 0x0180C2000001;
 const bit<16> MAC_CONTROL_OP_PAUSE  = 0x0001;
+const bit<16> MAC_CONTROL_OP_PFC    = 0x0101;
 
 header ethernet_t {
     mac_addr_t dst_addr;
@@ -86,7 +87,7 @@ header telemetry_t {
     bit<32> port_occupancy;
 }
 
-/* Outer Ethernet header of a frame the switch generates (BCN, PAUSE). */
+/* Outer Ethernet header of a frame the switch generates (BCN, PAUSE, PFC). */
 header gen_ethernet_t {
     mac_addr_t dst_addr;
     mac_addr_t src_addr;
@@ -115,9 +116,28 @@ header pause_t {
     bit<16> quanta;
 }
 
+/* 802.1Qbb PFC parameters: class-enable vector (bit i = priority i) and
+ * one pause time per priority, in quanta of 512 bit times. */
+header pfc_t {
+    bit<16> class_enable;
+    bit<16> time0;
+    bit<16> time1;
+    bit<16> time2;
+    bit<16> time3;
+    bit<16> time4;
+    bit<16> time5;
+    bit<16> time6;
+    bit<16> time7;
+}
+
 /* Reserved zero bytes that bring a PAUSE frame to 60 bytes. */
 header pause_pad_t {
     bit<336> zero;
+}
+
+/* Reserved zero bytes that bring a PFC frame to 60 bytes. */
+header pfc_pad_t {
+    bit<208> zero;
 }
 
 struct headers_t {
@@ -125,7 +145,9 @@ struct headers_t {
     bcn_t          bcn;
     mac_control_t  mac_control;
     pause_t        pause;
+    pfc_t          pfc;
     pause_pad_t    pause_pad;
+    pfc_pad_t      pfc_pad;
     ethernet_t     ethernet;
     rlt_t          rlt;
     ipv4_t         ipv4;

@@ -53,6 +53,7 @@ struct metadata_t {
     bit<32> queue_used;
     bit<1>  over_threshold;
     bit<32> port_left;
+    bit<32> queue_left;
 
     /* BCN congestion point parameters (bcn_config) and sample */
     bit<1>  bcn_enabled;
@@ -65,8 +66,10 @@ struct metadata_t {
     bit<32> bcn_q_pages;
     bit<32> bcn_qold_pages;
 
-    /* 802.3x parameters of the egress port's buffer (pause_config) */
+    /* flow control of the egress port's buffer (pause_config): unit
+     * PAUSE_UNIT_LINK for 802.3x, the frame's class for PFC */
     bit<1>  pause_enabled;
+    bit<4>  pause_unit;
     bit<32> pause_xoff_bytes;
     bit<32> pause_xon_bytes;
     bit<16> pause_quanta;
@@ -91,11 +94,21 @@ struct metadata_t {
     bit<32> gen_timestamp;
     @field_list(GEN_FIELD_LIST)
     bit<16> gen_quanta;
+    @field_list(GEN_FIELD_LIST)
+    bit<4>  gen_pause_unit;
 }
 
 /* The congestion point's (or any switch port's) MAC: 02:bf:SS:SS:00:PP. */
 mac_addr_t port_mac(in bit<16> switch_id, in port_t port) {
     return 16w0x02bf ++ switch_id ++ 8w0 ++ port[7:0];
+}
+
+/* Flow-control units of a port: 0..7 are PFC priorities, 8 the whole
+ * link (802.3x). Their state lives at index port * 16 + unit. */
+const bit<4> PAUSE_UNIT_LINK = 8;
+
+bit<32> pause_slot(in port_t port, in bit<4> unit) {
+    return ((bit<32>)port << 4) | (bit<32>)unit;
 }
 
 /* Register index of an egress queue: port * 8 + queue. */

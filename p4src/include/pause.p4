@@ -1,17 +1,22 @@
 /*
- * IEEE 802.3x PAUSE driven by the egress port's buffer occupancy.
+ * Flow control driven by egress buffer occupancy: IEEE 802.3x PAUSE
+ * (whole link, watches the egress port's occupancy) or 802.1Qbb PFC (per
+ * priority, watches the egress queue's occupancy; PFC priority i is
+ * queue i). A "unit" is what one PAUSE/PFC frame stops: unit 8 is the
+ * link, units 0..7 the PFC priorities; all state is kept per (port, unit).
  *
- * XOFF (ingress): a frame from port p that takes the occupancy of its
- * egress port e to xoff_bytes or above makes the switch send PAUSE
- * (quanta) out of p, unless p was paused less than refresh_us ago. Only
- * the source whose frame crossed the threshold is paused (seed 001).
+ * XOFF (ingress): a frame from port p that takes the watched occupancy of
+ * its egress port/queue e to xoff_bytes or above makes the switch send
+ * PAUSE or PFC (quanta) out of p, unless p's unit was paused less than
+ * refresh_us ago. Only the source whose frame crossed the threshold is
+ * paused (seed 001).
  *
  * XON and refresh (egress): when a frame leaves e and e's occupancy is
- * below xon_bytes, every paused port except e gets PAUSE(0); while e
- * stays at or above xon_bytes, every refresh_us the paused ports get
- * PAUSE(quanta) again, before their pause times out. Both fan out through
- * an egress-to-egress clone to the all-ports multicast group, pruned per
- * copy by the paused_ports register.
+ * below xon_bytes, every paused port except e gets quanta 0; while e stays
+ * at or above xon_bytes, every refresh_us the paused ports get quanta
+ * again, before their pause times out. Both fan out through an
+ * egress-to-egress clone to the all-ports multicast group, pruned per
+ * copy by the `paused` register.
  */
 #ifndef BUFFERLAB_PAUSE_P4
 #define BUFFERLAB_PAUSE_P4
@@ -19,21 +24,24 @@
 #include "metadata.p4"
 #include "admission.p4"
 
-/* 14 + opcode 2 + quanta 2 + 42 reserved bytes. */
+/* Every PAUSE/PFC frame is 60 bytes: 14 + opcode 2 + parameters + zeros. */
 const bit<32> PAUSE_FRAME_BYTES = 60;
+/* 512 ports x 16 units. */
+#define PAUSE_SLOT_COUNT 8192
 
-/* Ports we sent XOFF to and have not released yet. */
-@name(".paused_ports")
-register<bit<1>>(PORT_COUNT) paused_ports;
-/* When each port was last sent PAUSE (ingress_global_timestamp, µs). */
+/* Units we sent XOFF to and have not released yet (index: p * 16 + unit). */
+@name(".paused")
+register<bit<1>>(PAUSE_SLOT_COUNT) paused;
+/* When each unit was last sent a non-zero pause (µs). */
 @name(".pause_sent_at")
-register<bit<48>>(PORT_COUNT) pause_sent_at;
-/* Egress ports whose occupancy triggered an XOFF not yet answered by XON. */
+register<bit<48>>(PAUSE_SLOT_COUNT) pause_sent_at;
+/* Egress units (e * 16 + unit) whose occupancy triggered an XOFF not yet
+ * answered by XON. */
 @name(".xoff_active")
-register<bit<1>>(PORT_COUNT) xoff_active;
-/* When the paused ports were last refreshed on behalf of each egress port (µs). */
+register<bit<1>>(PAUSE_SLOT_COUNT) xoff_active;
+/* When the paused units were last refreshed on behalf of each egress unit (µs). */
 @name(".pause_refresh_at")
-register<bit<48>>(PORT_COUNT) pause_refresh_at;
+register<bit<48>>(PAUSE_SLOT_COUNT) pause_refresh_at;
 
 control PauseIngress(inout headers_t hdr,
                      inout metadata_t meta,
@@ -41,12 +49,25 @@ control PauseIngress(inout headers_t hdr,
     @name(".bcn_suppressed")
     counter(QUEUE_COUNT, CounterType.packets) bcn_suppressed;
 
-    /* Thresholds on egress port occupancy (bytes); quanta in 512 bit
-     * times; refresh_us below the pause time quanta represent. */
+    /* 802.3x on the egress port's occupancy: thresholds in bytes, quanta
+     * in 512 bit times, refresh_us below the pause time quanta stand for. */
     @name(".pause_enable")
     action pause_enable(bit<32> xoff_bytes, bit<32> xon_bytes,
                         bit<16> quanta, bit<48> refresh_us) {
         meta.pause_enabled = 1;
+        meta.pause_unit = PAUSE_UNIT_LINK;
+        meta.pause_xoff_bytes = xoff_bytes;
+        meta.pause_xon_bytes = xon_bytes;
+        meta.pause_quanta = quanta;
+        meta.pause_refresh_us = refresh_us;
+    }
+
+    /* 802.1Qbb on each egress queue's occupancy, same units. */
+    @name(".pfc_enable")
+    action pfc_enable(bit<32> xoff_bytes, bit<32> xon_bytes,
+                      bit<16> quanta, bit<48> refresh_us) {
+        meta.pause_enabled = 1;
+        meta.pause_unit = (bit<4>)meta.queue;
         meta.pause_xoff_bytes = xoff_bytes;
         meta.pause_xon_bytes = xon_bytes;
         meta.pause_quanta = quanta;
@@ -61,33 +82,40 @@ control PauseIngress(inout headers_t hdr,
     @name(".pause_config")
     table pause_config {
         key = { meta.out_port: exact @name("port"); }
-        actions = { pause_enable; pause_disable; }
+        actions = { pause_enable; pfc_enable; pause_disable; }
         default_action = pause_disable();
         size = PORT_COUNT;
     }
 
     apply {
         pause_config.apply();
-        if (meta.pause_enabled == 1
-                && meta.port_used + meta.acct_bytes >= meta.pause_xoff_bytes) {
-            bit<32> p = (bit<32>)standard_metadata.ingress_port;
-            bit<48> now = standard_metadata.ingress_global_timestamp;
-            bit<1> paused;
-            bit<48> sent_at;
-            paused_ports.read(paused, p);
-            pause_sent_at.read(sent_at, p);
-            if (paused == 0 || now - sent_at >= meta.pause_refresh_us) {
-                paused_ports.write(p, 1);
-                pause_sent_at.write(p, now);
-                xoff_active.write(meta.port_index, 1);
-                pause_refresh_at.write(meta.port_index, now);
-                /* One clone per frame: losslessness wins over feedback. */
-                if (meta.gen_kind == GEN_BCN) {
-                    bcn_suppressed.count(meta.queue_index);
+        if (meta.pause_enabled == 1) {
+            bit<32> watched = meta.queue_used;
+            if (meta.pause_unit == PAUSE_UNIT_LINK) {
+                watched = meta.port_used;
+            }
+            if (watched + meta.acct_bytes >= meta.pause_xoff_bytes) {
+                bit<32> source = pause_slot(standard_metadata.ingress_port, meta.pause_unit);
+                bit<32> congested = pause_slot(meta.out_port, meta.pause_unit);
+                bit<48> now = standard_metadata.ingress_global_timestamp;
+                bit<1> is_paused;
+                bit<48> sent_at;
+                paused.read(is_paused, source);
+                pause_sent_at.read(sent_at, source);
+                if (is_paused == 0 || now - sent_at >= meta.pause_refresh_us) {
+                    paused.write(source, 1);
+                    pause_sent_at.write(source, now);
+                    xoff_active.write(congested, 1);
+                    pause_refresh_at.write(congested, now);
+                    /* One clone per frame: losslessness wins over feedback. */
+                    if (meta.gen_kind == GEN_BCN) {
+                        bcn_suppressed.count(meta.queue_index);
+                    }
+                    meta.gen_kind = GEN_PAUSE;
+                    meta.gen_cp_port = meta.out_port;
+                    meta.gen_pause_unit = meta.pause_unit;
+                    meta.gen_quanta = meta.pause_quanta;
                 }
-                meta.gen_kind = GEN_PAUSE;
-                meta.gen_cp_port = meta.out_port;
-                meta.gen_quanta = meta.pause_quanta;
             }
         }
     }
@@ -99,24 +127,29 @@ control PauseDequeue(inout headers_t hdr,
                      inout standard_metadata_t standard_metadata) {
     apply {
         if (meta.pause_enabled == 1) {
+            bit<32> congested = pause_slot(standard_metadata.egress_port, meta.pause_unit);
+            bit<32> left = meta.queue_left;
+            if (meta.pause_unit == PAUSE_UNIT_LINK) {
+                left = meta.port_left;
+            }
             bit<1> active;
-            xoff_active.read(active, meta.port_index);
+            xoff_active.read(active, congested);
             if (active == 1) {
                 bit<48> now = standard_metadata.egress_global_timestamp;
-                if (meta.port_left < meta.pause_xon_bytes) {
-                    xoff_active.write(meta.port_index, 0);
+                meta.gen_cp_port = standard_metadata.egress_port;
+                meta.gen_pause_unit = meta.pause_unit;
+                if (left < meta.pause_xon_bytes) {
+                    xoff_active.write(congested, 0);
                     meta.gen_kind = GEN_XON;
-                    meta.gen_cp_port = standard_metadata.egress_port;
                     meta.gen_quanta = 0;
                     clone_preserving_field_list(CloneType.E2E, meta.all_ports_session,
                                                 GEN_FIELD_LIST);
                 } else {
                     bit<48> refreshed_at;
-                    pause_refresh_at.read(refreshed_at, meta.port_index);
+                    pause_refresh_at.read(refreshed_at, congested);
                     if (now - refreshed_at >= meta.pause_refresh_us) {
-                        pause_refresh_at.write(meta.port_index, now);
+                        pause_refresh_at.write(congested, now);
                         meta.gen_kind = GEN_PAUSE_REFRESH;
-                        meta.gen_cp_port = standard_metadata.egress_port;
                         meta.gen_quanta = meta.pause_quanta;
                         clone_preserving_field_list(CloneType.E2E, meta.all_ports_session,
                                                     GEN_FIELD_LIST);
@@ -127,9 +160,9 @@ control PauseDequeue(inout headers_t hdr,
     }
 }
 
-/* Rewrites clones into PAUSE/XON frames: the ingress clone of an XOFF,
- * and each all-ports copy of an XON or refresh (kept only for ports that
- * are paused and are not the congested port itself). */
+/* Rewrites clones into PAUSE/PFC frames: the ingress clone of an XOFF,
+ * and each all-ports copy of an XON or refresh (kept only where that unit
+ * is paused and the port is not the congested port itself). */
 control PauseGenerate(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
@@ -138,17 +171,14 @@ control PauseGenerate(inout headers_t hdr,
     @name(".xon_frames")
     counter(PORT_COUNT, CounterType.packets) xon_frames;
 
-    action build_pause(bit<16> quanta) {
+    /* Ethernet header of a MAC Control frame; the clone's own headers go. */
+    action mac_control_frame(bit<16> opcode) {
         hdr.gen_ethernet.setValid();
         hdr.gen_ethernet.dst_addr = MAC_CONTROL_DA;
         hdr.gen_ethernet.src_addr = port_mac(meta.switch_id, standard_metadata.egress_port);
         hdr.gen_ethernet.ether_type = ETHERTYPE_MAC_CONTROL;
         hdr.mac_control.setValid();
-        hdr.mac_control.opcode = MAC_CONTROL_OP_PAUSE;
-        hdr.pause.setValid();
-        hdr.pause.quanta = quanta;
-        hdr.pause_pad.setValid();
-        hdr.pause_pad.zero = 0;
+        hdr.mac_control.opcode = opcode;
         hdr.ethernet.setInvalid();
         hdr.rlt.setInvalid();
         hdr.ipv4.setInvalid();
@@ -158,25 +188,58 @@ control PauseGenerate(inout headers_t hdr,
         truncate(PAUSE_FRAME_BYTES);
     }
 
+    action pause_frame(bit<16> quanta) {
+        mac_control_frame(MAC_CONTROL_OP_PAUSE);
+        hdr.pause.setValid();
+        hdr.pause.quanta = quanta;
+        hdr.pause_pad.setValid();
+        hdr.pause_pad.zero = 0;
+    }
+
+    /* Only the unit's priority is enabled; the other times stay 0. */
+    action pfc_frame(bit<16> quanta) {
+        mac_control_frame(MAC_CONTROL_OP_PFC);
+        hdr.pfc.setValid();
+        hdr.pfc.class_enable = 16w1 << meta.gen_pause_unit;
+        hdr.pfc.time0 = (meta.gen_pause_unit == 0) ? quanta : 0;
+        hdr.pfc.time1 = (meta.gen_pause_unit == 1) ? quanta : 0;
+        hdr.pfc.time2 = (meta.gen_pause_unit == 2) ? quanta : 0;
+        hdr.pfc.time3 = (meta.gen_pause_unit == 3) ? quanta : 0;
+        hdr.pfc.time4 = (meta.gen_pause_unit == 4) ? quanta : 0;
+        hdr.pfc.time5 = (meta.gen_pause_unit == 5) ? quanta : 0;
+        hdr.pfc.time6 = (meta.gen_pause_unit == 6) ? quanta : 0;
+        hdr.pfc.time7 = (meta.gen_pause_unit == 7) ? quanta : 0;
+        hdr.pfc_pad.setValid();
+        hdr.pfc_pad.zero = 0;
+    }
+
     apply {
         bit<32> port = (bit<32>)standard_metadata.egress_port;
-        if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE) {
-            build_pause(meta.gen_quanta);
-            pause_frames.count(port);
-        } else if (standard_metadata.egress_port == meta.gen_cp_port) {
+        bit<32> slot = pause_slot(standard_metadata.egress_port, meta.gen_pause_unit);
+        bit<16> quanta = meta.gen_quanta;
+        bool send = true;
+        if (standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
+            bit<1> is_paused;
+            paused.read(is_paused, slot);
+            if (standard_metadata.egress_port == meta.gen_cp_port || is_paused == 0) {
+                send = false;
+            } else if (meta.gen_kind == GEN_XON) {
+                paused.write(slot, 0);
+            } else {
+                pause_sent_at.write(slot, standard_metadata.egress_global_timestamp);
+            }
+        }
+        if (!send) {
             mark_to_drop(standard_metadata);
         } else {
-            bit<1> paused;
-            paused_ports.read(paused, port);
-            if (paused == 0) {
-                mark_to_drop(standard_metadata);
-            } else if (meta.gen_kind == GEN_XON) {
-                paused_ports.write(port, 0);
-                build_pause(0);
+            if (meta.gen_pause_unit == PAUSE_UNIT_LINK) {
+                pause_frame(quanta);
+            } else {
+                pfc_frame(quanta);
+            }
+            if (quanta == 0) {
                 xon_frames.count(port);
             } else {
-                pause_sent_at.write(port, standard_metadata.egress_global_timestamp);
-                build_pause(meta.gen_quanta);
                 pause_frames.count(port);
             }
         }
