@@ -118,7 +118,6 @@ control AdmissionIngress(inout headers_t hdr,
         }
 
         if (over_pool || over_port || over_queue) {
-            meta.over_threshold = 1;
             mark_to_drop(standard_metadata);
             port_drops.count(meta.port_index);
             queue_drops.count(meta.queue_index);

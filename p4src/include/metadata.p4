@@ -24,7 +24,6 @@ const bit<4> BCN_FLAG_SEVERE   = 0x1;
 const bit<4> BCN_FLAG_POSITIVE = 0x2;
 
 /* v1model instance_type values as simple_switch defines them. */
-const bit<32> INSTANCE_NORMAL        = 0;
 const bit<32> INSTANCE_INGRESS_CLONE = 1;
 const bit<32> INSTANCE_EGRESS_CLONE  = 2;
 const bit<32> INSTANCE_REPLICATION   = 5;
@@ -51,7 +50,6 @@ struct metadata_t {
     bit<32> pool_used;
     bit<32> port_used;
     bit<32> queue_used;
-    bit<1>  over_threshold;
     bit<32> port_left;
     bit<32> queue_left;
 
