@@ -287,7 +287,7 @@ class Parser:
             width = self.width_expression()
             self.expect(">", "'>' closing the width")
         elif tok.kind == "varbit":
-            raise self.error("syntax error: varbit needs a maximum width: varbit<W>")
+            raise self.error("syntax error: varbit needs a maximum width: varbit<W>", tok)
         return ast.BaseTypeNode(pos=tok.pos, kind=tok.kind, width=width)
 
     def width_expression(self) -> ast.Expression:

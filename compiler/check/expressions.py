@@ -397,9 +397,10 @@ class ExpressionChecker(TypeResolver, Coercer):
             return target
         if not cast_allowed(source, target):
             raise self.fail(e.pos, f"cannot cast {source} to {target}")
-        if isinstance(source, InfInt) and isinstance(target, Bits):
-            e.expr.const_value = e.expr.const_value
-        value = consteval.fold_cast(e.expr.const_value, source, target)
+        inner = e.expr.const_value
+        if isinstance(inner, EnumValue) and inner.value is not None:
+            inner = inner.value
+        value = consteval.fold_cast(inner, source, target)
         if isinstance(target, SerEnum) and isinstance(value, int):
             names = [n for n, v in target.members if v == value]
             value = EnumValue(target, names[0] if names else "", value)

@@ -53,7 +53,10 @@ def control(compile_p4, prelude):
 
     def run(body):
         program = compile_p4(
-            prelude + "control C(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {\n" + body + "\n}\n"
+            prelude
+            + "control C(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {\n"
+            + body
+            + "\n}\n"
         )
         return program.declaration("C")
 
@@ -66,7 +69,10 @@ def control_error(p4_error, prelude):
 
     def run(body):
         return p4_error(
-            prelude + "control C(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {\n" + body + "\n}\n"
+            prelude
+            + "control C(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {\n"
+            + body
+            + "\n}\n"
         )
 
     return run

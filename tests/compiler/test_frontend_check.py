@@ -1,0 +1,423 @@
+"""Semantic checks: every expression typed, names resolved, constants folded."""
+
+from bufferlab.compiler import ast, types
+
+
+def apply_stmts(c):
+    return c.body.components
+
+
+def test_unsized_literal_adopts_the_other_operand_type(control):
+    c = control("apply { meta.x = meta.x + 1; meta.s = -1; }")
+    assign, neg = apply_stmts(c)
+    add = assign.right
+    assert add.type == types.Bits(8) and add.right.type == types.Bits(8)
+    assert add.right.const_value == 1
+    assert neg.right.type == types.Bits(8, True) and neg.right.const_value == -1
+
+
+def test_every_expression_gets_a_type_and_names_their_declaration(control):
+    c = control("apply { hdr.h.b = (bit<8>)hdr.h.b ++ 8w0 |+| 1; }")
+    (assign,) = apply_stmts(c)
+    left = assign.left
+    assert left.type == types.Bits(16)
+    assert isinstance(left.expr.expr.ref, ast.Parameter) and left.expr.expr.ref.name == "hdr"
+    right = assign.right
+    assert right.op == "|+|" and right.type == types.Bits(16)
+    concat = right.left
+    assert concat.op == "++" and concat.type == types.Bits(16)
+    assert concat.left.type == types.Bits(8) and isinstance(concat.left, ast.CastExpression)
+
+
+def test_constants_fold_with_wrapping(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+const bit<8> A = (bit<8>)(200 + 100);
+const int B = 7 * 6 - 2;
+const bit<4> C = 4w15 + 1;
+const int<8> D = -128;
+const bit<16> E = (bit<16>)A << 4;
+const bool F = B > 30 && !false;
+const bit<8> G = 0xF0 >> 4 | 0x0F & 3;
+const bit<8> H = 0xABC[11:4];
+const int I = 10 / 3 + 10 % 3;
+const bit<8> J = A |+| 250;
+const bit<8> K = 8w3 |-| 5;
+const bit<16> L = 8w0xAB ++ 8w0xCD;
+const bit<8> M = true ? 1 : 2;
+"""
+    )
+
+    def value(name):
+        return p.declaration(name).value.const_value
+
+    assert value("A") == 44  # 300 wraps modulo 2^8
+    assert value("B") == 40
+    assert value("C") == 0
+    assert value("D") == -128
+    assert value("E") == 44 << 4
+    assert value("F") is True
+    assert value("G") == 0x0F | 3
+    assert value("H") == 0xAB
+    assert value("I") == 4
+    assert value("J") == 255
+    assert value("K") == 0
+    assert value("L") == 0xABCD
+    assert value("M") == 1
+
+
+def test_widths_and_sizes_come_from_constants(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+const bit<32> W = 12;
+header x_t { bit<(W)> f; bit<(W - 4)> g; }
+struct s_t { x_t[W / 4] st; }
+"""
+    )
+    x = p.declaration("x_t").p4type
+    assert x.fields == (("f", types.Bits(12)), ("g", types.Bits(8)))
+    assert p.declaration("s_t").p4type.field_type("st") == types.Stack(x, 3)
+
+
+def test_enums_errors_and_serializable_enums(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+enum Color { RED, GREEN }
+enum bit<8> Op { ADD = 1, SUB = 2 }
+error { BadThing }
+const Color c = Color.GREEN;
+const Op o = Op.SUB;
+const bit<8> n = (bit<8>)Op.ADD;
+const error e = error.BadThing;
+"""
+    )
+    assert p.declaration("c").value.const_value == types.EnumValue(
+        p.declaration("Color").p4type, "GREEN"
+    )
+    assert p.declaration("o").value.const_value.value == 2
+    assert p.declaration("n").value.const_value == 1
+    assert p.declaration("e").value.const_value == types.ErrorValue("BadThing")
+    assert p.errors[:2] == ["NoError", "PacketTooShort"] and p.errors[-1] == "BadThing"
+    assert p.match_kinds == ["exact", "ternary", "lpm", "range", "optional", "selector"]
+
+
+def test_generic_extern_instantiation_and_method_resolution(control):
+    c = control(
+        """
+    register<bit<32>>(1024) r;
+    counter(64, CounterType.packets) cnt;
+    action act() {
+        bit<32> v;
+        r.read(v, 5);
+        r.write(5, v + 1);
+        cnt.count(3);
+    }
+    apply { act(); }
+"""
+    )
+    reg, cnt, act = c.locals
+    assert reg.p4type == types.Specialized(reg.p4type.base, (types.Bits(32),))
+    assert reg.p4type.base.name == "register"
+    assert cnt.p4type.name == "counter"
+    read, write, count = act.body.components[1:]
+    call = read.call.call
+    assert call.kind is ast.CallKind.EXTERN_METHOD and call.target.name == "read"
+    assert [p.name for p in call.params] == ["result", "index"]
+    assert call.args[1].type == types.Bits(32) and call.args[1].const_value == 5
+    assert call.receiver.ref is reg
+    assert write.call.call.args[1].type == types.Bits(32)
+    assert count.call.call.args[0].type == types.Bits(32)
+
+
+def test_overloads_pick_by_argument_count(control):
+    c = control(
+        """
+    register<bit<16>>(8) r;
+    apply {
+        bit<16> x = r.read(2);
+        log_msg("x");
+        log_msg("x={}", {x});
+    }
+"""
+    )
+    decl, log1, log2 = apply_stmts(c)
+    assert decl.init.type == types.Bits(16) and len(decl.init.call.params) == 1
+    assert len(log1.call.call.params) == 1 and len(log2.call.call.params) == 2
+    assert log2.call.call.type_args["T"] == types.Tuple((types.Bits(16),))
+
+
+def test_type_arguments_inferred_and_explicit(control):
+    c = control(
+        """
+    apply {
+        bit<16> h;
+        hash(h, HashAlgorithm.crc16, 16w0, { hdr.h.a, hdr.h.c }, 32w1024);
+        random<bit<8>>(meta.x, 0, 7);
+    }
+"""
+    )
+    _, hash_call, random_call = apply_stmts(c)
+    bound = hash_call.call.call.type_args
+    assert (
+        bound["O"] == types.Bits(16)
+        and bound["T"] == types.Bits(16)
+        and bound["M"] == types.Bits(32)
+    )
+    assert bound["D"] == types.Tuple((types.Bits(8), types.Bits(32)))
+    r = random_call.call.call
+    assert r.type_args["T"] == types.Bits(8) and r.args[1].type == types.Bits(8)
+
+
+def test_header_and_stack_builtins(control):
+    c = control(
+        """
+    apply {
+        if (hdr.h.isValid()) { hdr.h.setInvalid(); }
+        hdr.st.push_front(1);
+        hdr.st[0].setValid();
+        bit<32> n = hdr.st.size;
+        bit<32> li = hdr.st.lastIndex;
+    }
+"""
+    )
+    if_stmt, push, set_valid, size, last = apply_stmts(c)
+    assert if_stmt.cond.type == types.Bool()
+    assert if_stmt.cond.call.kind is ast.CallKind.BUILTIN and if_stmt.cond.call.builtin == "isValid"
+    assert push.call.call.builtin == "push_front" and push.call.call.args[0].const_value == 1
+    assert set_valid.call.call.receiver.type.name == "h_t"
+    assert size.init.const_value == 4
+    assert last.init.type == types.Bits(32)
+
+
+def test_table_apply_hit_miss_action_run_and_switch(control):
+    c = control(
+        """
+    action a1(bit<9> port) { sm.egress_spec = port; }
+    action a2() { mark_to_drop(sm); }
+    table t {
+        key = { hdr.h.a : exact; hdr.h.b : ternary @name("bee"); }
+        actions = { a1; a2; @defaultonly NoAction; }
+        default_action = a1(3);
+        size = 64;
+        const entries = {
+            (1, 0x10 &&& 0xF0) : a1(2);
+            (2, _) : a2();
+        }
+    }
+    apply {
+        if (t.apply().hit) { exit; }
+        bool m = t.apply().miss;
+        switch (t.apply().action_run) {
+            a1:
+            a2: { }
+            default: { }
+        }
+    }
+"""
+    )
+    a1, a2, t = c.locals
+    assert isinstance(t.p4type, types.Table)
+    if_stmt, miss, switch = apply_stmts(c)
+    apply_call = if_stmt.cond.expr
+    assert apply_call.call.kind is ast.CallKind.TABLE_APPLY and apply_call.call.target is t
+    assert isinstance(apply_call.type, types.ApplyResult)
+    assert miss.init.type == types.Bool()
+    assert isinstance(switch.expr.type, types.ActionEnum)
+    assert [case.label.ref for case in switch.cases[:2]] == [a1, a2]
+    default = t.property("default_action").action
+    assert default.ref is a1 and default.expr.call.args[0].type == types.Bits(9)
+    entries = t.property("entries").entries
+    mask = entries[0].keyset[1]
+    assert mask.value.type == types.Bits(16) and mask.mask.const_value == 0xF0
+    assert entries[0].action.expr.call.args[0].type == types.Bits(9)
+
+
+def test_action_in_table_binds_directional_parameters(control):
+    c = control(
+        """
+    action set(inout bit<8> v, bit<8> data) { v = data; }
+    table t { key = { meta.x : exact; } actions = { set(meta.x); } }
+    apply { t.apply(); set(meta.x, 8); }
+"""
+    )
+    _, t = c.locals
+    ref = t.property("actions").actions[0]
+    assert ref.expr.call.args[0].expr.ref.name == "meta"
+    direct = apply_stmts(c)[1].call.call
+    assert direct.kind is ast.CallKind.ACTION and direct.args[1].type == types.Bits(8)
+
+
+def test_parser_states_select_and_lookahead(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+header v_t { bit<8> len; varbit<64> opts; }
+struct vh { h_t h; v_t v; h_t[4] st; }
+parser P(packet_in pkt, out vh hdr, inout ms meta, inout standard_metadata_t sm) {
+    value_set<bit<8>>(4) special;
+    state start {
+        pkt.extract(hdr.h);
+        bit<8> peek = pkt.lookahead<bit<8>>();
+        transition select(hdr.h.a, hdr.h.b) {
+            (1, 0x800 &&& 0xF00): vlen;
+            (special, _): stack;
+            (2 .. 9, default): accept;
+            default: reject;
+        }
+    }
+    state vlen {
+        pkt.extract(hdr.v, (bit<32>)hdr.v.len * 8);
+        verify(hdr.v.len > 0, error.PacketTooShort);
+        transition select(hdr.v.len) { 0: accept; special: stack; _: reject; }
+    }
+    state stack {
+        pkt.extract(hdr.st.next);
+        transition select(hdr.st.last.a) { 0: stack; default: accept; }
+    }
+}
+"""
+    )
+    parser = p.declaration("P")
+    start, vlen, stack = parser.states
+    sel = start.transition
+    assert [c.state.ref.name for c in sel.cases] == ["vlen", "stack", "accept", "reject"]
+    assert sel.cases[0].keyset.components[1].value.type == types.Bits(16)
+    assert sel.cases[1].keyset.components[0].ref.name == "special"
+    assert start.components[1].init.call.type_args["T"] == types.Bits(8)
+    extract = vlen.components[0].call.call
+    assert len(extract.params) == 2 and extract.type_args["T"].name == "v_t"
+    assert stack.components[0].call.call.args[0].type.name == "h_t"
+
+
+def test_main_package_and_its_arguments(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+parser P(packet_in b, out hs h, inout ms m, inout standard_metadata_t sm) { state start { transition accept; } }
+control VC(inout hs h, inout ms m) { apply { } }
+control I(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control E(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control CC(inout hs h, inout ms m) { apply { } }
+control D(packet_out b, in hs h) { apply { b.emit(h); } }
+V1Switch(p = P(), vr = VC(), ig = I(), eg = E(), ck = CC(), dep = D()) main;
+"""
+    )
+    assert p.main.name == "main" and p.package.name == "V1Switch"
+    assert {k: v.name for k, v in p.main_args.items()} == {
+        "p": "P", "vr": "VC", "ig": "I", "eg": "E", "ck": "CC", "dep": "D",
+    }  # fmt: skip
+    assert p.type_args["H"].name == "hs" and p.type_args["M"].name == "ms"
+
+
+def test_explicit_package_type_arguments(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+parser P(packet_in b, out hs h, inout ms m, inout standard_metadata_t sm) { state start { transition accept; } }
+control VC(inout hs h, inout ms m) { apply { } }
+control I(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control CC(inout hs h, inout ms m) { apply { } }
+control D(packet_out b, in hs h) { apply { } }
+V1Switch<hs, ms>(P(), VC(), I(), I(), CC(), D()) main;
+"""
+    )
+    assert p.main_args["eg"].name == "I"
+
+
+def test_annotations_stay_on_nodes(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+struct m2 { @field_list(1, 2) bit<8> keep; }
+control C(inout hs h) {
+    @name("ingress.fwd") @id(0x01000005) action fwd() { }
+    @hidden table t { key = { h.h.a : exact; } actions = { @tableonly fwd; @defaultonly NoAction; } }
+    apply { t.apply(); }
+}
+"""
+    )
+    fwd, t = p.declaration("C").locals
+    assert ast.find_annotation(fwd.annotations, "name").args[0].value == "ingress.fwd"
+    assert ast.find_annotation(fwd.annotations, "id").args[0].value == 0x01000005
+    assert ast.find_annotation(t.annotations, "hidden") is not None
+    field = p.declaration("m2").fields[0]
+    assert [a.value for a in ast.find_annotation(field.annotations, "field_list").args] == [1, 2]
+    alias = p.declaration("standard_metadata_t").fields[5].annotations[0]
+    assert alias.name == "alias" and alias.args[0].value == "queueing_metadata.enq_timestamp"
+
+
+def test_functions_and_shadowing(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """
+const bit<8> x = 1;
+bit<8> max(in bit<8> a, in bit<8> b) { if (a > b) { return a; } return b; }
+control C(inout ms meta) {
+    apply {
+        bit<8> x = 5;
+        meta.x = max(x, 3);
+    }
+}
+"""
+    )
+    decl, assign = p.declaration("C").body.components
+    call = assign.right
+    assert call.call.kind is ast.CallKind.FUNCTION and call.type == types.Bits(8)
+    assert call.call.args[0].ref is decl  # the local x shadows the constant
+
+
+def test_casts_that_are_allowed(control):
+    c = control(
+        """
+    apply {
+        bit<8> a = (bit<8>)hdr.h.b;
+        int<8> s = (int<8>)meta.x;
+        bit<1> b = (bit<1>)meta.f;
+        bool f = (bool)1w1;
+        bit<32> w = (bit<32>)(bit<8>)meta.s;
+    }
+"""
+    )
+    assert [d.init.type for d in apply_stmts(c)][:3] == [
+        types.Bits(8),
+        types.Bits(8, True),
+        types.Bits(1),
+    ]
+
+
+def test_struct_and_list_expressions_initialise_aggregates(control):
+    c = control(
+        """
+    apply {
+        ms m = { x = 1, y = 2, f = true, s = -3 };
+        h_t h = { 1, 2, 3 };
+        hdr.h = {#};
+        tuple<bit<8>, bool> t = { 7, false };
+        bit<8> first = t[0];
+    }
+"""
+    )
+    m, h, inv, t, first = apply_stmts(c)
+    assert m.init.type.name == "ms" and m.init.fields[3].value.type == types.Bits(8, True)
+    assert h.init.components[2].type == types.Bits(32)
+    assert inv.right.type.name == "h_t"
+    assert first.init.type == types.Bits(8)
+
+
+def test_for_loops(control):
+    c = control(
+        """
+    apply {
+        for (bit<8> i = 0; i < 4; i = i + 1) { meta.x = meta.x + i; }
+        for (bit<8> j in 1 .. 3) { meta.x = j; }
+        for (h_t e in hdr.st) { meta.x = e.a; }
+    }
+"""
+    )
+    loop, rng, each = apply_stmts(c)
+    assert loop.cond.type == types.Bool()
+    assert rng.collection.low.type == types.Bits(8)
+    assert each.decl.p4type.name == "h_t"
