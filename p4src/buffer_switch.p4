@@ -87,7 +87,7 @@ control BufferEgress(inout headers_t hdr,
         } else if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
                 || standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
             pause_generate.apply(hdr, meta, standard_metadata);
-        } else if (flood_echo(standard_metadata)) {
+        } else if (FLOOD_ECHO(standard_metadata)) {
             mark_to_drop(standard_metadata);
         } else {
             admission.apply(hdr, meta, standard_metadata);

@@ -41,7 +41,7 @@ control ForwardEgress(inout headers_t hdr,
                       inout metadata_t meta,
                       inout standard_metadata_t standard_metadata) {
     apply {
-        if (flood_echo(standard_metadata)) {
+        if (FLOOD_ECHO(standard_metadata)) {
             mark_to_drop(standard_metadata);
         }
     }

@@ -95,7 +95,7 @@ control AdmissionIngress(inout headers_t hdr,
 
     apply {
         meta.port_index = (bit<32>)meta.out_port;
-        meta.queue_index = queue_slot(meta.out_port, meta.queue);
+        meta.queue_index = QUEUE_SLOT(meta.out_port, meta.queue);
         buffer_threshold.apply();
         queue_threshold.apply();
         occupancy_read();

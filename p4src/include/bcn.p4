@@ -26,28 +26,6 @@ register<bit<32>>(QUEUE_COUNT) bcn_countdown;
 @name(".bcn_qold")
 register<bit<32>>(QUEUE_COUNT) bcn_qold;
 
-/* Clamp to the s16 range of the BCN header's qoff and qdelta. */
-int<16> saturate_s16(in int<64> x) {
-    if (x > 32767) {
-        return 32767;
-    }
-    if (x < -32768) {
-        return -32768;
-    }
-    return (int<16>)x;
-}
-
-/* Clamp to the s32 range of the BCN header's fb. */
-int<32> saturate_s32(in int<64> x) {
-    if (x > 2147483647) {
-        return 2147483647;
-    }
-    if (x < -2147483648) {
-        return -2147483648;
-    }
-    return (int<32>)x;
-}
-
 control BcnIngress(inout headers_t hdr,
                    inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
@@ -138,9 +116,28 @@ control BcnIngress(inout headers_t hdr,
                 meta.gen_cp_port = meta.out_port;
                 meta.gen_cp_queue = meta.queue;
                 meta.gen_flags = flags;
-                meta.gen_qoff = saturate_s16(qoff);
-                meta.gen_qdelta = saturate_s16(qdelta);
-                meta.gen_fb = saturate_s32(fb);
+                /* The header's fields saturate rather than wrap. */
+                if (qoff > 32767) {
+                    meta.gen_qoff = 32767;
+                } else if (qoff < -32768) {
+                    meta.gen_qoff = -32768;
+                } else {
+                    meta.gen_qoff = (int<16>)qoff;
+                }
+                if (qdelta > 32767) {
+                    meta.gen_qdelta = 32767;
+                } else if (qdelta < -32768) {
+                    meta.gen_qdelta = -32768;
+                } else {
+                    meta.gen_qdelta = (int<16>)qdelta;
+                }
+                if (fb > 2147483647) {
+                    meta.gen_fb = 2147483647;
+                } else if (fb < -2147483648) {
+                    meta.gen_fb = -2147483648;
+                } else {
+                    meta.gen_fb = (int<32>)fb;
+                }
                 meta.gen_timestamp = standard_metadata.ingress_global_timestamp[31:0];
             }
         }
@@ -162,7 +159,7 @@ control BcnEgress(inout headers_t hdr,
         }
         hdr.gen_ethernet.setValid();
         hdr.gen_ethernet.dst_addr = hdr.ethernet.src_addr;
-        hdr.gen_ethernet.src_addr = port_mac(meta.switch_id, meta.gen_cp_port);
+        hdr.gen_ethernet.src_addr = PORT_MAC(meta.switch_id, meta.gen_cp_port);
         hdr.gen_ethernet.ether_type = ETHERTYPE_BCN;
         hdr.bcn.setValid();
         hdr.bcn.version = 0;
@@ -177,7 +174,7 @@ control BcnEgress(inout headers_t hdr,
         hdr.bcn.timestamp = meta.gen_timestamp;
         hdr.bcn.sample_len = (bit<16>)sample_len;
         truncate(BCN_HEADER_BYTES + sample_len);
-        bcn_frames.count(queue_slot(meta.gen_cp_port, meta.gen_cp_queue));
+        bcn_frames.count(QUEUE_SLOT(meta.gen_cp_port, meta.gen_cp_queue));
     }
 }
 

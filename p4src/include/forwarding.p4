@@ -35,7 +35,7 @@ control Forwarding(inout headers_t hdr,
     /* A router rewrites the source MAC to its own port's MAC. */
     @name(".ipv4_forward")
     action ipv4_forward(mac_addr_t dst_mac, port_t port) {
-        hdr.ethernet.src_addr = port_mac(meta.switch_id, port);
+        hdr.ethernet.src_addr = PORT_MAC(meta.switch_id, port);
         hdr.ethernet.dst_addr = dst_mac;
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         standard_metadata.egress_spec = port;
@@ -82,13 +82,6 @@ control Forwarding(inout headers_t hdr,
             }
         }
     }
-}
-
-/* A multicast copy headed back out of the port the frame came in on:
- * flooding uses one all-ports group and prunes these in egress. */
-bool flood_echo(in standard_metadata_t standard_metadata) {
-    return standard_metadata.instance_type == INSTANCE_REPLICATION
-        && standard_metadata.egress_port == standard_metadata.ingress_port;
 }
 
 #endif

@@ -96,22 +96,24 @@ struct metadata_t {
     bit<4>  gen_pause_unit;
 }
 
-/* The congestion point's (or any switch port's) MAC: 02:bf:SS:SS:00:PP. */
-mac_addr_t port_mac(in bit<16> switch_id, in port_t port) {
-    return 16w0x02bf ++ switch_id ++ 8w0 ++ port[7:0];
-}
+/* The helpers below are macros rather than P4 functions so that every
+ * v1model compiler takes them, whether or not it inlines functions.
+ * Arguments must be plain field references. */
+
+/* A switch port's MAC, 02:bf:SS:SS:00:PP (switch id bit<16>, port bit<9>). */
+#define PORT_MAC(switch_id, port) (16w0x02bf ++ (switch_id) ++ 8w0 ++ (port)[7:0])
 
 /* Flow-control units of a port: 0..7 are PFC priorities, 8 the whole
  * link (802.3x). Their state lives at index port * 16 + unit. */
 const bit<4> PAUSE_UNIT_LINK = 8;
-
-bit<32> pause_slot(in port_t port, in bit<4> unit) {
-    return ((bit<32>)port << 4) | (bit<32>)unit;
-}
+#define PAUSE_SLOT(port, unit) (((bit<32>)(port) << 4) | (bit<32>)(unit))
 
 /* Register index of an egress queue: port * 8 + queue. */
-bit<32> queue_slot(in port_t port, in queue_t queue) {
-    return ((bit<32>)port << 3) | (bit<32>)queue;
-}
+#define QUEUE_SLOT(port, queue) (((bit<32>)(port) << 3) | (bit<32>)(queue))
+
+/* A multicast copy headed back out of the port the frame came in on:
+ * flooding uses one all-ports group and prunes these in egress. */
+#define FLOOD_ECHO(sm) ((sm).instance_type == INSTANCE_REPLICATION \
+                        && (sm).egress_port == (sm).ingress_port)
 
 #endif

@@ -95,8 +95,8 @@ control PauseIngress(inout headers_t hdr,
                 watched = meta.port_used;
             }
             if (watched + meta.acct_bytes >= meta.pause_xoff_bytes) {
-                bit<32> source = pause_slot(standard_metadata.ingress_port, meta.pause_unit);
-                bit<32> congested = pause_slot(meta.out_port, meta.pause_unit);
+                bit<32> source = PAUSE_SLOT(standard_metadata.ingress_port, meta.pause_unit);
+                bit<32> congested = PAUSE_SLOT(meta.out_port, meta.pause_unit);
                 bit<48> now = standard_metadata.ingress_global_timestamp;
                 bit<1> is_paused;
                 bit<48> sent_at;
@@ -127,7 +127,7 @@ control PauseDequeue(inout headers_t hdr,
                      inout standard_metadata_t standard_metadata) {
     apply {
         if (meta.pause_enabled == 1) {
-            bit<32> congested = pause_slot(standard_metadata.egress_port, meta.pause_unit);
+            bit<32> congested = PAUSE_SLOT(standard_metadata.egress_port, meta.pause_unit);
             bit<32> left = meta.queue_left;
             if (meta.pause_unit == PAUSE_UNIT_LINK) {
                 left = meta.port_left;
@@ -175,7 +175,7 @@ control PauseGenerate(inout headers_t hdr,
     action mac_control_frame(bit<16> opcode) {
         hdr.gen_ethernet.setValid();
         hdr.gen_ethernet.dst_addr = MAC_CONTROL_DA;
-        hdr.gen_ethernet.src_addr = port_mac(meta.switch_id, standard_metadata.egress_port);
+        hdr.gen_ethernet.src_addr = PORT_MAC(meta.switch_id, standard_metadata.egress_port);
         hdr.gen_ethernet.ether_type = ETHERTYPE_MAC_CONTROL;
         hdr.mac_control.setValid();
         hdr.mac_control.opcode = opcode;
@@ -215,7 +215,7 @@ control PauseGenerate(inout headers_t hdr,
 
     apply {
         bit<32> port = (bit<32>)standard_metadata.egress_port;
-        bit<32> slot = pause_slot(standard_metadata.egress_port, meta.gen_pause_unit);
+        bit<32> slot = PAUSE_SLOT(standard_metadata.egress_port, meta.gen_pause_unit);
         bit<16> quanta = meta.gen_quanta;
         bool send = true;
         if (standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
