@@ -26,6 +26,10 @@ from pathlib import Path
 from bufferlab.traffic import layers
 
 SO_TIMESTAMPNS = 35
+SO_RCVBUFFORCE = 33
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
+RECEIVE_BUFFER_BYTES = 4 << 20
 SO_TIMESTAMPING = 37
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 SCM_TIMESTAMPING = SO_TIMESTAMPING
@@ -74,26 +78,42 @@ def open_packet_socket(
     receive: bool = True,
     tx_timestamps: bool = False,
     rx_timestamps: bool = False,
+    ethertype: int = ETH_P_ALL,
+    rcvbuf_bytes: int | None = None,
 ) -> socket.socket:
     """An AF_PACKET socket bound to ``dev``, created inside ``netns``.
 
-    With ``receive`` it gets every frame on ``dev``; without, it only sends (so a
-    sender's buffer does not fill with traffic it never reads).
+    With ``receive`` it gets the frames of ``ethertype`` (default: all) on ``dev``;
+    without, it only sends (so a sender's buffer does not fill with traffic it never
+    reads). ``rcvbuf_bytes`` enlarges the receive buffer so a briefly descheduled
+    reader loses nothing (SO_RCVBUFFORCE as root, else up to the sysctl limit).
     """
     with in_netns(netns):
-        protocol = socket.htons(ETH_P_ALL) if receive else 0
+        protocol = socket.htons(ethertype) if receive else 0
         sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, protocol)
         try:
-            sock.bind((dev, 0))
+            # The address's protocol is in host order: Python applies htons itself.
+            sock.bind((dev, ethertype if receive else 0))
         except OSError:
             sock.close()
             raise
+    if rcvbuf_bytes is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf_bytes)
+        except PermissionError:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf_bytes)
     if tx_timestamps:
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING,
                         SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE)
     if rx_timestamps:
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     return sock
+
+
+def socket_drops(sock: socket.socket) -> int:
+    """Frames the kernel dropped for this packet socket since the last call (buffer full)."""
+    _, drops = struct.unpack("II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+    return drops
 
 
 def timespec_ns(data: bytes) -> int:
@@ -321,7 +341,8 @@ class ProbeReceiver:
 
     def __init__(self, dev: str, netns: str | None = None) -> None:
         """Open the socket now so frames sent afterwards are not missed."""
-        self._sock = open_packet_socket(dev, netns, rx_timestamps=True)
+        self._sock = open_packet_socket(dev, netns, rx_timestamps=True,
+                                        rcvbuf_bytes=RECEIVE_BUFFER_BYTES)
         self.ignored_frames = 0
 
     def close(self) -> None:

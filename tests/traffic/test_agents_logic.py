@@ -163,7 +163,9 @@ def test_rlq_rate_change_applies_to_remaining_bits_and_pause_holds():
     assert rlq.next_release_ns() == 1_500_000
     assert rlq.release(1_500_000) == ["a"]
     assert rlq.next_release_ns() == 3_500_000  # b: 8000 bits at 4 Mb/s
-    rlq.hold_until(5_000_000)  # PAUSE: the head may not leave before the resume time
+    rlq.hold_until(9_000_000)  # PAUSE: the head may not leave before the resume time
+    assert rlq.next_release_ns() == 9_000_000
+    rlq.hold_until(5_000_000)  # a later PAUSE (or XON) replaces the hold, even when shorter
     assert rlq.next_release_ns() == 5_000_000
     assert rlq.release(4_999_999) == []
     assert rlq.release(5_000_000) == ["b"]

@@ -184,7 +184,8 @@ class BcnAgent:
 
     def start(self) -> BcnAgent:
         """Start listening."""
-        self._listener = FrameListener(self.dev, self.on_frame, self.netns).start()
+        self._listener = FrameListener(self.dev, self.on_frame, self.netns,
+                                       ethertype=layers.ETHERTYPE_BCN).start()
         return self
 
     def stop(self) -> None:

@@ -8,7 +8,14 @@ import threading
 import time
 from collections.abc import Callable
 
-from bufferlab.traffic.probe import SCM_TIMESTAMPNS, open_packet_socket, timespec_ns
+from bufferlab.traffic.probe import (
+    ETH_P_ALL,
+    RECEIVE_BUFFER_BYTES,
+    SCM_TIMESTAMPNS,
+    open_packet_socket,
+    socket_drops,
+    timespec_ns,
+)
 
 _POLL_S = 0.05  # how often the thread checks for stop()
 
@@ -16,14 +23,22 @@ _POLL_S = 0.05  # how often the thread checks for stop()
 class FrameListener:
     """Calls ``handler(frame, rx_ns)`` for each frame received on ``dev`` until stopped.
 
-    Frames the host itself sends are skipped: agents react to what arrives.
+    Frames the host itself sends are skipped: agents react to what arrives. Binding
+    to one ``ethertype`` keeps data traffic from crowding control frames out of the
+    socket's buffer.
     """
 
     def __init__(
-        self, dev: str, handler: Callable[[bytes, int], None], netns: str | None = None
+        self,
+        dev: str,
+        handler: Callable[[bytes, int], None],
+        netns: str | None = None,
+        ethertype: int = ETH_P_ALL,
     ) -> None:
         """Open the socket now (frames arriving from here on are seen)."""
-        self._sock = open_packet_socket(dev, netns, rx_timestamps=True)
+        self._sock = open_packet_socket(dev, netns, rx_timestamps=True, ethertype=ethertype,
+                                        rcvbuf_bytes=RECEIVE_BUFFER_BYTES)
+        self.kernel_drops = 0
         self._handler = handler
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"listener-{dev}", daemon=True)
@@ -35,10 +50,11 @@ class FrameListener:
         return self
 
     def stop(self) -> None:
-        """Stop the thread and close the socket; re-raise an error the handler raised."""
+        """Stop the thread, count kernel drops, close; re-raise an error the handler raised."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
+        self.kernel_drops += socket_drops(self._sock)
         self._sock.close()
         if self.error is not None:
             raise self.error

@@ -148,7 +148,8 @@ class PauseAgent:
 
     def start(self) -> PauseAgent:
         """Start listening."""
-        self._listener = FrameListener(self.dev, self.on_frame, self.netns).start()
+        self._listener = FrameListener(self.dev, self.on_frame, self.netns,
+                                       ethertype=layers.ETHERTYPE_MAC_CONTROL).start()
         return self
 
     def stop(self) -> None:

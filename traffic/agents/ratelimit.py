@@ -34,6 +34,7 @@ class RateLimiterQueue(Generic[Item]):
         self.refused_frames = 0
         self._frames: deque[tuple[Item, int]] = deque()
         self._head_done_ns = 0
+        self._resume_ns = 0
 
     def __len__(self) -> int:
         return len(self._frames)
@@ -54,18 +55,22 @@ class RateLimiterQueue(Generic[Item]):
     def release(self, now_ns: int) -> list[Item]:
         """Frames whose turn at the regulated rate has come by ``now_ns``, in order."""
         out = []
-        while self._frames and self._head_done_ns <= now_ns:
+        while self._frames:
+            leave_ns = max(self._head_done_ns, self._resume_ns)
+            if leave_ns > now_ns:
+                break
             item, size = self._frames.popleft()
             self.occupancy_bytes -= size
             out.append(item)
             if self._frames:
-                # The next frame starts when the previous one finished (back to back).
-                self._head_done_ns += serialisation_ns(self._frames[0][1], self.rate_bps)
+                # The next frame follows back to back (also after a pause: no burst).
+                self._head_done_ns = leave_ns + serialisation_ns(self._frames[0][1],
+                                                                 self.rate_bps)
         return out
 
     def next_release_ns(self) -> int | None:
         """When the head frame may leave (None when empty)."""
-        return self._head_done_ns if self._frames else None
+        return max(self._head_done_ns, self._resume_ns) if self._frames else None
 
     def set_rate(self, now_ns: int, rate_bps: int) -> None:
         """Change the drain rate; the head frame's remaining bits go at the new rate."""
@@ -77,6 +82,5 @@ class RateLimiterQueue(Generic[Item]):
         self.rate_bps = rate_bps
 
     def hold_until(self, resume_ns: int) -> None:
-        """The head frame leaves no earlier than ``resume_ns`` (PAUSE)."""
-        if self._frames:
-            self._head_done_ns = max(self._head_done_ns, resume_ns)
+        """Nothing leaves before ``resume_ns`` (PAUSE); a later call replaces it (XON shortens)."""
+        self._resume_ns = resume_ns

@@ -73,6 +73,7 @@ class RegulatedSender:
                 pending = rlq.release(2**63) if rlq is not None else []
             elif self._rlq is None:
                 self._rlq = RateLimiterQueue(self._rlq_capacity_bytes, rate_bps)
+                self._rlq.hold_until(self._resume_ns)
                 pending = []
             else:
                 self._rlq.set_rate(now, rate_bps)
@@ -124,12 +125,7 @@ class RegulatedSender:
         with self._lock:
             if self._rlq is None:
                 return False
-            if now < self._resume_ns:
-                # Frames queued during the pause must not leave as a burst at resume.
-                self._rlq.hold_until(self._resume_ns)
-                due = []
-            else:
-                due = self._rlq.release(now)
+            due = self._rlq.release(now)
             left = len(self._rlq) > 0
         for frame in due:
             self._send_now(frame)
