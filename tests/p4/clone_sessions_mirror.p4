@@ -21,9 +21,9 @@ struct headers_t {
     mirror_tag_t tag;
 }
 struct metadata_t {
-    @field_list(MIRROR_FIELDS)
+    @field_list(1)
     bit<8> reason;
-    @field_list(MIRROR_FIELDS)
+    @field_list(1)
     bit<9> original_port;
     bit<8> scratch;
 }

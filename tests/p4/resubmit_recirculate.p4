@@ -10,9 +10,9 @@ struct headers_t {
     ethernet_t ethernet;
 }
 struct metadata_t {
-    @field_list(RESUBMIT_FIELDS, RECIRC_FIELDS)
+    @field_list(1, 2)
     bit<8> passes;
-    @field_list(RECIRC_FIELDS)
+    @field_list(2)
     bit<16> tag;
 }
 

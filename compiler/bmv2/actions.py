@@ -1,0 +1,84 @@
+"""The `actions` section: user actions (once per declaring instance) and synthesized ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from .context import Context, annotation_int, field_width, strip_type
+from .model import CpAction, CpParam
+from .stateful import cp_name
+from .statements import StatementLowering
+from .storage import Env, RuntimeDataRef
+
+
+@dataclass(frozen=True)
+class DeclaredIn:
+    """Binding of an action declaration: the environment it was declared in."""
+
+    env: Env
+
+
+def is_data_param(param: ast.Parameter) -> bool:
+    """Directionless action parameters are action data (set by the control plane)."""
+    return param.direction == ast.Direction.NONE
+
+
+class Actions:
+    """Lowers actions on first use and hands out their JSON names and ids."""
+
+    def __init__(self, ctx: Context, externs: Any) -> None:
+        self.ctx = ctx
+        self.externs = externs
+        self._known: dict[tuple[int, int], tuple[str, int]] = {}
+
+    def declaring_env(self, decl: ast.ActionDeclaration, env: Env) -> Env:
+        """The environment `decl` was declared in, as seen from `env`."""
+        binding = env.lookup(decl)
+        return binding.env if isinstance(binding, DeclaredIn) else env
+
+    def get(self, decl: ast.ActionDeclaration, env: Env) -> tuple[str, int]:
+        """JSON name and id of action `decl` referenced from `env` (lowered on first use)."""
+        home = self.declaring_env(decl, env)
+        key = (id(decl), id(home))
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        name = cp_name(decl, home)
+        body_env = home.child()
+        runtime_data = []
+        cp_params = []
+        index = 0
+        for param in decl.params:
+            if not is_data_param(param):
+                continue
+            ptype = strip_type(param.p4type or param.type_node.resolved)
+            width = field_width(ptype) if not isinstance(ptype, t.Bool) else 1
+            body_env.bind(param, RuntimeDataRef(index, param.p4type or ptype))
+            runtime_data.append({"name": param.name, "bitwidth": width})
+            cp_params.append(CpParam(param.name, width, annotation_int(param.annotations, "id")))
+            index += 1
+        entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": runtime_data,
+                       "primitives": []}
+        self.ctx.actions.append(entry)
+        self._known[key] = (name, entry["id"])
+        self.ctx.action_ids[name] = entry["id"]
+        sl = StatementLowering(self.ctx, self.externs)
+        entry["primitives"] = sl.lower_action(decl, body_env)
+        annotations = [f"@{a.name}" for a in decl.annotations if a.name not in ("name", "id")]
+        self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
+        return name, entry["id"]
+
+    def hidden(self, statements: list[Any], env: Env, base: str) -> tuple[str, int]:
+        """A synthesized `@hidden` action holding control statements (not in P4Info)."""
+        name = self.ctx.unique(base)
+        entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [],
+                       "primitives": []}
+        self.ctx.actions.append(entry)
+        self.ctx.action_ids[name] = entry["id"]
+        self.ctx.hidden_actions.add(name)
+        sl = StatementLowering(self.ctx, self.externs)
+        entry["primitives"] = sl.lower_statements(statements, env)
+        return name, entry["id"]

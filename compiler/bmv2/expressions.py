@@ -1,0 +1,465 @@
+"""Lowering of typed P4 expressions to BMv2 operands, with p4c's masking conventions.
+
+Results follow formats.md §1.14: arithmetic on `bit<W>` is masked back to W bits, on
+`int<W>` wrapped with `two_comp_mod`; booleans and data never mix implicitly (`d2b`,
+`b2d`); action data appears as `local` inside expressions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from ..diagnostics import CompileError
+from .context import Context, field_width, is_signed, strip_type, unsupported
+from .hexstr import hexstr
+from .storage import (
+    ConstRef,
+    Env,
+    ExprRef,
+    FieldRef,
+    HeaderRef,
+    InstanceRef,
+    RuntimeDataRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+)
+
+
+@dataclass(frozen=True)
+class StackMember:
+    """`s.next`, `s.last`, `s.lastIndex` or `s.size` of a header stack."""
+
+    stack: StackRef
+    member: str
+
+
+@dataclass(frozen=True)
+class StackLastField:
+    """`s.last.f`: field of the last valid element (`stack_field`)."""
+
+    stack: StackRef
+    field: str
+    p4type: t.P4Type
+
+
+@dataclass(frozen=True)
+class DynamicElement:
+    """`s[i]` with a run-time index."""
+
+    stack: StackRef
+    index: dict
+
+
+@dataclass(frozen=True)
+class DynamicField:
+    """`s[i].f` with a run-time index: `access_field(dereference_header_stack(s, i), offset)`."""
+
+    stack: StackRef
+    index: dict
+    offset: int
+    p4type: t.P4Type
+
+
+def expr_op(op: str, left: Any, right: Any, cond: Any = None) -> dict:
+    """A `{"type": "expression"}` operand for `op` (`cond` only for `?`)."""
+    value: dict = {"op": op, "left": left, "right": right}
+    if cond is not None:
+        value["cond"] = cond
+    return {"type": "expression", "value": value}
+
+
+def mask_operand(width: int) -> dict:
+    """The all-ones mask of `width` bits, padded to whole bytes."""
+    return {"type": "hexstr", "value": hexstr((1 << width) - 1, width)}
+
+
+def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context) -> dict:
+    """Operand for a compile-time value of `p4type`."""
+    if isinstance(value, bool):
+        return {"type": "bool", "value": value}
+    if isinstance(value, t.ErrorValue):
+        return {"type": "hexstr", "value": hexstr(ctx.errors[value.member])}
+    if isinstance(value, t.EnumValue):
+        if value.value is not None:
+            return {"type": "hexstr", "value": hexstr(value.value, t.bit_width(value.enum))}
+        code = ctx.enum_values.get((str(value.enum), value.member), 0)
+        return {"type": "hexstr", "value": hexstr(code, 32)}
+    if isinstance(value, str):
+        return {"type": "string", "value": value}
+    if isinstance(value, int):
+        base = strip_type(p4type) if p4type is not None else None
+        if isinstance(base, t.Bits) and base.width > 0:
+            return {"type": "hexstr", "value": hexstr(value, base.width)}
+        return {"type": "hexstr", "value": hexstr(value)}
+    raise CompileError(None, f"constant {value!r} has no BMv2 form")
+
+
+def is_bool(p4type: Any) -> bool:
+    """Whether `p4type` is `bool`."""
+    return isinstance(p4type, t.Bool)
+
+
+def is_boolean_operand(operand: dict) -> bool:
+    """Whether a lowered operand is a BMv2 boolean (needs `b2d` before storing)."""
+    if operand.get("type") == "bool":
+        return True
+    if operand.get("type") != "expression":
+        return False
+    op = operand["value"].get("op")
+    if op == "?":
+        return is_boolean_operand(operand["value"]["left"])
+    return op in {
+        "==",
+        "!=",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "and",
+        "or",
+        "not",
+        "d2b",
+        "valid",
+        "valid_union",
+    }
+
+
+def to_data(operand: dict) -> dict:
+    """`operand` as data: booleans become `b2d(operand)`."""
+    return expr_op("b2d", None, operand) if is_boolean_operand(operand) else operand
+
+
+def to_bool(operand: dict) -> dict:
+    """`operand` as a boolean: data becomes `d2b(operand)`."""
+    return operand if is_boolean_operand(operand) else expr_op("d2b", None, operand)
+
+
+def primitive_arg(operand: dict) -> dict:
+    """An operand as a primitive parameter: action data as `runtime_data`, expressions wrapped."""
+    kind = operand.get("type")
+    if kind == "local":
+        return {"type": "runtime_data", "value": operand["value"]}
+    if kind in ("expression", "stack_field"):
+        return {"type": "expression", "value": operand}
+    return operand
+
+
+class ExpressionLowering:
+    """Turns expressions into operands against an `Env` of bindings."""
+
+    def __init__(self, ctx: Context, in_parser: bool = False) -> None:
+        self.ctx = ctx
+        self.in_parser = in_parser
+        self.lookahead_offset = 0
+
+    # ---------------------------------------------------------------- resolution
+
+    def resolve(self, e: ast.Expression, env: Env) -> Any:
+        """The binding an l-value or composite expression denotes."""
+        if isinstance(e, ast.PathExpression):
+            binding = env.lookup(e.ref)
+            if binding is None:
+                if e.const_value is not None:
+                    return ConstRef(e.const_value, e.type)
+                if isinstance(e.ref, ast.ConstantDeclaration):
+                    return ConstRef(e.ref.value.const_value, e.ref.p4type or e.type)
+                raise CompileError(e.pos, f"{e.name} has no storage in the BMv2 back end")
+            if isinstance(binding, ExprRef):
+                return self.resolve(binding.expr, binding.env)
+            return binding
+        if isinstance(e, ast.MemberExpression):
+            if e.const_value is not None and not isinstance(
+                e.expr, ast.PathExpression | ast.MemberExpression
+            ):
+                return ConstRef(e.const_value, e.type)
+            if e.const_value is not None and isinstance(e.const_value, t.ErrorValue | t.EnumValue):
+                return ConstRef(e.const_value, e.type)
+            base = self.resolve(e.expr, env)
+            return self.member(base, e)
+        if isinstance(e, ast.IndexExpression):
+            base = self.resolve(e.expr, env)
+            if isinstance(base, StructRef):
+                index = self.constant_int(e.index)
+                return base.fields[f"f{index}"]
+            if not isinstance(base, StackRef):
+                raise unsupported(e, "indexing something other than a header stack")
+            if e.index.const_value is not None:
+                index = int(e.index.const_value)
+                if not 0 <= index < len(base.elements):
+                    raise CompileError(e.pos, f"index {index} is out of bounds of {base.name}")
+                return base.elements[index]
+            return DynamicElement(base, self.value(e.index, env))
+        if e.const_value is not None:
+            return ConstRef(e.const_value, e.type)
+        raise unsupported(e, f"the expression {type(e).__name__}")
+
+    def member(self, base: Any, e: ast.MemberExpression) -> Any:
+        """Member `e.member` of binding `base`."""
+        name = e.member
+        if isinstance(base, HeaderRef):
+            try:
+                return base.member(name)
+            except KeyError:
+                raise CompileError(e.pos, f"{base.name} has no field {name}") from None
+        if isinstance(base, StructRef):
+            if name not in base.fields:
+                raise CompileError(e.pos, f"struct {base.p4type.name} has no field {name}")
+            return base.fields[name]
+        if isinstance(base, UnionRef):
+            return base.members[name]
+        if isinstance(base, StackRef):
+            if name in ("next", "last", "lastIndex", "size"):
+                return StackMember(base, name)
+            raise CompileError(e.pos, f"header stack has no member {name}")
+        if isinstance(base, StackMember) and base.member == "last":
+            element = base.stack.p4type.element
+            return StackLastField(base.stack, name, element.field_type(name))
+        if isinstance(base, DynamicElement):
+            element = base.stack.p4type.element
+            offset = next(i for i, (fname, _) in enumerate(element.fields) if fname == name)
+            return DynamicField(base.stack, base.index, offset, element.field_type(name))
+        if isinstance(base, InstanceRef):
+            return base
+        raise unsupported(e, f"member access .{name} here")
+
+    def constant_int(self, e: ast.Expression) -> int:
+        """The value of a compile-time integer expression."""
+        value = e.const_value
+        if isinstance(value, t.EnumValue) and value.value is not None:
+            return value.value
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise CompileError(e.pos, "a compile-time constant is required here")
+        return value
+
+    # ---------------------------------------------------------------- operands
+
+    def binding_operand(self, binding: Any, e: ast.Node | None = None) -> dict:
+        """Operand reading `binding` (booleans stay data: callers apply `to_bool`)."""
+        if isinstance(binding, FieldRef):
+            return binding.operand()
+        if isinstance(binding, RuntimeDataRef):
+            return {"type": "local", "value": binding.index}
+        if isinstance(binding, ConstRef):
+            return const_operand(binding.value, binding.p4type, self.ctx)
+        if isinstance(binding, HeaderRef):
+            return {"type": "header", "value": binding.name}
+        if isinstance(binding, UnionRef):
+            return {"type": "header_union", "value": binding.name}
+        if isinstance(binding, StackRef):
+            kind = "header_union_stack" if binding.is_union_stack else "header_stack"
+            return {"type": kind, "value": binding.name}
+        if isinstance(binding, StackLastField):
+            return {"type": "stack_field", "value": [binding.stack.name, binding.field]}
+        if isinstance(binding, DynamicField):
+            return expr_op(
+                "access_field", self.dereference(binding.stack, binding.index), binding.offset
+            )
+        if isinstance(binding, DynamicElement):
+            return self.dereference(binding.stack, binding.index)
+        if isinstance(binding, StackMember):
+            if binding.member == "lastIndex":
+                return expr_op("last_stack_index", None, self.binding_operand(binding.stack))
+            if binding.member == "size":
+                return {"type": "hexstr", "value": hexstr(binding.stack.p4type.size, 32)}
+        raise unsupported(e, "this value as an operand")
+
+    def dereference(self, stack: StackRef, index: dict) -> dict:
+        """`dereference_header_stack(stack, index)` (or the union-stack form)."""
+        op = "dereference_union_stack" if stack.is_union_stack else "dereference_header_stack"
+        return expr_op(op, self.binding_operand(stack), to_data(index))
+
+    def value(self, e: ast.Expression, env: Env) -> dict:
+        """Operand computing `e` (booleans as BMv2 booleans, everything else as data)."""
+        p4type = e.type
+        if e.const_value is not None and not isinstance(e, ast.MethodCallExpression):
+            return const_operand(e.const_value, p4type, self.ctx)
+        if isinstance(e, ast.PathExpression | ast.MemberExpression | ast.IndexExpression):
+            if isinstance(e, ast.MemberExpression) and isinstance(e.expr, ast.MethodCallExpression):
+                return self.call_member(e, env)
+            binding = self.resolve(e, env)
+            if isinstance(binding, ExprRef):
+                return self.value(binding.expr, binding.env)
+            operand = self.binding_operand(binding, e)
+            if is_bool(strip_type(p4type)) and not isinstance(binding, ConstRef):
+                return expr_op("d2b", None, operand)
+            return operand
+        if isinstance(e, ast.MethodCallExpression):
+            return self.call_value(e, env)
+        if isinstance(e, ast.SliceExpression):
+            hi = self.constant_int(e.hi)
+            lo = self.constant_int(e.lo)
+            inner = self.value(e.expr, env)
+            if lo:
+                inner = expr_op(">>", inner, {"type": "hexstr", "value": hexstr(lo)})
+            return expr_op("&", inner, mask_operand(hi - lo + 1))
+        if isinstance(e, ast.UnaryExpression):
+            return self.unary(e, env)
+        if isinstance(e, ast.BinaryExpression):
+            return self.binary(e, env)
+        if isinstance(e, ast.TernaryExpression):
+            cond = to_bool(self.value(e.cond, env))
+            then = self.value(e.then, env)
+            other = self.value(e.otherwise, env)
+            return expr_op("?", then, other, cond)
+        if isinstance(e, ast.CastExpression):
+            return self.cast(self.value(e.expr, env), e.expr.type, p4type)
+        raise unsupported(e, f"the expression {type(e).__name__}")
+
+    def wrap(self, operand: dict, p4type: Any) -> dict:
+        """Bring an arithmetic result back into range for `p4type`."""
+        base = strip_type(p4type)
+        if not isinstance(base, t.Bits):
+            return operand
+        if base.signed:
+            return expr_op("two_comp_mod", operand, {"type": "hexstr", "value": hexstr(base.width)})
+        return expr_op("&", operand, mask_operand(base.width))
+
+    def unary(self, e: ast.UnaryExpression, env: Env) -> dict:
+        """`!x`, `~x`, `-x`, `+x`."""
+        operand = self.value(e.operand, env)
+        if e.op == "!":
+            return expr_op("not", None, to_bool(operand))
+        if e.op == "~":
+            return self.wrap(expr_op("~", None, operand), e.type)
+        if e.op == "-":
+            zero = const_operand(0, e.type, self.ctx)
+            return self.wrap(expr_op("-", zero, operand), e.type)
+        return operand
+
+    def binary(self, e: ast.BinaryExpression, env: Env) -> dict:
+        """Binary operators, including `++` and the saturating ones."""
+        op = e.op
+        if op in ("&&", "||"):
+            left = to_bool(self.value(e.left, env))
+            right = to_bool(self.value(e.right, env))
+            return expr_op("and" if op == "&&" else "or", left, right)
+        if op == "++":
+            width_right = field_width(strip_type(e.right.type))
+            left = self.value(e.left, env)
+            right = self.value(e.right, env)
+            shifted = self.wrap(
+                expr_op("<<", left, {"type": "hexstr", "value": hexstr(width_right)}), e.type
+            )
+            return expr_op("|", shifted, expr_op("&", right, mask_operand(width_right)))
+        left = self.value(e.left, env)
+        right = self.value(e.right, env)
+        if op in ("==", "!=", "<", "<=", ">", ">="):
+            if is_bool(strip_type(e.left.type)) and op in ("==", "!="):
+                return expr_op(op, to_bool(left), to_bool(right))
+            return expr_op(op, to_data(left), to_data(right))
+        if op in ("|+|", "|-|"):
+            base = strip_type(e.type)
+            inner = expr_op("+" if op == "|+|" else "-", left, right)
+            cast = "sat_cast" if is_signed(base) else "usat_cast"
+            return expr_op(cast, inner, {"type": "hexstr", "value": hexstr(t.bit_width(base))})
+        if op in ("&", "|", "^"):
+            return expr_op(op, left, right)
+        if op == "-" and e.right.const_value is not None and isinstance(strip_type(e.type), t.Bits):
+            base = strip_type(e.type)
+            if not base.signed and isinstance(e.right.const_value, int):
+                modulus = 1 << base.width
+                addend = (-int(e.right.const_value)) % modulus
+                return self.wrap(
+                    expr_op("+", left, {"type": "hexstr", "value": hexstr(addend, base.width)}),
+                    e.type,
+                )
+        if op in ("<<", ">>"):
+            amount = e.right.const_value
+            if isinstance(amount, int) and amount > 256:
+                raise CompileError(e.pos, f"shift amount {amount} is too large for BMv2")
+            rtype = strip_type(e.right.type)
+            if amount is None and isinstance(rtype, t.Bits) and rtype.width > 8:
+                raise CompileError(
+                    e.pos, "a variable shift amount wider than bit<8> is not supported by BMv2"
+                )
+        if op in ("+", "-", "*", "<<", ">>"):
+            return self.wrap(expr_op(op, left, right), e.type)
+        if op in ("/", "%"):
+            return expr_op(op, left, right)
+        raise unsupported(e, f"the operator {op}")
+
+    def cast(self, operand: dict, source: Any, target: Any) -> dict:
+        """`(target) operand` where operand has type `source`."""
+        src = strip_type(source)
+        dst = strip_type(target)
+        if is_bool(dst):
+            if is_bool(src):
+                return operand
+            return expr_op(
+                "!=",
+                to_data(operand),
+                {"type": "hexstr", "value": hexstr(0, t.bit_width(src) or 8)},
+            )
+        if is_bool(src):
+            one = const_operand(1, dst, self.ctx)
+            zero = const_operand(0, dst, self.ctx)
+            return expr_op("?", one, zero, to_bool(operand))
+        if isinstance(dst, t.Bits):
+            if (
+                isinstance(src, t.Bits)
+                and src.signed == dst.signed
+                and src.width <= dst.width
+                and not dst.signed
+            ):
+                return operand
+            if isinstance(src, t.Bits) and src == dst:
+                return operand
+            return self.wrap(operand, dst)
+        return operand
+
+    def call_value(self, e: ast.MethodCallExpression, env: Env) -> dict:
+        """Value-returning calls: `isValid()`, `lookahead<T>()` in parsers."""
+        call = e.call
+        if call is None:
+            raise unsupported(e, "an unresolved call")
+        if call.kind == ast.CallKind.BUILTIN and call.builtin == "isValid":
+            target = self.resolve(call.receiver, env)
+            if isinstance(target, UnionRef):
+                return expr_op("valid_union", None, self.binding_operand(target))
+            return expr_op("d2b", None, self.valid_field(target, e))
+        if (
+            call.kind == ast.CallKind.EXTERN_METHOD
+            and getattr(call.target, "name", "") == "lookahead"
+        ):
+            if not self.in_parser:
+                raise unsupported(e, "lookahead outside a parser")
+            width = t.bit_width(strip_type(e.type))
+            return {"type": "lookahead", "value": [self.lookahead_offset, width]}
+        raise unsupported(e, f"calling {getattr(call.target, 'name', 'this')} in an expression")
+
+    def call_member(self, e: ast.MemberExpression, env: Env) -> dict:
+        """`lookahead<H>().f` in a parser: a lookahead at the field's bit offset."""
+        inner = e.expr
+        call = inner.call
+        if (
+            call is not None
+            and call.kind == ast.CallKind.EXTERN_METHOD
+            and call.target.name == "lookahead"
+        ):
+            header = strip_type(inner.type)
+            offset = 0
+            for fname, ftype in header.fields:
+                if fname == e.member:
+                    return {
+                        "type": "lookahead",
+                        "value": [self.lookahead_offset + offset, t.bit_width(ftype)],
+                    }
+                offset += t.bit_width(ftype)
+        raise unsupported(e, "this member of a call result")
+
+    def valid_field(self, target: Any, node: ast.Node) -> dict:
+        """The `$valid$` field of a header (or a run-time stack element's validity)."""
+        if isinstance(target, HeaderRef):
+            return {"type": "field", "value": [target.name, "$valid$"]}
+        if isinstance(target, DynamicElement):
+            element = target.stack.p4type.element
+            return expr_op(
+                "access_field", self.dereference(target.stack, target.index), len(element.fields)
+            )
+        if isinstance(target, StackMember) and target.member == "last":
+            return {"type": "stack_field", "value": [target.stack.name, "$valid$"]}
+        raise unsupported(node, "isValid() on this value")

@@ -1,0 +1,329 @@
+"""v1model extern functions and extern methods as BMv2 primitives (formats.md §1.13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from ..diagnostics import CompileError
+from .calculations import Calculations
+from .context import Context, field_width, strip_type, unsupported
+from .expressions import StackMember, expr_op, primitive_arg, to_bool, to_data
+from .hexstr import hexstr
+from .lists import FieldLists
+from .model import CpDigest, CpParam
+from .storage import Env, FieldRef, HeaderRef, InstanceRef, StackRef, StructRef, UnionRef
+
+
+def instance_type_name(decl: Any) -> str:
+    """The extern type name of an instantiation (`register` for `register<bit<8>>(4) r`)."""
+    node = getattr(decl, "type_node", None)
+    if isinstance(node, ast.SpecializedTypeNode):
+        return node.base.name
+    if isinstance(node, ast.NamedType):
+        return node.name
+    p4type = getattr(decl, "p4type", None)
+    if isinstance(p4type, t.Specialized):
+        return p4type.base.name
+    return getattr(p4type, "name", "")
+
+
+def enum_member(e: ast.Expression | None) -> str:
+    """The member name of a constant enum argument (`HashAlgorithm.crc16` → `crc16`)."""
+    value = getattr(e, "const_value", None)
+    if isinstance(value, t.EnumValue):
+        return value.member
+    if isinstance(e, ast.MemberExpression):
+        return e.member
+    raise CompileError(getattr(e, "pos", None), "a constant enum value is required here")
+
+
+class Externs:
+    """Dispatches extern calls; owns calculations, field lists and learn lists."""
+
+    def __init__(self, ctx: Context, calcs: Calculations, lists: FieldLists) -> None:
+        self.ctx = ctx
+        self.calcs = calcs
+        self.lists = lists
+        self.direct_meter_targets: dict[str, list[str]] = {}
+
+    def call(self, sl: Any, e: ast.MethodCallExpression, env: Env, node: Any) -> None:
+        """Lower one extern call statement through statement lowering `sl`."""
+        call = e.call
+        name = getattr(call.target, "name", "")
+        if call.kind == ast.CallKind.EXTERN_METHOD:
+            if sl.in_parser and name in ("extract", "advance", "lookahead"):
+                self.packet_in(sl, name, call, env, node)
+                return
+            receiver = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
+            if isinstance(receiver, InstanceRef):
+                self.method(sl, receiver, name, call, env, node)
+                return
+            raise unsupported(node, f"the method {name}() here")
+        handler = getattr(self, f"fn_{name}", None)
+        if handler is None:
+            raise unsupported(node, f"the extern function {name}")
+        handler(sl, call.args, env, node, call)
+
+    # ---------------------------------------------------------------- helpers
+
+    def arg(self, sl: Any, e: ast.Expression, env: Env) -> dict:
+        """A primitive argument computing `e` as data."""
+        return primitive_arg(to_data(sl.exprs.value(e, env)))
+
+    def lvalue(self, sl: Any, e: ast.Expression, env: Env) -> dict:
+        """A primitive argument naming the field `e` designates."""
+        target = sl.exprs.resolve(e, env)
+        return primitive_arg(sl.exprs.binding_operand(target, e))
+
+    def const32(self, value: int) -> dict:
+        """A 32-bit constant as p4c writes list ids and receivers."""
+        return {"type": "hexstr", "value": hexstr(value, 32)}
+
+    def flatten(self, sl: Any, e: ast.Expression, env: Env) -> list[tuple[dict, int]]:
+        """Field references and constants (with widths) of a data list or struct value."""
+        if isinstance(e, ast.ListExpression):
+            out: list[tuple[dict, int]] = []
+            for item in e.components:
+                out += self.flatten(sl, item, env)
+            return out
+        if isinstance(e, ast.StructExpression):
+            out = []
+            for item in e.fields:
+                out += self.flatten(sl, item.value, env)
+            return out
+        if e.const_value is not None and not isinstance(e.const_value, bool):
+            width = field_width(strip_type(e.type))
+            return [({"type": "hexstr", "value": hexstr(sl.exprs.constant_int(e), width)}, width)]
+        binding = sl.exprs.resolve(e, env)
+        return self.flatten_binding(binding, e)
+
+    def flatten_binding(self, binding: Any, node: Any) -> list[tuple[dict, int]]:
+        """Fields of a bound value, in declaration order."""
+        if isinstance(binding, FieldRef):
+            return [(binding.operand(), field_width(strip_type(binding.p4type)))]
+        if isinstance(binding, HeaderRef):
+            out: list[tuple[dict, int]] = []
+            for fname, ftype in binding.p4type.fields:
+                out.append(
+                    (
+                        {"type": "field", "value": [binding.name, fname]},
+                        field_width(strip_type(ftype)),
+                    )
+                )
+            return out
+        if isinstance(binding, StructRef):
+            out = []
+            for value in binding.fields.values():
+                out += self.flatten_binding(value, node)
+            return out
+        raise unsupported(node, "this value in a field list")
+
+    # ---------------------------------------------------------------- extern objects
+
+    def method(
+        self, sl: Any, inst: InstanceRef, name: str, call: ast.CallInfo, env: Env, node: Any
+    ) -> None:
+        """Methods of register, counter, meter, direct_counter and direct_meter instances."""
+        kind = instance_type_name(inst.decl)
+        args = call.args
+        if kind == "register" and name == "read":
+            params = [
+                self.lvalue(sl, args[0], env),
+                {"type": "register_array", "value": inst.name},
+                self.arg(sl, args[1], env),
+            ]
+            sl.emit("register_read", params, node)
+            return
+        if kind == "register" and name == "write":
+            params = [
+                {"type": "register_array", "value": inst.name},
+                self.arg(sl, args[0], env),
+                self.arg(sl, args[1], env),
+            ]
+            sl.emit("register_write", params, node)
+            return
+        if kind == "counter" and name == "count":
+            sl.emit(
+                "count",
+                [{"type": "counter_array", "value": inst.name}, self.arg(sl, args[0], env)],
+                node,
+            )
+            return
+        if kind == "meter" and name == "execute_meter":
+            params = [
+                {"type": "meter_array", "value": inst.name},
+                self.arg(sl, args[0], env),
+                self.lvalue(sl, args[1], env),
+            ]
+            sl.emit("execute_meter", params, node)
+            return
+        if kind == "direct_counter" and name == "count":
+            return
+        if kind == "direct_meter" and name == "read":
+            target = sl.exprs.resolve(args[0], env)
+            if not isinstance(target, FieldRef):
+                raise unsupported(node, "direct_meter.read() into this value")
+            where = [target.header, target.field]
+            known = self.direct_meter_targets.setdefault(inst.name, where)
+            if known != where:
+                raise CompileError(
+                    node.pos, f"all read() calls of {inst.name} must use the same field"
+                )
+            return
+        raise unsupported(node, f"{kind}.{name}()")
+
+    def packet_in(self, sl: Any, name: str, call: ast.CallInfo, env: Env, node: Any) -> None:
+        """`extract`, `advance` and a bare `lookahead` inside a parser state."""
+        if name == "lookahead":
+            return
+        if name == "advance":
+            sl.emit_parser_op("advance", [to_data(sl.exprs.value(call.args[0], env))])
+            return
+        target = sl.exprs.resolve(call.args[0], env)
+        if isinstance(target, StackMember) and target.member == "next":
+            stack = target.stack
+            kind = "union_stack" if stack.is_union_stack else "stack"
+            operand = {"type": kind, "value": stack.name}
+        elif isinstance(target, HeaderRef):
+            operand = {"type": "regular", "value": target.name}
+        elif isinstance(target, StackRef | UnionRef):
+            raise unsupported(node, "extracting a whole stack or union")
+        else:
+            raise unsupported(node, "extracting into this value")
+        params = [operand]
+        if len(call.args) > 1 and call.args[1] is not None:
+            params.append(to_data(sl.exprs.value(call.args[1], env)))
+            sl.emit_parser_op("extract_VL", params)
+            return
+        sl.emit_parser_op("extract", params)
+
+    # ---------------------------------------------------------------- extern functions
+
+    def fn_verify(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`verify(cond, err)` in a parser."""
+        if not sl.in_parser:
+            raise unsupported(node, "verify() outside a parser")
+        cond = to_bool(sl.exprs.value(args[0], env))
+        sl.emit_parser_op("verify", [cond, sl.exprs.value(args[1], env)])
+
+    def fn_mark_to_drop(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`mark_to_drop(standard_metadata)`."""
+        target = sl.exprs.resolve(args[0], env) if args and args[0] is not None else None
+        name = target.name if isinstance(target, HeaderRef) else "standard_metadata"
+        sl.emit("mark_to_drop", [{"type": "header", "value": name}], node)
+
+    def _clone(self, sl: Any, args: list, env: Env, node: Any, list_id: int) -> None:
+        """Both clone forms: I2E/E2E primitive with the session and a field-list id."""
+        kind = enum_member(args[0])
+        op = "clone_ingress_pkt_to_egress" if kind == "I2E" else "clone_egress_pkt_to_egress"
+        sl.emit(op, [self.arg(sl, args[1], env), self.const32(list_id)], node)
+
+    def fn_clone(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`clone(type, session)`: an empty field list, as p4c does."""
+        self._clone(sl, args, env, node, self.lists.empty_list(node))
+
+    def fn_clone_preserving_field_list(
+        self, sl: Any, args: list, env: Env, node: Any, call: Any
+    ) -> None:
+        """`clone_preserving_field_list(type, session, index)`."""
+        index = sl.exprs.constant_int(args[2])
+        self._clone(sl, args, env, node, self.lists.field_list(index, node))
+
+    def fn_resubmit_preserving_field_list(
+        self, sl: Any, args: list, env: Env, node: Any, call: Any
+    ) -> None:
+        """`resubmit_preserving_field_list(index)`."""
+        index = sl.exprs.constant_int(args[0])
+        sl.emit("resubmit", [self.const32(self.lists.field_list(index, node))], node)
+
+    def fn_recirculate_preserving_field_list(
+        self, sl: Any, args: list, env: Env, node: Any, call: Any
+    ) -> None:
+        """`recirculate_preserving_field_list(index)`."""
+        index = sl.exprs.constant_int(args[0])
+        sl.emit("recirculate", [self.const32(self.lists.field_list(index, node))], node)
+
+    def fn_digest(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`digest<T>(receiver, data)`: a learn list named after T."""
+        data_type = strip_type(args[1].type)
+        type_name = getattr(data_type, "name", None) or "digest"
+        elements = [item for item, _ in self.flatten(sl, args[1], env)]
+        list_id = self.lists.learn_list(type_name, elements, node)
+        if not any(d.name == type_name for d in self.ctx.cp.digests):
+            fields = []
+            if isinstance(data_type, t.StructLike):
+                fields = [CpParam(n, field_width(strip_type(ft))) for n, ft in data_type.fields]
+            self.ctx.cp.digests.append(CpDigest(type_name, type_name, fields))
+            self.ctx.digest_types[type_name] = data_type
+        receiver = sl.exprs.constant_int(args[0])
+        sl.emit(
+            "generate_digest",
+            [self.const32(receiver), {"type": "hexstr", "value": hexstr(list_id)}],
+            node,
+        )
+
+    def fn_hash(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`hash(out, algo, base, data, max)`."""
+        algo = enum_member(args[1])
+        inputs = self.flatten(sl, args[3], env)
+        calc = self.calcs.add(algo, inputs, node)
+        params = [
+            self.lvalue(sl, args[0], env),
+            self.arg(sl, args[2], env),
+            {"type": "calculation", "value": calc},
+            self.arg(sl, args[4], env),
+        ]
+        sl.emit("modify_field_with_hash_based_offset", params, node)
+
+    def fn_random(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`random(out, lo, hi)`."""
+        params = [
+            self.lvalue(sl, args[0], env),
+            self.arg(sl, args[1], env),
+            self.arg(sl, args[2], env),
+        ]
+        sl.emit("modify_field_rng_uniform", params, node)
+
+    def fn_truncate(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`truncate(length_in_bytes)`."""
+        sl.emit("truncate", [self.arg(sl, args[0], env)], node)
+
+    def fn_assert(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`assert(cond)`."""
+        cond = to_bool(sl.exprs.value(args[0], env))
+        sl.emit("assert", [primitive_arg(expr_op("b2d", None, cond))], node)
+
+    def fn_assume(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`assume(cond)`."""
+        cond = to_bool(sl.exprs.value(args[0], env))
+        sl.emit("assume", [primitive_arg(expr_op("b2d", None, cond))], node)
+
+    def fn_log_msg(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`log_msg(format[, data])`."""
+        fmt = (
+            args[0].const_value
+            if args[0].const_value is not None
+            else getattr(args[0], "value", "")
+        )
+        values: list[dict] = []
+        if len(args) > 1 and args[1] is not None:
+            data = args[1]
+            items = data.components if isinstance(data, ast.ListExpression) else [data]
+            for item in items:
+                values.append(primitive_arg(to_data(sl.exprs.value(item, env))))
+        sl.emit(
+            "log_msg",
+            [{"type": "string", "value": fmt}, {"type": "parameters_vector", "value": values}],
+            node,
+        )
+
+    def _checksum_only(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """Checksum externs belong in the VerifyChecksum/ComputeChecksum controls."""
+        raise CompileError(node.pos, "checksum externs may only be called in the checksum controls")
+
+    fn_verify_checksum = _checksum_only
+    fn_update_checksum = _checksum_only
+    fn_verify_checksum_with_payload = _checksum_only
+    fn_update_checksum_with_payload = _checksum_only

@@ -1,0 +1,62 @@
+"""`field_lists` and `learn_lists` (formats.md §1.7): ids start at 1, as simple_switch needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import CompileError
+from .context import Context
+
+
+class FieldLists:
+    """Creates field lists for clone/resubmit/recirculate and learn lists for digests."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._field_lists: dict[int, int] = {}
+        self._learn_lists: dict[str, int] = {}
+        # Id 0 is burnt: simple_switch treats a list id as "was called".
+        ctx.next_id("field_lists")
+        ctx.next_id("learn_lists")
+
+    def empty_list(self, node: Any) -> int:
+        """A new empty field list `fl`, `fl_0`, … (plain `clone`)."""
+        return self._add(self.ctx.field_lists, "field_lists", self.ctx.unique("fl"), [], node)
+
+    def field_list(self, index: int, node: Any) -> int:
+        """Id of `field_list<index>`: user-metadata fields tagged `@field_list(index)`."""
+        known = self._field_lists.get(index)
+        if known is not None:
+            return known
+        members = self.ctx.field_list_members.get(index)
+        if members is None:
+            raise CompileError(
+                getattr(node, "pos", None), f"no user-metadata field is tagged @field_list({index})"
+            )
+        elements = [m.operand() for m in members]
+        list_id = self._add(
+            self.ctx.field_lists, "field_lists", f"field_list{index}", elements, node
+        )
+        self._field_lists[index] = list_id
+        return list_id
+
+    def learn_list(self, name: str, elements: list[dict], node: Any) -> int:
+        """Id of the learn list `name` (created on first use)."""
+        known = self._learn_lists.get(name)
+        if known is not None:
+            return known
+        list_id = self._add(self.ctx.learn_lists, "learn_lists", name, elements, node)
+        self._learn_lists[name] = list_id
+        return list_id
+
+    def _add(
+        self, target: list[dict], group: str, name: str, elements: list[dict], node: Any
+    ) -> int:
+        """Append one list object and return its id."""
+        entry: dict = {"id": self.ctx.next_id(group), "name": name}
+        info = self.ctx.source_info(node)
+        if info is not None:
+            entry["source_info"] = info
+        entry["elements"] = elements
+        target.append(entry)
+        return entry["id"]

@@ -1,0 +1,316 @@
+"""The `parsers` and `parse_vsets` sections (formats.md §1.9), with sub-parsers inlined.
+
+A sub-parser call splits its state: the ops before the call end in a jump to the callee's
+inlined start state, and the callee's `accept` continues in a new state holding the rest.
+Select keys that are not plain fields are first computed into `scalars` temporaries;
+ranges in keysets become value/mask pairs, since BMv2 transitions only know masks.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from ..diagnostics import CompileError
+from .context import (
+    Context,
+    annotation_int,
+    annotation_string,
+    field_width,
+    strip_type,
+    unsupported,
+)
+from .expressions import to_data
+from .hexstr import byte_width
+from .model import CpValueSet
+from .statements import Frame, Label, StatementLowering
+from .storage import Env, ExprRef, FieldRef, InstanceRef
+
+
+def range_to_masks(low: int, high: int, width: int) -> list[tuple[int, int]]:
+    """Value/mask pairs whose union is exactly the integers in [low, high] (width bits)."""
+    out: list[tuple[int, int]] = []
+    full = (1 << width) - 1
+    while low <= high:
+        size = low & -low if low else 1 << width
+        while low + size - 1 > high:
+            size >>= 1
+        out.append((low, full & ~(size - 1)))
+        low += size
+    return out
+
+
+class ParserLowering:
+    """Builds the single `parser` object of a v1model program."""
+
+    def __init__(self, ctx: Context, externs: Any, instantiate: Any) -> None:
+        self.ctx = ctx
+        self.externs = externs
+        self.instantiate = instantiate
+        self.states: list[dict] = []
+
+    def lower(self, decl: ast.ParserDeclaration, env: Env) -> dict:
+        """The `parser` JSON object for the top-level parser `decl` bound in `env`."""
+        start = self.inline(decl, env, "", None)
+        parser: dict = {"name": "parser", "id": self.ctx.next_id("parser"), "init_state": start}
+        parser["parse_states"] = self.states
+        return parser
+
+    def inline(self, decl: ast.ParserDeclaration, env: Env, prefix: str, accept: str | None) -> str:
+        """Lower all states of `decl` with names prefixed; returns the start state's name."""
+        for local in decl.locals:
+            self.local(local, env)
+        names = {id(s): prefix + s.name for s in decl.states}
+        start = next((s for s in decl.states if s.name == "start"), None)
+        if start is None:
+            raise CompileError(decl.pos, f"parser {decl.name} has no start state")
+        for state in decl.states:
+            self.state(state, env, names, accept, prefix)
+        return names[id(start)]
+
+    def local(self, local: Any, env: Env) -> None:
+        """Parser locals: value sets, variables, sub-parser and extern instances."""
+        if isinstance(local, ast.ValueSetDeclaration):
+            name = self.cp_name(local, env)
+            elem = strip_type(local.element_type.resolved)
+            width = field_width(elem) if not isinstance(elem, t.StructLike) else t.bit_width(elem)
+            size = int(local.size.const_value)
+            entry: dict = {"name": name, "id": self.ctx.next_id("parse_vsets")}
+            info = self.ctx.source_info(local)
+            if info is not None:
+                entry["source_info"] = info
+            entry["compressed_bitwidth"] = width
+            entry["max_size"] = size
+            self.ctx.parse_vsets.append(entry)
+            self.ctx.cp.value_sets.append(
+                CpValueSet(name, width, size, annotation_int(local.annotations, "id"))
+            )
+            env.bind(local, InstanceRef(local, name))
+            return
+        if isinstance(local, ast.VariableDeclaration):
+            storage = self.ctx.local_storage(local.name, local.p4type or local.type_node.resolved)
+            env.bind(local, storage)
+            if local.init is not None:
+                raise unsupported(local, "an initialised parser-local variable")
+            return
+        if isinstance(local, ast.ConstantDeclaration):
+            return
+        if isinstance(local, ast.Instantiation):
+            self.instantiate(local, env)
+            return
+        raise unsupported(local, f"the parser local {type(local).__name__}")
+
+    def cp_name(self, decl: Any, env: Env) -> str:
+        """Control-plane name of a parser-local object."""
+        name = annotation_string(decl.annotations, "name") or decl.name
+        if name.startswith("."):
+            return name[1:]
+        return f"{env.prefix}.{name}" if env.prefix else name
+
+    def new_state(self, name: str) -> dict:
+        """Append an empty parse state named `name`."""
+        state = {
+            "name": name,
+            "id": self.ctx.next_id("parse_states"),
+            "parser_ops": [],
+            "transitions": [],
+            "transition_key": [],
+        }
+        self.states.append(state)
+        return state
+
+    def state(
+        self, s: ast.ParserState, env: Env, names: dict[int, str], accept: str | None, prefix: str
+    ) -> None:
+        """One P4 parse state (possibly split around sub-parser calls)."""
+        current = self.new_state(names[id(s)])
+        sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+        scope = env.child()
+        frame = Frame(end=Label(), outermost=True)
+        split = 0
+        for component in s.components:
+            call = component.call if isinstance(component, ast.MethodCallStatement) else None
+            if (
+                call is not None
+                and call.call is not None
+                and call.call.kind == ast.CallKind.PARSER_APPLY
+            ):
+                current["parser_ops"] = sl.out.prims
+                continuation = f"{names[id(s)]}_{split}"
+                split += 1
+                sub_start = self.call_subparser(call, scope, continuation)
+                current["transitions"] = [self.transition("default", None, None, sub_start)]
+                current = self.new_state(continuation)
+                sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+                continue
+            sl.statement(component, scope, frame)
+        self.transitions(current, s, sl, scope, names, accept)
+        current["parser_ops"] = sl.out.prims
+
+    def call_subparser(self, e: ast.MethodCallExpression, env: Env, continuation: str) -> str:
+        """Inline a sub-parser instance's states; its `accept` continues at `continuation`."""
+        inst = e.call.target
+        binding = env.lookup(inst)
+        if not isinstance(binding, InstanceRef) or not isinstance(
+            binding.p4type, ast.ParserDeclaration
+        ):
+            raise unsupported(e, "applying this parser")
+        sub = binding.p4type
+        sub_env = Env(parent=env, prefix=binding.name)
+        for param, arg in zip(sub.params, e.call.args, strict=False):
+            if isinstance(strip_type(param.p4type), t.Extern):
+                continue
+            if arg is not None:
+                sub_env.bind(param, ExprRef(arg, env))
+        prefix = inst.name + "_"
+        return self.inline(sub, sub_env, prefix, continuation)
+
+    @staticmethod
+    def transition(kind: str, value: str | None, mask: str | None, next_state: str | None) -> dict:
+        """One transition object in p4c's key order."""
+        return {"type": kind, "value": value, "mask": mask, "next_state": next_state}
+
+    def target_name(
+        self, e: ast.Expression, names: dict[int, str], accept: str | None
+    ) -> str | None:
+        """JSON name of the state a transition names (`accept` → continuation or null)."""
+        ref = getattr(e, "ref", None)
+        name = getattr(e, "name", None)
+        if ref is not None and id(ref) in names:
+            return names[id(ref)]
+        if name == "accept":
+            return accept
+        if name == "reject":
+            self.ctx.warn(e.pos, "transition to reject is not supported by BMv2: treated as accept")
+            return None
+        raise CompileError(e.pos, f"unknown parser state {name}")
+
+    def transitions(
+        self,
+        state: dict,
+        s: ast.ParserState,
+        sl: StatementLowering,
+        env: Env,
+        names: dict[int, str],
+        accept: str | None,
+    ) -> None:
+        """Fill `transitions` and `transition_key` of `state` from the P4 transition."""
+        tr = s.transition
+        if tr is None:
+            self.ctx.warn(
+                s.pos, f"state {s.name} has no transition: it rejects (treated as accept)"
+            )
+            state["transitions"] = [self.transition("default", None, None, None)]
+            return
+        if not isinstance(tr, ast.SelectExpression):
+            state["transitions"] = [
+                self.transition("default", None, None, self.target_name(tr, names, accept))
+            ]
+            return
+        keys: list[dict] = []
+        widths: list[int] = []
+        for key in tr.exprs:
+            operand, width = self.select_key(key, sl, env)
+            keys.append(operand)
+            widths.append(width)
+        state["transition_key"] = keys
+        out: list[dict] = []
+        for case in tr.cases:
+            next_state = self.target_name(case.state, names, accept)
+            keyset = case.keyset
+            vset = self.value_set(keyset, env)
+            if vset is not None:
+                out.append(self.transition("parse_vset", vset, None, next_state))
+                continue
+            components = self.keyset_components(keyset, len(widths))
+            alternatives = [
+                self.component(c, w, env) for c, w in zip(components, widths, strict=True)
+            ]
+            for combo in itertools.product(*alternatives):
+                if all(mask == 0 for _, mask in combo):
+                    out.append(self.transition("default", None, None, next_state))
+                    continue
+                value = "".join(
+                    f"{v:0{2 * byte_width(w)}x}" for (v, _), w in zip(combo, widths, strict=True)
+                )
+                full = all(mask == (1 << w) - 1 for (_, mask), w in zip(combo, widths, strict=True))
+                mask_text = None
+                if not full:
+                    mask_text = "0x" + "".join(
+                        f"{m:0{2 * byte_width(w)}x}"
+                        for (_, m), w in zip(combo, widths, strict=True)
+                    )
+                out.append(self.transition("hexstr", "0x" + value, mask_text, next_state))
+        state["transitions"] = out
+
+    def keyset_components(self, keyset: ast.Expression, count: int) -> list[ast.Expression]:
+        """The per-key components of a select case's keyset."""
+        if isinstance(keyset, ast.ListExpression):
+            if len(keyset.components) != count:
+                raise CompileError(
+                    keyset.pos,
+                    f"keyset has {len(keyset.components)} components, select has {count}",
+                )
+            return list(keyset.components)
+        if isinstance(keyset, ast.DefaultExpression | ast.DontCareExpression):
+            return [keyset] * count
+        if count != 1:
+            raise CompileError(keyset.pos, f"keyset has one component, select has {count}")
+        return [keyset]
+
+    def value_set(self, keyset: ast.Expression, env: Env) -> str | None:
+        """The parse_vset name when the keyset names a value set."""
+        if isinstance(keyset, ast.PathExpression) and isinstance(
+            keyset.ref, ast.ValueSetDeclaration
+        ):
+            binding = env.lookup(keyset.ref)
+            if isinstance(binding, InstanceRef):
+                return binding.name
+        return None
+
+    def component(self, c: ast.Expression, width: int, env: Env) -> list[tuple[int, int]]:
+        """(value, mask) alternatives for one keyset component of `width` bits."""
+        full = (1 << width) - 1
+        if isinstance(c, ast.DefaultExpression | ast.DontCareExpression):
+            return [(0, 0)]
+        if isinstance(c, ast.MaskExpression):
+            value = self.const(c.value) & full
+            mask = self.const(c.mask) & full
+            return [(value & mask, mask)]
+        if isinstance(c, ast.RangeExpression):
+            low = self.const(c.low)
+            high = self.const(c.high)
+            if low > high:
+                return []
+            return range_to_masks(low & full, high & full, width)
+        return [(self.const(c) & full, full)]
+
+    @staticmethod
+    def const(e: ast.Expression) -> int:
+        """The integer value of a keyset constant (enum members and booleans included)."""
+        value = e.const_value
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, t.EnumValue) and value.value is not None:
+            return value.value
+        if isinstance(value, int):
+            return value
+        raise CompileError(e.pos, "select keysets must be compile-time constants")
+
+    def select_key(self, e: ast.Expression, sl: StatementLowering, env: Env) -> tuple[dict, int]:
+        """Transition-key operand and width for one select expression."""
+        width = field_width(strip_type(e.type)) if not isinstance(strip_type(e.type), t.Bool) else 1
+        operand = sl.exprs.value(e, env)
+        if operand.get("type") in ("field", "lookahead", "stack_field"):
+            return operand, width
+        if operand.get("type") == "expression" and operand["value"].get("op") == "d2b":
+            inner = operand["value"]["right"]
+            if inner.get("type") in ("field", "stack_field"):
+                return inner, width
+        tmp: FieldRef = self.ctx.temporary(
+            e.type if not isinstance(strip_type(e.type), t.Bool) else t.Bits(1)
+        )
+        sl.emit_parser_op("set", [tmp.operand(), to_data(operand)])
+        return tmp.operand(), width

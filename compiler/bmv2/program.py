@@ -1,0 +1,294 @@
+"""Whole-program lowering: v1model package arguments to the BMv2 JSON document."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from ..diagnostics import CompileError
+from .actions import Actions, DeclaredIn
+from .calculations import Calculations
+from .checksums import lower_checksum_control
+from .context import (
+    Context,
+    annotation_int,
+    annotation_string,
+    field_width,
+    strip_type,
+    unsupported,
+)
+from .deparser import lower_deparser
+from .externs import Externs
+from .lists import FieldLists
+from .model import ControlPlane, CpControllerHeader, CpParam
+from .parsers import ParserLowering
+from .pipelines import ControlLowering
+from .stateful import Stateful
+from .storage import Env, StructRef
+
+P4INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "p4include")
+
+V1SWITCH_ARGS = ("p", "vr", "ig", "eg", "ck", "dep")
+
+
+def from_arch_file(node: Any) -> bool:
+    """Whether `node` was declared in our core.p4/v1model.p4."""
+    pos = getattr(node, "pos", None)
+    if pos is None:
+        return False
+    return os.path.basename(pos.file) in ("core.p4", "v1model.p4") and (
+        P4INCLUDE in os.path.abspath(pos.file) or not os.path.exists(pos.file)
+        or os.path.dirname(os.path.abspath(pos.file)) == P4INCLUDE
+    )
+
+
+def field_list_indices(annotations: list[ast.Annotation]) -> list[int]:
+    """The list numbers of a `@field_list(n, ...)` annotation."""
+    ann = ast.find_annotation(annotations, "field_list")
+    if ann is None:
+        return []
+    out = []
+    for arg in ann.args or []:
+        value = arg.const_value if arg.const_value is not None else getattr(arg, "value", None)
+        if isinstance(value, int):
+            out.append(value)
+    return out
+
+
+class ProgramLowering:
+    """Lowers one checked v1model program."""
+
+    def __init__(self, checked: Any, program_path: str) -> None:
+        self.checked = checked
+        self.ctx = Context(program_path)
+        self.ctx.next_id("header_types")
+        self.ctx.next_id("headers")
+        self.root = Env()
+        self.calcs = Calculations(self.ctx)
+        self.lists = FieldLists(self.ctx)
+        self.externs = Externs(self.ctx, self.calcs, self.lists)
+        self.stateful = Stateful(self.ctx)
+        self.actions = Actions(self.ctx, self.externs)
+
+    def lower(self) -> tuple[dict, ControlPlane]:
+        """The JSON document and the control-plane model."""
+        checked = self.checked
+        ctx = self.ctx
+        if checked.main is None:
+            raise CompileError(None, "the program has no `main` package instantiation")
+        package = getattr(checked.package, "name", "")
+        if package != "V1Switch":
+            raise CompileError(checked.main.pos, f"package {package} is not supported: only v1model's V1Switch")
+        args = [checked.main_args.get(name) for name in V1SWITCH_ARGS]
+        if any(a is None for a in args):
+            raise CompileError(checked.main.pos, "V1Switch needs six arguments")
+        parser, verify, ingress, egress, compute, deparser = args
+        for index, name in enumerate(checked.errors):
+            ctx.errors[name] = index
+        self.declarations()
+        std_type = self.std_metadata_type()
+        hdr_type = strip_type(checked.type_args.get("H"))
+        meta_type = strip_type(checked.type_args.get("M"))
+        ctx.header_type(std_type, "standard_metadata")
+        std = ctx.add_header("standard_metadata", std_type, True)
+        headers = self.headers_storage(hdr_type)
+        meta = self.metadata_storage(meta_type)
+        storages = {"H": (hdr_type, headers), "M": (meta_type, meta), "S": (std_type, std)}
+        parser_env = self.block_env(parser, storages)
+        parsers = [ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(parser, parser_env)]
+        pipelines = []
+        for name, decl in (("ingress", ingress), ("egress", egress)):
+            env = self.block_env(decl, storages)
+            pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env))
+        lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages), False)
+        lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages), True)
+        deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages))]
+        self.controller_headers()
+        for direct in self.stateful.direct_counters.values():
+            if direct["binding"] is None:
+                raise CompileError(None, f"direct counter {direct['name']} is not attached to any table")
+        for direct in self.stateful.direct_meters.values():
+            if direct["binding"] is None:
+                raise CompileError(None, f"direct meter {direct['name']} is not attached to any table")
+        meters = [self.meter_json(m) for m in ctx.meter_arrays]
+        counters = [self.counter_json(c) for c in ctx.counter_arrays]
+        document = {
+            "header_types": [ctx.scalars_type(), *ctx.header_types],
+            "headers": [
+                {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": True, "pi_omit": True},
+                *ctx.headers,
+            ],
+            "header_stacks": ctx.header_stacks,
+            "header_union_types": ctx.header_union_types,
+            "header_unions": ctx.header_unions,
+            "header_union_stacks": ctx.header_union_stacks,
+            "field_lists": ctx.field_lists,
+            "errors": [[name, code] for name, code in ctx.errors.items()],
+            "enums": ctx.enums,
+            "parsers": parsers,
+            "parse_vsets": ctx.parse_vsets,
+            "deparsers": deparsers,
+            "meter_arrays": meters,
+            "counter_arrays": counters,
+            "register_arrays": ctx.register_arrays,
+            "calculations": ctx.calculations,
+            "learn_lists": ctx.learn_lists,
+            "actions": ctx.actions,
+            "pipelines": pipelines,
+            "checksums": ctx.checksums,
+            "force_arith": [],
+            "extern_instances": [],
+            "field_aliases": ctx.field_aliases,
+            "program": ctx.program_path,
+            "__meta__": {"version": [2, 23], "compiler": "https://github.com/p4lang/p4c"},
+        }
+        return document, ctx.cp
+
+    # ---------------------------------------------------------------- declarations
+
+    def declarations(self) -> None:
+        """Top-level actions, enums, `NoAction`."""
+        ctx = self.ctx
+        for decl in self.checked.program.declarations:
+            if isinstance(decl, ast.ActionDeclaration):
+                self.root.bind(decl, DeclaredIn(self.root))
+                if decl.name == "NoAction":
+                    ctx.noaction = decl
+            elif isinstance(decl, ast.EnumDeclaration) and not from_arch_file(decl):
+                entries = []
+                for code, member in enumerate(decl.members):
+                    entries.append([member.name, code])
+                    ctx.enum_values[(decl.name, member.name)] = code
+                ctx.enums.append({"name": decl.name, "entries": entries})
+            elif isinstance(decl, ast.Instantiation) and decl.name != "main":
+                self.stateful.instantiate(decl, self.root)
+        if not hasattr(ctx, "noaction"):
+            ctx.noaction = None
+
+    def std_metadata_type(self) -> t.StructLike:
+        """`standard_metadata_t` from v1model.p4, with its `@alias` field aliases recorded."""
+        decl = self.checked.declaration("standard_metadata_t")
+        if not isinstance(decl, ast.StructDeclaration) or decl.p4type is None:
+            raise CompileError(None, "standard_metadata_t is not declared (include v1model.p4)")
+        for f in decl.fields:
+            alias = annotation_string(f.annotations, "alias")
+            if alias:
+                self.ctx.field_aliases.append([alias, ["standard_metadata", f.name]])
+        return decl.p4type
+
+    def headers_storage(self, hdr_type: t.P4Type) -> StructRef:
+        """Header instances for every member of the headers struct H."""
+        if not isinstance(hdr_type, t.Struct):
+            raise CompileError(None, f"the headers type {hdr_type} must be a struct")
+        fields: dict[str, Any] = {}
+        for name, ftype in hdr_type.fields:
+            ftype = strip_type(ftype)
+            if isinstance(ftype, t.Header):
+                fields[name] = self.ctx.add_header(name, ftype, False)
+            elif isinstance(ftype, t.Stack):
+                fields[name] = self.ctx.add_stack(name, ftype)
+            elif isinstance(ftype, t.HeaderUnion):
+                fields[name] = self.ctx.add_union(name, ftype)
+            else:
+                raise unsupported(hdr_type.decl, f"headers struct member {name} of type {ftype}")
+        return StructRef(hdr_type, fields)
+
+    def metadata_storage(self, meta_type: t.P4Type) -> StructRef:
+        """User metadata: scalars `userMetadata.<f>`, nested structs flattened as p4c does."""
+        if not isinstance(meta_type, t.Struct):
+            raise CompileError(None, f"the metadata type {meta_type} must be a struct")
+        counter = [0]
+        decl = meta_type.decl
+        annotations = {f.name: f.annotations for f in getattr(decl, "fields", [])}
+
+        def build(struct: t.Struct, path: list[str]) -> StructRef:
+            fields: dict[str, Any] = {}
+            for name, ftype in struct.fields:
+                ftype_s = strip_type(ftype)
+                if isinstance(ftype_s, t.Struct):
+                    fields[name] = build(ftype_s, [*path, name])
+                elif isinstance(ftype_s, t.Header | t.HeaderUnion | t.Stack):
+                    fields[name] = self.ctx.local_storage("_".join([*path, name]), ftype_s, metadata=False)
+                elif not path:
+                    fields[name] = self.ctx.scalar(f"userMetadata.{name}", ftype, metadata=True)
+                    for index in field_list_indices(annotations.get(name, [])):
+                        self.ctx.field_list_members.setdefault(index, []).append(fields[name])
+                else:
+                    flat = "_" + "_".join([*path, name]) + str(counter[0])
+                    counter[0] += 1
+                    fields[name] = self.ctx.scalar(f"userMetadata.{flat}", ftype, metadata=True)
+            return StructRef(struct, fields)
+
+        return build(meta_type, [])
+
+    def block_env(self, decl: Any, storages: dict[str, tuple[t.P4Type, Any]]) -> Env:
+        """Environment of a top-level parser/control: its parameters bound by type."""
+        name = annotation_string(decl.annotations, "name") or decl.name
+        env = Env(parent=self.root, prefix=name.lstrip("."))
+        for param in decl.params:
+            ptype = strip_type(param.p4type or param.type_node.resolved)
+            for p4type, storage in storages.values():
+                if ptype == p4type:
+                    env.bind(param, storage)
+                    break
+        return env
+
+    def controller_headers(self) -> None:
+        """`@controller_header` headers for P4Info's controller_packet_metadata."""
+        for decl in self.checked.program.declarations:
+            if not isinstance(decl, ast.HeaderDeclaration):
+                continue
+            name = annotation_string(decl.annotations, "controller_header")
+            if name is None:
+                continue
+            fields = []
+            for f in decl.fields:
+                ftype = strip_type(f.p4type or f.type_node.resolved)
+                fields.append(CpParam(f.name, field_width(ftype), annotation_int(f.annotations, "id")))
+            self.ctx.cp.controller_headers.append(
+                CpControllerHeader(name, decl.name, fields, annotation_int(decl.annotations, "id"))
+            )
+
+    # ---------------------------------------------------------------- stateful JSON
+
+    @staticmethod
+    def counter_json(entry: dict) -> dict:
+        """A counter array in p4c's key order."""
+        if entry.get("is_direct"):
+            out = {"name": entry["name"], "id": entry["id"], "is_direct": True, "binding": entry["binding"]}
+            if "source_info" in entry:
+                out["source_info"] = entry["source_info"]
+            return out
+        return entry
+
+    @staticmethod
+    def meter_json(entry: dict) -> dict:
+        """A meter array in p4c's key order."""
+        if not entry.get("is_direct"):
+            return entry
+        out = {"name": entry["name"], "id": entry["id"]}
+        if "source_info" in entry:
+            out["source_info"] = entry["source_info"]
+        out.update(
+            {
+                "is_direct": True,
+                "rate_count": 2,
+                "type": entry["type"],
+                "size": entry["size"],
+                "binding": entry["binding"],
+                "result_target": entry["result_target"],
+            }
+        )
+        return out
+
+
+def lower_to_bmv2(checked: Any, program_path: str) -> tuple[dict, ControlPlane, list]:
+    """Lower a checked program: (BMv2 JSON document, control-plane model, warnings)."""
+    lowering = ProgramLowering(checked, program_path)
+    document, cp = lowering.lower()
+    return document, cp, lowering.ctx.warnings
+
+
+

@@ -1,0 +1,388 @@
+"""Statements to BMv2 primitives: actions, synthesized control actions and parser ops.
+
+Inside actions, `if`/`return`/`exit` become `_jump`/`_jump_if_zero` with absolute targets
+(formats.md §1.15); actions called from actions are inlined with their parameters bound to
+the caller's arguments. In parsers the same statements become `set`/`verify`/wrapped
+`primitive` parser ops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import ast
+from .. import types as t
+from ..diagnostics import CompileError
+from .context import Context, strip_type, unsupported
+from .expressions import (
+    DynamicElement,
+    DynamicField,
+    ExpressionLowering,
+    StackLastField,
+    StackMember,
+    expr_op,
+    is_bool,
+    primitive_arg,
+    to_bool,
+    to_data,
+)
+from .hexstr import hexstr
+from .storage import (
+    Env,
+    ExprRef,
+    FieldRef,
+    HeaderRef,
+    RuntimeDataRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+)
+
+
+@dataclass
+class Label:
+    """A jump target inside one action's primitive list."""
+
+    target: int | None = None
+
+
+@dataclass
+class Frame:
+    """One action body being lowered (the outermost action or an inlined callee)."""
+
+    end: Label
+    outermost: bool
+    depth: int = 0
+
+
+@dataclass
+class PrimitiveList:
+    """Primitives of one action (or ops of one parse state) with pending jump labels."""
+
+    prims: list[dict] = field(default_factory=list)
+    jumps: list[tuple[dict, Label, list]] = field(default_factory=list)
+
+    def place(self, label: Label) -> None:
+        """Make `label` point at the next primitive."""
+        label.target = len(self.prims)
+
+    def resolve(self) -> list[dict]:
+        """Append each jump's target as its last parameter and return the primitives."""
+        for prim, label, params in self.jumps:
+            target = len(self.prims) if label.target is None else label.target
+            prim["parameters"] = [*params, {"type": "hexstr", "value": hexstr(target)}]
+        self.jumps.clear()
+        return self.prims
+
+
+class StatementLowering:
+    """Lowers statement lists into a `PrimitiveList` (action mode) or parser ops."""
+
+    def __init__(self, ctx: Context, externs: Any, in_parser: bool = False) -> None:
+        self.ctx = ctx
+        self.externs = externs
+        self.in_parser = in_parser
+        self.exprs = ExpressionLowering(ctx, in_parser)
+        self.out = PrimitiveList()
+
+    # ---------------------------------------------------------------- emission
+
+    def emit(self, op: str, params: list[dict], node: Any) -> None:
+        """Emit one primitive (wrapped as a parser `primitive` op inside parsers)."""
+        if self.in_parser:
+            self.out.prims.append(
+                {"parameters": [{"op": op, "parameters": params}], "op": "primitive"}
+            )
+            return
+        prim: dict = {"op": op, "parameters": params}
+        info = self.ctx.source_info(node)
+        if info is not None:
+            prim["source_info"] = info
+        self.out.prims.append(prim)
+
+    def emit_parser_op(self, op: str, params: list[dict]) -> None:
+        """Emit a native parser op (`extract`, `set`, `verify`, `advance`)."""
+        self.out.prims.append({"parameters": params, "op": op})
+
+    def jump(self, label: Label, node: Any, cond: dict | None = None) -> None:
+        """`_jump` to `label`, or `_jump_if_zero(cond)` when `cond` is given."""
+        if self.in_parser:
+            raise unsupported(node, "control flow inside a parser state")
+        prim: dict = {"op": "_jump" if cond is None else "_jump_if_zero"}
+        info = self.ctx.source_info(node)
+        if info is not None:
+            prim["source_info"] = info
+        params = [] if cond is None else [primitive_arg(expr_op("b2d", None, cond))]
+        self.out.prims.append(prim)
+        self.out.jumps.append((prim, label, params))
+
+    # ---------------------------------------------------------------- statements
+
+    def block(self, statements: list[Any], env: Env, frame: Frame) -> bool:
+        """Lower statements in order; True when a top-level `return`/`exit` ended the body."""
+        scope = env.child()
+        for stmt in statements:
+            if self.statement(stmt, scope, frame):
+                return True
+        return False
+
+    def statement(self, s: Any, env: Env, frame: Frame) -> bool:
+        """Lower one statement; True when control never falls through it at top level."""
+        if isinstance(s, ast.BlockStatement):
+            return self.block(s.components, env, frame)
+        if isinstance(s, ast.EmptyStatement):
+            return False
+        if isinstance(s, ast.VariableDeclaration):
+            storage = self.ctx.local_storage(s.name, s.p4type or s.type_node.resolved)
+            env.bind(s, storage)
+            if s.init is not None:
+                self.assign(storage, s.init, env, s)
+            return False
+        if isinstance(s, ast.ConstantDeclaration):
+            return False
+        if isinstance(s, ast.AssignmentStatement):
+            self.assignment(s, env)
+            return False
+        if isinstance(s, ast.MethodCallStatement):
+            self.call(s.call, env, frame, s)
+            return False
+        if isinstance(s, ast.IfStatement):
+            return self.if_statement(s, env, frame)
+        if isinstance(s, ast.ReturnStatement):
+            if s.value is not None:
+                raise unsupported(s, "return with a value")
+            if frame.outermost and frame.depth == 0:
+                return True
+            self.jump(frame.end, s)
+            return frame.depth == 0
+        if isinstance(s, ast.ExitStatement):
+            if self.in_parser:
+                raise unsupported(s, "exit inside a parser")
+            self.emit("exit", [], s)
+            if frame.outermost and frame.depth == 0:
+                return True
+            self.jump(self.outermost_end, s)
+            return frame.depth == 0
+        if isinstance(s, ast.SwitchStatement):
+            raise unsupported(s, "a switch statement inside an action")
+        raise unsupported(s, f"the statement {type(s).__name__} here")
+
+    def if_statement(self, s: ast.IfStatement, env: Env, frame: Frame) -> bool:
+        """`if` inside an action: `_jump_if_zero` over the then-branch."""
+        cond = to_bool(self.exprs.value(s.cond, env))
+        else_label = Label()
+        self.jump(else_label, s, cond)
+        frame.depth += 1
+        self.statement(s.then, env.child(), frame)
+        if s.otherwise is not None:
+            end_label = Label()
+            self.jump(end_label, s)
+            self.out.place(else_label)
+            self.statement(s.otherwise, env.child(), frame)
+            self.out.place(end_label)
+        else:
+            self.out.place(else_label)
+        frame.depth -= 1
+        return False
+
+    @property
+    def outermost_end(self) -> Label:
+        """The end label of the outermost action (target of `exit` in inlined code)."""
+        return self._outermost_end
+
+    def lower_action(self, decl: ast.ActionDeclaration, env: Env) -> list[dict]:
+        """Primitives of an action whose parameters are already bound in `env`."""
+        frame = Frame(end=Label(), outermost=True)
+        self._outermost_end = frame.end
+        self.block(decl.body.components, env, frame)
+        self.out.place(frame.end)
+        return self.out.resolve()
+
+    def lower_statements(self, statements: list[Any], env: Env) -> list[dict]:
+        """Primitives of a synthesized action made of control statements."""
+        frame = Frame(end=Label(), outermost=True)
+        self._outermost_end = frame.end
+        for stmt in statements:
+            if self.statement(stmt, env, frame):
+                break
+        self.out.place(frame.end)
+        return self.out.resolve()
+
+    def inline_action(
+        self, decl: ast.ActionDeclaration, args: list[Any], env: Env, frame: Frame
+    ) -> None:
+        """Inline an action called from an action, binding its parameters to the arguments."""
+        # Callee bodies see the caller's scope, which encloses the callee's declaration.
+        callee_env = Env(parent=env, prefix=env.prefix)
+        for param, arg in zip(decl.params, args, strict=False):
+            if arg is None:
+                raise CompileError(decl.pos, f"missing argument for parameter {param.name}")
+            callee_env.bind(param, ExprRef(arg, env))
+        inner = Frame(end=Label(), outermost=False, depth=0)
+        self.block(decl.body.components, callee_env, inner)
+        self.out.place(inner.end)
+
+    # ---------------------------------------------------------------- assignment
+
+    def assignment(self, s: ast.AssignmentStatement, env: Env) -> None:
+        """`l = r` and compound assignments."""
+        if s.op is not None:
+            right = ast.BinaryExpression(pos=s.pos, op=s.op, left=s.left, right=s.right)
+            right.type = s.left.type
+            self.assign_to(s.left, right, env, s)
+            return
+        self.assign_to(s.left, s.right, env, s)
+
+    def assign_to(self, left: ast.Expression, right: ast.Expression, env: Env, node: Any) -> None:
+        """Assign to an l-value expression (slices become read-modify-write)."""
+        if isinstance(left, ast.SliceExpression):
+            target = self.exprs.resolve(left.expr, env)
+            hi = self.exprs.constant_int(left.hi)
+            lo = self.exprs.constant_int(left.lo)
+            width = t.bit_width(strip_type(left.expr.type))
+            field_mask = ((1 << (hi - lo + 1)) - 1) << lo
+            keep = ((1 << width) - 1) & ~field_mask
+            current = self.exprs.binding_operand(target)
+            value = to_data(self.exprs.value(right, env))
+            if lo:
+                value = expr_op("<<", value, {"type": "hexstr", "value": hexstr(lo)})
+            combined = expr_op(
+                "|",
+                expr_op("&", current, {"type": "hexstr", "value": hexstr(keep, width)}),
+                expr_op("&", value, {"type": "hexstr", "value": hexstr(field_mask, width)}),
+            )
+            self.store(target, combined, node)
+            return
+        target = self.exprs.resolve(left, env)
+        self.assign(target, right, env, node)
+
+    def assign(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
+        """Assign expression `right` to binding `target`."""
+        if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef):
+            self.assign_composite(target, right, env, node)
+            return
+        self.store(target, self.exprs.value(right, env), node)
+
+    def store(self, target: Any, value: dict, node: Any) -> None:
+        """Store a scalar operand into a field-like binding."""
+        if isinstance(target, RuntimeDataRef | ExprRef) or target is None:
+            raise unsupported(node, "assigning to an action parameter")
+        if isinstance(target, FieldRef | StackLastField | DynamicField):
+            lvalue = self.exprs.binding_operand(target)
+        else:
+            raise unsupported(node, "assigning to this value")
+        value = to_data(value)
+        if self.in_parser:
+            self.emit_parser_op("set", [lvalue, value])
+            return
+        self.emit("assign", [primitive_arg(lvalue), primitive_arg(value)], node)
+
+    def assign_composite(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
+        """Header, union, stack and struct assignment."""
+        if isinstance(right, ast.InvalidExpression):
+            if isinstance(target, HeaderRef):
+                self.emit("remove_header", [self.exprs.binding_operand(target)], node)
+                return
+            if isinstance(target, UnionRef):
+                for member in target.members.values():
+                    self.emit("remove_header", [self.exprs.binding_operand(member)], node)
+                return
+        if isinstance(right, ast.ListExpression | ast.StructExpression):
+            if isinstance(right, ast.ListExpression):
+                names = [n for n, _ in target.p4type.fields]
+                pairs = list(zip(names, right.components, strict=False))
+            else:
+                pairs = [(f.name, f.value) for f in right.fields]
+            if isinstance(target, HeaderRef):
+                self.emit("add_header", [self.exprs.binding_operand(target)], node)
+                for name, value in pairs:
+                    self.store(target.member(name), self.exprs.value(value, env), node)
+                return
+            if isinstance(target, StructRef):
+                for name, value in pairs:
+                    self.assign(target.fields[name], value, env, node)
+                return
+        source = self.exprs.resolve(right, env)
+        if isinstance(source, ExprRef):
+            source = self.exprs.resolve(source.expr, source.env)
+        if isinstance(target, StructRef) and isinstance(source, StructRef):
+            for name in target.fields:
+                self.copy_binding(target.fields[name], source.fields[name], node)
+            return
+        self.copy_binding(target, source, node)
+
+    def copy_binding(self, target: Any, source: Any, node: Any) -> None:
+        """Copy one bound value into another of the same type."""
+        ops = {HeaderRef: "assign_header", UnionRef: "assign_union"}
+        for kind, op in ops.items():
+            if isinstance(target, kind) and isinstance(source, kind):
+                self.emit(
+                    op,
+                    [self.exprs.binding_operand(target), self.exprs.binding_operand(source)],
+                    node,
+                )
+                return
+        if isinstance(target, StackRef) and isinstance(source, StackRef):
+            op = "assign_union_stack" if target.is_union_stack else "assign_header_stack"
+            self.emit(
+                op, [self.exprs.binding_operand(target), self.exprs.binding_operand(source)], node
+            )
+            return
+        if isinstance(target, StructRef) and isinstance(source, StructRef):
+            for name in target.fields:
+                self.copy_binding(target.fields[name], source.fields[name], node)
+            return
+        value = self.exprs.binding_operand(source)
+        if is_bool(strip_type(getattr(source, "p4type", None))) and not self.in_parser:
+            value = to_data(value)
+        self.store(target, value, node)
+
+    # ---------------------------------------------------------------- calls
+
+    def call(self, e: ast.MethodCallExpression, env: Env, frame: Frame, node: Any) -> None:
+        """A call statement: built-in methods, inlined actions, extern functions and methods."""
+        call = e.call
+        if call is None:
+            raise unsupported(e, "an unresolved call")
+        if call.kind == ast.CallKind.BUILTIN:
+            self.builtin(call, env, node)
+            return
+        if call.kind == ast.CallKind.ACTION:
+            if self.in_parser:
+                raise unsupported(e, "calling an action from a parser")
+            self.inline_action(call.target, call.args, env, frame)
+            return
+        if call.kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD):
+            self.externs.call(self, e, env, node)
+            return
+        raise unsupported(e, f"this kind of call ({call.kind.value}) here")
+
+    def builtin(self, call: ast.CallInfo, env: Env, node: Any) -> None:
+        """`setValid`, `setInvalid`, `push_front`, `pop_front` (a bare `isValid()` is dropped)."""
+        name = call.builtin
+        if name == "isValid":
+            return
+        target = self.exprs.resolve(call.receiver, env)
+        if name in ("setValid", "setInvalid"):
+            op = "add_header" if name == "setValid" else "remove_header"
+            if isinstance(target, DynamicElement):
+                operand = {"type": "expression", "value": self.exprs.binding_operand(target)}
+            elif isinstance(target, HeaderRef):
+                operand = self.exprs.binding_operand(target)
+            elif isinstance(target, StackMember) and target.member == "last":
+                raise unsupported(node, f"{name}() on a stack's last element")
+            else:
+                raise unsupported(node, f"{name}() on this value")
+            self.emit(op, [operand], node)
+            return
+        if name in ("push_front", "pop_front"):
+            count = self.exprs.constant_int(call.args[0])
+            self.emit(
+                "push" if name == "push_front" else "pop",
+                [self.exprs.binding_operand(target), {"type": "hexstr", "value": hexstr(count)}],
+                node,
+            )
+            return
+        raise unsupported(node, f"the method {name}()")
+

@@ -1,0 +1,133 @@
+"""Where P4 values live in BMv2: fields, header instances, stacks, unions and their bindings.
+
+Lowering maps every name the program can touch (parameters of the v1model blocks, locals,
+action data, arguments of inlined calls) to one of these bindings; expressions and
+statements are then lowered against bindings instead of source names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import types as t
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A scalar stored in field `field` of header instance `header`."""
+
+    header: str
+    field: str
+    p4type: t.P4Type
+
+    def operand(self) -> dict:
+        """The `{"type": "field"}` operand naming this field."""
+        return {"type": "field", "value": [self.header, self.field]}
+
+
+@dataclass(frozen=True)
+class HeaderRef:
+    """A header (or non-flattened metadata) instance."""
+
+    name: str
+    p4type: t.StructLike
+    metadata: bool = False
+
+    def member(self, name: str) -> FieldRef:
+        """The field `name` of this instance."""
+        ftype = self.p4type.field_type(name)
+        if ftype is None:
+            raise KeyError(name)
+        return FieldRef(self.name, name, ftype)
+
+
+@dataclass(frozen=True)
+class UnionRef:
+    """A header union instance: one header instance per member (`u.member`)."""
+
+    name: str
+    p4type: t.HeaderUnion
+    members: dict[str, HeaderRef]
+
+
+@dataclass(frozen=True)
+class StackRef:
+    """A header stack (or union stack) instance with its elements in index order."""
+
+    name: str
+    p4type: t.Stack
+    elements: tuple[Any, ...]
+
+    @property
+    def is_union_stack(self) -> bool:
+        """True for a stack of header unions."""
+        return isinstance(self.p4type.element, t.HeaderUnion)
+
+
+@dataclass(frozen=True)
+class StructRef:
+    """A struct whose fields were flattened into separate bindings."""
+
+    p4type: t.StructLike
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RuntimeDataRef:
+    """Action data parameter number `index`."""
+
+    index: int
+    p4type: t.P4Type
+
+
+@dataclass(frozen=True)
+class ConstRef:
+    """A compile-time constant."""
+
+    value: Any
+    p4type: t.P4Type
+
+
+@dataclass
+class ExprRef:
+    """An argument of an inlined call, lowered on use in the caller's environment."""
+
+    expr: Any
+    env: Env
+
+
+@dataclass(frozen=True)
+class InstanceRef:
+    """An extern, table, parser or control instance with its control-plane name."""
+
+    decl: Any
+    name: str
+    p4type: Any = None
+
+
+@dataclass
+class Env:
+    """Bindings of declarations (by node identity) with lexical fall-back to a parent."""
+
+    parent: Env | None = None
+    bindings: dict[int, Any] = field(default_factory=dict)
+    prefix: str = ""
+
+    def bind(self, decl: Any, binding: Any) -> None:
+        """Bind declaration node `decl`."""
+        self.bindings[id(decl)] = binding
+
+    def lookup(self, decl: Any) -> Any:
+        """The binding of `decl`, searching enclosing environments; None if unbound."""
+        env: Env | None = self
+        while env is not None:
+            found = env.bindings.get(id(decl))
+            if found is not None:
+                return found
+            env = env.parent
+        return None
+
+    def child(self, prefix: str | None = None) -> Env:
+        """A nested environment (same control-plane prefix unless given)."""
+        return Env(parent=self, prefix=self.prefix if prefix is None else prefix)

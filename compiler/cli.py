@@ -1,0 +1,114 @@
+"""`bufferlab-p4c`: the command line of p4c-bm2-ss (BMv2 JSON plus P4Info files)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .api import compile_program
+from .diagnostics import CompileError
+from .jsonwriter import dumps
+from .p4info.files import write_p4info
+
+PROG = "bufferlab-p4c"
+P4RUNTIME_FORMAT_SUFFIX = {"binary": ".bin", "json": ".json", "text": ".txtpb"}
+
+
+class UsageError(Exception):
+    """A bad command line."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so every error has one format."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    """The options p4c-bm2-ss users pass."""
+    p = _ArgumentParser(prog=PROG, description="P4_16 v1model compiler for BMv2 (a peer of p4c-bm2-ss)",
+                        allow_abbrev=False)
+    p.add_argument("source", help="P4_16 program")
+    p.add_argument("-o", dest="output", metavar="FILE", help="BMv2 JSON output (default: <program>.json)")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="add DIR to the #include search path")
+    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a preprocessor macro")
+    p.add_argument("--p4runtime-files", metavar="FILES",
+                   help="comma-separated P4Info outputs; format by suffix: .txtpb .txt .json .bin")
+    p.add_argument("--p4runtime-file", metavar="FILE", help="P4Info output (older form)")
+    p.add_argument("--p4runtime-format", choices=sorted(P4RUNTIME_FORMAT_SUFFIX),
+                   help="format of --p4runtime-file (default: binary)")
+    p.add_argument("--std", default="p4-16", help="language version (only p4-16)")
+    p.add_argument("--arch", default="v1model", help="architecture (only v1model)")
+    p.add_argument("--target", default="bmv2", help="target (only bmv2)")
+    p.add_argument("--Wdisable", action="append", default=[], metavar="WARNING", nargs="?",
+                   help="accepted for compatibility; warnings are still printed")
+    p.add_argument("--version", action="version", version=f"{PROG} 0.1.0")
+    return p
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Reject option values we cannot honour."""
+    if args.std not in ("p4-16", "p416", "p4_16"):
+        raise UsageError(f"--std {args.std}: only p4-16 is supported")
+    if args.arch != "v1model":
+        raise UsageError(f"--arch {args.arch}: only v1model is supported")
+    if args.target != "bmv2":
+        raise UsageError(f"--target {args.target}: only bmv2 is supported")
+    if args.p4runtime_format and not args.p4runtime_file:
+        raise UsageError("--p4runtime-format needs --p4runtime-file")
+
+
+def p4info_paths(args: argparse.Namespace) -> list[Path]:
+    """Every P4Info file to write."""
+    paths = [Path(p) for p in (args.p4runtime_files or "").split(",") if p]
+    if args.p4runtime_file:
+        path = Path(args.p4runtime_file)
+        wanted = P4RUNTIME_FORMAT_SUFFIX[args.p4runtime_format or "binary"]
+        if path.suffix != wanted:
+            raise UsageError(
+                f"--p4runtime-file {path}: use a {wanted} name for format {args.p4runtime_format or 'binary'}"
+            )
+        paths.append(path)
+    return paths
+
+
+def run(argv: list[str]) -> int:
+    """Compile as the command line says; returns the exit status."""
+    try:
+        args = argument_parser().parse_args(argv)
+        check_options(args)
+        outputs = p4info_paths(args)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"usage: {PROG} prog.p4 -o out.json [--p4runtime-files F.txtpb] [-I DIR] [-D NAME[=V]]",
+              file=sys.stderr)
+        return 2
+    source = Path(args.source)
+    output = Path(args.output) if args.output else Path(source.stem + ".json")
+    try:
+        result = compile_program(source, args.include, args.define)
+        for warning in result.warnings:
+            print(warning.format(), file=sys.stderr)
+        try:
+            output.write_text(dumps(result.json))
+        except OSError as exc:
+            raise CompileError(None, f"cannot write {output}: {exc.strerror}") from exc
+        for path in outputs:
+            for warning in write_p4info(result.p4info, path):
+                print(warning.format(), file=sys.stderr)
+    except CompileError as exc:
+        print(exc.format(), file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(f"{source}: error: program nesting is too deep to compile", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,43 @@
+"""Writing P4Info files in the format their suffix names, as p4c's `--p4runtime-files`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from google.protobuf import json_format, text_format
+from p4.config.v1 import p4info_pb2
+
+from ..diagnostics import CompileError, CompileWarning
+
+TEXT_HEADER = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+
+
+def p4info_text(info: p4info_pb2.P4Info) -> str:
+    """The text form p4c writes: two comment lines, a blank line, protobuf text format."""
+    return TEXT_HEADER + text_format.MessageToString(info)
+
+
+def write_p4info(info: p4info_pb2.P4Info, path: str | Path) -> list[CompileWarning]:
+    """Write `info` to `path` in the format chosen by its suffix; returns warnings."""
+    path = Path(path)
+    warnings: list[CompileWarning] = []
+    suffix = path.suffix
+    if suffix == ".txtpb":
+        data: str | bytes = p4info_text(info)
+    elif suffix == ".txt":
+        warnings.append(CompileWarning(None, f"{path}: the .txt suffix is deprecated, use .txtpb"))
+        data = p4info_text(info)
+    elif suffix == ".json":
+        data = json_format.MessageToJson(info) + "\n"
+    elif suffix == ".bin":
+        data = info.SerializeToString()
+    else:
+        raise CompileError(None, f"{path}: unknown P4Info file suffix (use .txtpb, .txt, .json or .bin)")
+    try:
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data)
+    except OSError as exc:
+        raise CompileError(None, f"cannot write {path}: {exc.strerror}") from exc
+    return warnings
