@@ -150,7 +150,7 @@ control BcnEgress(inout headers_t hdr,
                   inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
     @name(".bcn_frames")
-    counter(QUEUE_COUNT, CounterType.packets_and_bytes) bcn_frames;
+    counter(QUEUE_COUNT, CounterType.packets) bcn_frames;
 
     apply {
         bit<32> sample_len = standard_metadata.packet_length;

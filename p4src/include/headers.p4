@@ -130,14 +130,18 @@ header pfc_t {
     bit<16> time7;
 }
 
-/* Reserved zero bytes that bring a PAUSE frame to 60 bytes. */
+/* Reserved zero bytes (42) that bring a PAUSE frame to 60 bytes; split
+ * into fields of at most 128 bits, which every software target handles. */
 header pause_pad_t {
-    bit<336> zero;
+    bit<128> zero0;
+    bit<128> zero1;
+    bit<80>  zero2;
 }
 
-/* Reserved zero bytes that bring a PFC frame to 60 bytes. */
+/* Reserved zero bytes (26) that bring a PFC frame to 60 bytes. */
 header pfc_pad_t {
-    bit<208> zero;
+    bit<128> zero0;
+    bit<80>  zero1;
 }
 
 struct headers_t {

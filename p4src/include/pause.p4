@@ -193,7 +193,9 @@ control PauseGenerate(inout headers_t hdr,
         hdr.pause.setValid();
         hdr.pause.quanta = quanta;
         hdr.pause_pad.setValid();
-        hdr.pause_pad.zero = 0;
+        hdr.pause_pad.zero0 = 0;
+        hdr.pause_pad.zero1 = 0;
+        hdr.pause_pad.zero2 = 0;
     }
 
     /* Only the unit's priority is enabled; the other times stay 0. */
@@ -210,7 +212,8 @@ control PauseGenerate(inout headers_t hdr,
         hdr.pfc.time6 = (meta.gen_pause_unit == 6) ? quanta : 0;
         hdr.pfc.time7 = (meta.gen_pause_unit == 7) ? quanta : 0;
         hdr.pfc_pad.setValid();
-        hdr.pfc_pad.zero = 0;
+        hdr.pfc_pad.zero0 = 0;
+        hdr.pfc_pad.zero1 = 0;
     }
 
     apply {
