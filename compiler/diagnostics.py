@@ -38,6 +38,8 @@ def _render(kind: str, pos: SourcePos | None, message: str) -> str:
     if pos is None:
         return f"{kind}: {message}"
     head = f"{pos}: {kind}: {message}"
+    # A long-lived process (the switch's STF runner) may compile an edited file again.
+    linecache.checkcache(pos.file)
     line = linecache.getline(pos.file, pos.line).rstrip("\r\n")
     if not line:
         return head

@@ -545,8 +545,13 @@ class Parser:
                 proto = self.function_prototype(m_annotations)
                 proto.is_abstract = True
                 proto.pos = pos
-            elif self.peek().text == name.text and self.peek(1).kind == "(":
+            elif self.peek().kind == "IDENT" and self.peek(1).kind == "(":
                 ctor = self.advance()
+                if ctor.text != name.text:
+                    raise self.error(
+                        f"constructor {ctor.text} of extern {name.text} must be named {name.text}",
+                        ctor,
+                    )
                 proto = ast.MethodPrototype(
                     pos=ctor.pos, name=ctor.text, annotations=m_annotations,
                     params=self.parameters(), is_constructor=True,

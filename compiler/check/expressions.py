@@ -297,6 +297,8 @@ class ExpressionChecker(TypeResolver, Coercer):
                     raise self.fail(e.pos, f"'{op}' needs numeric operands, not {operand}")
                 if op in ("|+|", "|-|") and isinstance(operand, InfInt):
                     raise self.fail(e.pos, f"saturating '{op}' needs a sized type, not int")
+                if op in ("/", "%") and e.right.const_value == 0:
+                    raise self.fail(e.right.pos, "division by zero")
                 if op in ("/", "%") and isinstance(operand, Bits) and operand.signed:
                     raise self.fail(e.pos, f"'{op}' is not defined on signed {operand}")
                 result = operand
