@@ -127,7 +127,7 @@ fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue
 }
 
 /// The engine in deterministic mode (virtual time, seeded randomness).
-#[pyclass(name = "Engine", module = "bufferlab.switch._engine")]
+#[pyclass(name = "Engine", module = "bufferlab.switch._engine", subclass)]
 pub struct PyEngine {
     inner: Engine,
 }
