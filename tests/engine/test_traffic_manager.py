@@ -1,0 +1,137 @@
+"""The traffic manager seen through the engine: port rate, caps, priorities, DRR,
+delay, pool thresholds and the queueing metadata egress reads (meta.json)."""
+
+import pytest
+from engine_helpers import eth, tel
+
+from bufferlab.switch import InvalidArgumentError
+
+GBPS = 1_000_000_000
+WIRE_60 = (60 + 24) * 8  # ns to serialise a 60-byte frame at 1 Gb/s with Ethernet overhead
+
+
+def test_queue_builds_at_port_rate_with_bmv2_queueing_metadata(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS)
+    for _ in range(5):
+        meta.send(2, eth(1, size=60), 0)
+    meta.drain()
+    out = meta.received()
+    assert [t for _, _, t in out] == [WIRE_60 * k for k in range(1, 6)]
+    m = [tel(f) for _, f, _ in out]
+    assert [x["enq_qdepth"] for x in m] == [0, 0, 1, 2, 3]
+    assert [x["deq_qdepth"] for x in m] == [0, 3, 2, 1, 0]
+    starts_us = [WIRE_60 * k // 1000 for k in range(5)]
+    assert [x["egts"] for x in m] == starts_us
+    assert [x["deq_timedelta"] for x in m] == starts_us
+    assert all(x["enq_ts"] == 0 for x in m)
+
+
+def test_state_mid_burst(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS)
+    for _ in range(5):
+        meta.send(2, eth(1, size=60), 0)
+    meta.advance(0)
+    q = meta.queue_stats(3, 0)
+    assert q["depth_pkts"] == 4 and q["depth_bytes"] == 240
+    assert meta.port_occupancy_bytes(3) == 240
+    assert meta.pool_used_bytes() == 240
+    meta.advance(WIRE_60 * 2)
+    assert meta.queue_stats(3, 0)["depth_pkts"] == 2
+    assert [t for _, _, t in meta.received()] == [WIRE_60, WIRE_60 * 2]
+
+
+def test_tail_drop_exactly_at_queue_cap(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS)
+    meta.set_queue_depth(3, port=3)
+    for _ in range(10):
+        meta.send(2, eth(1, size=60), 0)
+    meta.drain()
+    # One frame is on the wire at once, three wait; the other six are dropped.
+    assert len(meta.received()) == 4
+    q = meta.queue_stats(3, 0)
+    assert q["dropped_queue_full_pkts"] == 6 and q["max_depth_pkts"] == 3
+    assert meta.stats()["dropped_by_tm"] == 6
+
+
+def test_strict_priority_serves_highest_queue_first(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_prio", [3, 0])
+    meta.table_add("MyIngress.fwd", [2], "MyIngress.fwd_prio", [3, 7])
+    meta.configure_port(3, rate_bps=GBPS, num_queues=8)
+    order = [1, 1, 1, 1, 2, 2, 2]
+    for dst in order:
+        meta.send(2, eth(dst, size=60), 0)
+    meta.drain()
+    got = [f[5] for _, f, _ in meta.received()]
+    assert got == [1, 2, 2, 2, 1, 1, 1]
+
+
+def test_drr_shares_follow_quanta(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_prio", [3, 0])
+    meta.table_add("MyIngress.fwd", [2], "MyIngress.fwd_prio", [3, 1])
+    meta.configure_port(3, rate_bps=GBPS, num_queues=2, drr_quantum_bytes=[1000, 2000])
+    for _ in range(300):
+        meta.send(2, eth(1, size=1000), 0)
+        meta.send(2, eth(2, size=1000), 0)
+    meta.advance(300 * (1000 + 24) * 8)
+    got = [f[5] for _, f, _ in meta.received()]
+    q0, q1 = got.count(1), got.count(2)
+    assert q0 + q1 == 300
+    assert abs(q1 - 2 * q0) <= 3
+
+
+def test_propagation_delay_adds_to_arrival(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS, delay_ns=5_000)
+    meta.send(2, eth(1, size=60), 1_000)
+    meta.advance(1_000 + WIRE_60 + 4_999)
+    assert meta.received() == []
+    meta.advance(1_000 + WIRE_60 + 5_000)
+    (_, _, t), = meta.received()
+    assert t == 1_000 + WIRE_60 + 5_000
+
+
+def test_shared_pool_full_drops(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS)
+    meta.set_pool_bytes(3000)
+    for _ in range(5):
+        meta.send(2, eth(1, size=1000), 0)
+    meta.drain()
+    assert len(meta.received()) == 4
+    assert meta.queue_stats(3, 0)["dropped_pool_full_pkts"] == 1
+
+
+def test_static_port_threshold(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS, threshold=("static_bytes", 2000, None))
+    for _ in range(5):
+        meta.send(2, eth(1, size=1000), 0)
+    meta.drain()
+    assert len(meta.received()) == 3
+    assert meta.queue_stats(3, 0)["dropped_port_threshold_pkts"] == 2
+    assert meta.port_config(3)["threshold"] == ("static_bytes", 2000, None)
+
+
+def test_queue_rate_spaces_departures(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.set_queue_rate(1000, port=3, queue=0)
+    for _ in range(3):
+        meta.send(2, eth(1, size=60), 0)
+    meta.drain()
+    assert [t for _, _, t in meta.received()] == [0, 1_000_000, 2_000_000]
+
+
+def test_time_cannot_go_backwards(meta):
+    meta.send(2, eth(1, size=60), 1_000)
+    with pytest.raises(Exception, match="before the engine's time"):
+        meta.send(2, eth(1, size=60), 999)
+
+
+def test_bad_port_settings_are_refused(meta):
+    with pytest.raises(InvalidArgumentError, match="num_queues"):
+        meta.configure_port(3, num_queues=9)
+    with pytest.raises(InvalidArgumentError):
+        meta.configure_port(600, rate_bps=GBPS)
