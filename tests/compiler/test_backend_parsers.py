@@ -1,0 +1,149 @@
+"""Parse states: extract forms, set/verify/advance ops, select keys, masks, ranges, value sets."""
+
+from pathlib import Path
+
+from bufferlab.compiler import compile
+from bufferlab.compiler.bmv2.parsers import range_to_masks
+
+P4 = Path(__file__).resolve().parents[1] / "p4"
+
+
+def states(name):
+    doc = compile(P4 / name)[0]
+    assert [p["name"] for p in doc["parsers"]] == ["parser"]
+    return doc, {s["name"]: s for s in doc["parsers"][0]["parse_states"]}
+
+
+def tr(kind, value, mask, nxt):
+    return {"type": kind, "value": value, "mask": mask, "next_state": nxt}
+
+
+def test_range_to_masks_covers_exactly_the_range():
+    for low, high, width in [(0, 1500, 16), (5, 15, 4), (1, 1, 8), (0, 255, 8), (3, 200, 8)]:
+        covered = {v for v in range(1 << width)
+                   for value, mask in range_to_masks(low, high, width) if v & mask == value}
+        assert covered == set(range(low, high + 1))
+    assert range_to_masks(0, 255, 8) == [(0, 0)]
+
+
+def test_select_on_field_with_default():
+    doc, st = states("ipv4_lpm_router.p4")
+    start = st["start"]
+    assert doc["parsers"][0]["init_state"] == "start"
+    assert start["parser_ops"] == [{"parameters": [{"type": "regular", "value": "ethernet"}], "op": "extract"}]
+    assert start["transition_key"] == [{"type": "field", "value": ["ethernet", "etherType"]}]
+    assert start["transitions"] == [tr("hexstr", "0x0800", None, "parse_ipv4"), tr("default", None, None, None)]
+    assert st["parse_ipv4"]["transitions"] == [tr("default", None, None, None)]
+
+
+def test_masks_ranges_and_tuple_keys():
+    _, st = states("parser_select_masks_ranges.p4")
+    start = st["start"]["transitions"]
+    assert start[1] == tr("hexstr", "0x0800", None, "parse_ipv4")
+    ranges = [t for t in start if t["next_state"] is None and t["type"] == "hexstr"]
+    assert ranges[0] == tr("hexstr", "0x0000", "0xfc00", None)
+    assert ranges[-1] == tr("hexstr", "0x05dc", None, None)
+    vlan = st["parse_vlan"]
+    assert vlan["transitions"][:2] == [tr("hexstr", "0x00000000", "0x0fff0000", None),
+                                       tr("hexstr", "0x00000800", "0x0000ffff", "parse_ipv4")]
+    ipv4 = st["parse_ipv4"]["transitions"]
+    assert ipv4[0] == tr("hexstr", "0x00000506", None, "parse_tcp")
+    assert tr("hexstr", "0x00000811", "0x1fff08ff", "parse_udp") in ipv4
+    assert ipv4[-1] == tr("default", None, None, None)
+    assert st["parse_tcp"]["parser_ops"][1] == {
+        "parameters": [{"type": "field", "value": ["scalars", "userMetadata.path"]},
+                       {"type": "hexstr", "value": "0x01"}], "op": "set"}
+
+
+def test_value_set_transition_and_declaration():
+    doc, st = states("parser_value_set.p4")
+    assert st["start"]["transitions"][0] == tr("parse_vset", "PvsParser.tunnel_ethertypes", None, "parse_tunnel")
+    assert doc["parse_vsets"] == [{"name": "PvsParser.tunnel_ethertypes", "id": 0,
+                                   "source_info": doc["parse_vsets"][0]["source_info"],
+                                   "compressed_bitwidth": 16, "max_size": 4}]
+
+
+def test_lookahead_verify_and_advance():
+    _, st = states("parser_lookahead_advance_verify.p4")
+    assert st["start"]["transition_key"] == [{"type": "lookahead", "value": [0, 4]}]
+    assert st["start"]["transitions"][0] == tr("hexstr", "0x04", None, "parse_ipv4")
+    verify = st["parse_ipv4"]["parser_ops"][1]
+    assert verify["op"] == "verify"
+    assert verify["parameters"][1] == {"type": "hexstr", "value": "0x7"}
+    assert verify["parameters"][0]["value"]["op"] == "=="
+    ops = st["skip_options"]["parser_ops"]
+    assert ops[0]["op"] == "set"
+    assert ops[0]["parameters"][1] == {"type": "lookahead", "value": [0, 8]}
+    assert ops[1]["op"] == "advance"
+    assert ops[1]["parameters"][0]["value"]["op"] == "&"
+
+
+def test_stack_next_and_last_field():
+    _, st = states("header_stack_mpls.p4")
+    mpls = st["parse_mpls"]
+    assert mpls["parser_ops"] == [{"parameters": [{"type": "stack", "value": "mpls"}], "op": "extract"}]
+    assert mpls["transition_key"] == [{"type": "stack_field", "value": ["mpls", "bos"]}]
+    assert mpls["transitions"] == [tr("hexstr", "0x00", None, "parse_mpls"), tr("hexstr", "0x01", None, "parse_ipv4")]
+    _, hop = states("header_stack_runtime_index.p4")
+    assert hop["parse_hop3"]["parser_ops"][2] == {"parameters": [{"type": "regular", "value": "hop[2]"}],
+                                                  "op": "extract"}
+
+
+def test_union_member_extract():
+    _, st = states("header_union_ip.p4")
+    assert st["parse_v6"]["parser_ops"] == [{"parameters": [{"type": "regular", "value": "ip.v6"}], "op": "extract"}]
+
+
+def test_sub_parser_is_inlined_around_the_call():
+    _, st = states("subparser_inline.p4")
+    assert st["parse_ipv4"]["transitions"] == [tr("default", None, None, "l4_parser_start")]
+    sub = st["l4_parser_start"]
+    assert sub["transition_key"] == [{"type": "field", "value": ["ipv4", "protocol"]}]
+    assert sub["transitions"][-1] == tr("default", None, None, "parse_ipv4_0")
+    assert st["l4_parser_parse_tcp"]["parser_ops"][1]["parameters"] == [
+        {"type": "field", "value": ["scalars", "userMetadata.l4_dst"]}, {"type": "field", "value": ["tcp", "dstPort"]}]
+    assert st["parse_ipv4_0"]["transitions"] == [tr("default", None, None, None)]
+
+
+def test_serializable_enum_keysets():
+    _, st = states("enums_and_errors.p4")
+    assert st["parse_op"]["transitions"][0] == tr("hexstr", "0x01", None, None)
+
+
+PARSER_WITH_PRIMITIVES = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; h_t extra; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        hdr.extra.setValid();
+        meta.x = hdr.h.a + hdr.h.b;
+        transition select(hdr.h.a[3:0]) {
+            1: accept;
+            default: reject;
+        }
+    }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_parser_primitives_are_wrapped_and_computed_keys_use_temporaries(tmp_path):
+    src = tmp_path / "prim.p4"
+    src.write_text(PARSER_WITH_PRIMITIVES)
+    doc = compile(src)[0]
+    start = doc["parsers"][0]["parse_states"][0]
+    ops = start["parser_ops"]
+    assert ops[1] == {"parameters": [{"op": "add_header", "parameters": [{"type": "header", "value": "extra"}]}],
+                      "op": "primitive"}
+    assert ops[2]["op"] == "set" and ops[2]["parameters"][1]["value"]["op"] == "&"
+    assert ops[3]["op"] == "set" and ops[3]["parameters"][0] == {"type": "field", "value": ["scalars", "tmp"]}
+    assert start["transition_key"] == [{"type": "field", "value": ["scalars", "tmp"]}]
+    assert start["transitions"] == [tr("hexstr", "0x01", None, None), tr("default", None, None, None)]
+    assert doc["deparsers"][0]["order"] == ["h", "extra"]
