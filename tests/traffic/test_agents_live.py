@@ -183,3 +183,31 @@ def test_pause_agent_stops_and_resumes_the_sender(link):
     seqs = [s for _, s in sorted(arrivals)]
     assert seqs == list(range(len(seqs)))  # held, never dropped or reordered
     assert len(seqs) == sender.sent_frames
+
+
+class _Holds:
+    def __init__(self):
+        self.resume_ns = []
+
+    def hold_until(self, resume_ns):
+        self.resume_ns.append(resume_ns)
+
+
+def test_pfc_from_the_wire_holds_only_the_enabled_class(link):
+    best_effort, lossless = _Holds(), _Holds()
+    agent = pause.PauseAgent("ha", 10_000_000_000, {0: best_effort, 3: lossless}, link)
+    switch = open_packet_socket("sw", link, receive=False)
+    try:
+        with agent:
+            switch.send(bytes(layers.pfc_frame(SWITCH_MAC, {3: 0xFFFF, 5: 100})))
+            _wait_for(lambda: len(agent.events) == 1, "the PFC frame")
+            switch.send(bytes(layers.pfc_frame(SWITCH_MAC, {3: 0})))
+            _wait_for(lambda: len(agent.events) == 2, "the per-class XON")
+    finally:
+        switch.close()
+    (pfc_rx, _, first), (xon_rx, _, _) = agent.events
+    assert first.class_enable == 0b0010_1000
+    assert lossless.resume_ns == [pfc_rx + 3_355_392, xon_rx]  # 65535 quanta at 10 Gb/s
+    assert best_effort.resume_ns == []
+    assert agent.pfc.timers[5].paused_until_ns == pfc_rx + 5_120
+    assert agent.pause.pauses == 0
