@@ -25,19 +25,20 @@ from pathlib import Path
 
 from bufferlab.traffic import layers
 
-SO_TIMESTAMPNS = 35
+# Linux constants Python's socket module does not export (x86-64 / generic values).
 SO_RCVBUFFORCE = 33
-SOL_PACKET = 263
-PACKET_STATISTICS = 6
-RECEIVE_BUFFER_BYTES = 4 << 20
+SO_TIMESTAMPNS = 35
 SO_TIMESTAMPING = 37
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 SCM_TIMESTAMPING = SO_TIMESTAMPING
 SOF_TIMESTAMPING_TX_SOFTWARE = 1 << 1
 SOF_TIMESTAMPING_SOFTWARE = 1 << 4
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
 ETH_P_ALL = 0x0003
 CLONE_NEWNET = 0x40000000
-ETHERTYPE_IPV4 = 0x0800
+# Room for ~1800 full-size frames, so a reader descheduled for a while loses nothing.
+RECEIVE_BUFFER_BYTES = 4 << 20
 # Offsets in an untagged Ethernet/IPv4 (no options)/UDP probe.
 _UDP_PAYLOAD = 42
 _DATA = struct.Struct("!HHIQ")
