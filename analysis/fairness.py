@@ -54,3 +54,25 @@ def deviation_summary(rates: Iterable[float], target: float) -> DeviationSummary
         mean=float(delta.mean()),
         rms=float(np.sqrt((delta**2).mean())),
     )
+
+
+@dataclass(frozen=True)
+class RunFairness:
+    """One row of the BCN seed's table: per-flow mean rates, |δ| over flows, and Jain's index."""
+
+    mean_rate_bps: dict[int, float]
+    deviation: DeviationSummary
+    jain: float
+
+
+def run_fairness(rates_bps: dict[int, np.ndarray], target_bps: float) -> RunFairness:
+    """Fairness of a run from per-flow rate series (e.g. ``ThroughputSeries.rates_bps`` over
+    the congested window): each flow's mean rate against the target, and J over them."""
+    if not rates_bps:
+        raise ValueError("no flows")
+    means = {flow: float(np.mean(series)) for flow, series in rates_bps.items()}
+    return RunFairness(
+        mean_rate_bps=means,
+        deviation=deviation_summary(means.values(), target_bps),
+        jain=jain_index(means.values()),
+    )

@@ -2,9 +2,15 @@
 
 import math
 
+import numpy as np
 import pytest
 
-from bufferlab.analysis.fairness import deviation_summary, jain_index, normalised_deviation
+from bufferlab.analysis.fairness import (
+    deviation_summary,
+    jain_index,
+    normalised_deviation,
+    run_fairness,
+)
 
 
 def test_jain_index_values():
@@ -44,3 +50,16 @@ def test_normalised_deviation_from_the_bcn_target():
     assert s.rms == pytest.approx(math.sqrt((0.08**2 + 0.2**2 + 0.476**2) / 4))
     with pytest.raises(ValueError, match="target"):
         normalised_deviation([1.0], 0)
+
+
+def test_run_fairness_row_like_the_bcn_seed():
+    rates = {1: np.array([2.4e9, 2.6e9]), 2: np.array([2.7e9, 2.7e9]),
+             3: np.array([2.3e9, 2.3e9]), 4: np.array([2.5e9, 2.5e9])}
+    row = run_fairness(rates, 2.5e9)
+    assert row.mean_rate_bps == {1: 2.5e9, 2: 2.7e9, 3: 2.3e9, 4: 2.5e9}
+    assert (row.deviation.max, row.deviation.min, row.deviation.mean) == pytest.approx(
+        (0.08, 0.0, 0.04))
+    # Σx = 10e9, Σx² = 25.08e18 → J = 100e18 / (4 · 25.08e18).
+    assert row.jain == pytest.approx(100 / (4 * 25.08))
+    with pytest.raises(ValueError, match="no flows"):
+        run_fairness({}, 2.5e9)
