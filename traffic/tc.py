@@ -168,6 +168,8 @@ def add_htb_filter(dev: str, flt: HtbFilter, netns: str | None = None) -> None:
             raise ValueError(f"dscp must be 0..63, got {flt.dscp}")
         matches += ["match", "ip", "dsfield", hex(flt.dscp << 2), "0xfc"]
     if flt.udp_dport is not None or flt.udp_sport is not None:
+        # u32's "ip sport/dport" sit at fixed offsets 20/22: IPv4 headers without
+        # options, which is what bufferlab's hosts send.
         matches += ["match", "ip", "protocol", "17", "0xff"]
         if flt.udp_dport is not None:
             matches += ["match", "ip", "dport", str(flt.udp_dport), "0xffff"]
