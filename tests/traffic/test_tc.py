@@ -153,19 +153,20 @@ def test_htb_classes_filters_and_live_rate_change(veth):
     classes = [
         tc.HtbClass(2, 1_000_000, ceil_bps=10_000_000),  # QBSS (DSCP 8)
         tc.HtbClass(3, 30_000_000, burst_bytes=15_000),  # UDP port 5201
-        tc.HtbClass(4, 69_000_000),  # default
+        tc.HtbClass(10, 69_000_000),  # default; tc writes minors in hex (1:a)
     ]
     filters = [tc.HtbFilter(2, dscp=8), tc.HtbFilter(3, udp_dport=5201)]
-    tc.install_htb(dev, 100_000_000, classes, default_minor=4, filters=filters, netns=netns)
+    tc.install_htb(dev, 100_000_000, classes, default_minor=10, filters=filters, netns=netns)
 
     root = tc.root_qdisc_stats(dev, netns)
-    assert (root.kind, root.default_class) == ("htb", "0x4")
+    assert (root.kind, root.default_class) == ("htb", "0xa")
     got = tc.class_stats(dev, netns)
-    assert sorted(got) == [1, 2, 3, 4]
+    assert sorted(got) == [1, 2, 3, 10]
+    assert got[10].classid == "1:a"
     assert (got[1].rate_bps, got[1].ceil_bps) == (100_000_000, 100_000_000)
     assert (got[2].rate_bps, got[2].ceil_bps, got[2].parent) == (1_000_000, 10_000_000, "1:1")
     assert (got[3].rate_bps, got[3].ceil_bps, got[3].burst_bytes) == (30_000_000, 100_000_000, 15_000)
-    assert got[4].rate_bps == 69_000_000
+    assert got[10].rate_bps == 69_000_000
 
     _blast(netns, 5, port=6000, tos=32)  # TOS 32 = DSCP 8
     _blast(netns, 7, port=5201)
@@ -174,8 +175,8 @@ def test_htb_classes_filters_and_live_rate_change(veth):
     # Each datagram is 958 + 8 + 20 + 14 = 1000 bytes on the veth.
     assert (moved[2].sent_packets, moved[2].sent_bytes) == (5, 5000)
     assert (moved[3].sent_packets, moved[3].sent_bytes) == (7, 7000)
-    assert moved[4].sent_packets >= 3  # plus any ARP/IPv6 chatter of the default class
-    assert moved[4].sent_bytes >= 3000
+    assert moved[10].sent_packets >= 3  # plus any ARP/IPv6 chatter of the default class
+    assert moved[10].sent_bytes >= 3000
 
     tc.change_htb_rate(dev, 2, 2_000_000, ceil_bps=5_000_000, netns=netns)
     after = tc.class_stats(dev, netns)
