@@ -54,6 +54,9 @@ fn hex_value(v: &Value, ctx: &str) -> R<u128> {
             .map(u128::from)
             .map_or_else(|| err(ctx, "bad number"), Ok),
         Value::Bool(b) => Ok(u128::from(*b)),
+        Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("hexstr") => {
+            hex_value(o.get("value").unwrap_or(&Value::Null), ctx)
+        }
         _ => err(ctx, format!("expected a hexstr, got {v}")),
     }
 }

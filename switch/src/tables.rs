@@ -222,6 +222,10 @@ impl TableState {
                     MatchValue::Ternary(v & mk, mk)
                 }
                 (MatchKind::Ternary, MatchValue::Exact(v)) => MatchValue::Ternary(v & w, w),
+                // p4c writes `optional` keys as ternary: a value or don't-care.
+                (MatchKind::Ternary, MatchValue::Optional(v)) => {
+                    MatchValue::Ternary(v.unwrap_or(0) & w, if v.is_some() { w } else { 0 })
+                }
                 (MatchKind::Range, MatchValue::Range(lo, hi)) => {
                     if lo > hi || hi & !w != 0 {
                         return bad("range low above high or wider than the key");
