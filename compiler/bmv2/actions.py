@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
-from .context import Context, annotation_int, field_width, strip_type
+from .context import Context, annotation_int, annotation_text, field_width, strip_type
 from .model import CpAction, CpParam
 from .stateful import cp_name
 from .statements import StatementLowering
@@ -67,7 +67,7 @@ class Actions:
         self.ctx.action_ids[name] = entry["id"]
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_action(decl, body_env)
-        annotations = [f"@{a.name}" for a in decl.annotations if a.name not in ("name", "id")]
+        annotations = [annotation_text(a) for a in decl.annotations if a.name not in ("name", "id")]
         self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
         return name, entry["id"]
 

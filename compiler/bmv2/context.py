@@ -62,6 +62,14 @@ def annotation_string(annotations: list[ast.Annotation], name: str) -> str | Non
     return text or None
 
 
+def annotation_text(ann: ast.Annotation) -> str:
+    """An annotation as P4Info lists it: `@name` or `@name(body)`."""
+    if not ann.body:
+        return f"@{ann.name}"
+    body = "".join(", " if tok.text == "," else tok.text for tok in ann.body)
+    return f"@{ann.name}({body})"
+
+
 def annotation_int(annotations: list[ast.Annotation], name: str) -> int | None:
     """The integer argument of `@id(n)`-style annotations, or None."""
     ann = ast.find_annotation(annotations, name)

@@ -21,6 +21,7 @@ from .context import (
     Context,
     annotation_int,
     annotation_string,
+    annotation_text,
     field_width,
     strip_type,
     unsupported,
@@ -590,7 +591,7 @@ class TableBuilder:
             name, action_id = self.control.actions.get(decl, self.env)
             names.append(name)
             ids.append(action_id)
-            annotations = [f"@{a.name}" for a in ref.annotations]
+            annotations = [annotation_text(a) for a in ref.annotations]
             scope = "DEFAULT_ONLY" if "@defaultonly" in annotations else \
                 "TABLE_ONLY" if "@tableonly" in annotations else "TABLE_AND_DEFAULT"
             refs.append(CpActionRef(name, scope, annotations))

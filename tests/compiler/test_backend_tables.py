@@ -1,0 +1,115 @@
+"""Tables: keys and masks, match types, action lists, default entries, const entries, profiles."""
+
+from pathlib import Path
+
+from bufferlab.compiler import compile
+
+P4 = Path(__file__).resolve().parents[1] / "p4"
+
+
+def tables_of(name):
+    doc = compile(P4 / name)[0]
+    return doc, {t["name"]: t for p in doc["pipelines"] for t in p["tables"]}
+
+
+def test_table_object_key_order_and_defaults():
+    doc, tables = tables_of("basic_l2_forward.p4")
+    dmac = tables["L2Ingress.dmac"]
+    assert list(dmac) == ["name", "id", "source_info", "key", "match_type", "type", "max_size", "with_counters",
+                          "support_timeout", "direct_meters", "action_ids", "actions", "base_default_next",
+                          "next_tables", "default_entry"]
+    assert dmac["key"] == [{"match_type": "exact", "name": "hdr.ethernet.dstAddr", "target": ["ethernet", "dstAddr"],
+                            "mask": None}]
+    assert dmac["max_size"] == 256
+    drop = next(a["id"] for a in doc["actions"] if a["name"] == "L2Ingress.drop")
+    assert dmac["default_entry"] == {"action_id": drop, "action_const": False, "action_data": [],
+                                     "action_entry_const": False}
+
+
+def test_missing_default_action_adds_noaction():
+    doc, tables = tables_of("subparser_inline.p4")
+    table = tables["SubIngress.by_l4_port"]
+    assert table["actions"] == ["SubIngress.to_port", "NoAction"]
+    noaction = next(a["id"] for a in doc["actions"] if a["name"] == "NoAction")
+    assert table["default_entry"]["action_id"] == noaction
+    assert table["max_size"] == 1024
+
+
+def test_default_action_arguments_are_unpadded():
+    _, tables = tables_of("range_match_l4_ports.p4")
+    assert tables["ClassIngress.forward"]["default_entry"]["action_data"] == ["0x1"]
+
+
+def test_ternary_optional_const_entries():
+    _, tables = tables_of("acl_ternary_const_entries.p4")
+    acl = tables["AclIngress.acl"]
+    assert acl["match_type"] == "ternary"
+    assert [k["match_type"] for k in acl["key"]] == ["ternary", "ternary", "ternary"]
+    assert acl["max_size"] == 4
+    assert acl["default_entry"]["action_const"] is True
+    first = acl["entries"][0]
+    assert first["match_key"] == [{"match_type": "ternary", "key": "0x0a000000", "mask": "0xff000000"},
+                                  {"match_type": "ternary", "key": "0x0a000001", "mask": "0xffffffff"},
+                                  {"match_type": "ternary", "key": "0x06", "mask": "0xff"}]
+    assert first["action_entry"]["action_data"] == ["0x1"]
+    assert [e["priority"] for e in acl["entries"]] == [1, 2, 3, 4]
+    wildcard = acl["entries"][3]["match_key"]
+    assert all(k["mask"] in ("0x00000000", "0x00") for k in wildcard)
+
+
+def test_range_entries():
+    _, tables = tables_of("range_match_l4_ports.p4")
+    port_class = tables["ClassIngress.port_class"]
+    assert port_class["match_type"] == "range"
+    assert port_class["entries"][1]["match_key"] == [
+        {"match_type": "range", "start": "0x1451", "end": "0x145a"},
+        {"match_type": "range", "start": "0x0400", "end": "0xffff"}]
+    assert port_class["entries"][0]["match_key"][1] == {"match_type": "range", "start": "0x0000", "end": "0xffff"}
+
+
+def test_masked_key_names_and_global_table_names():
+    _, tables = tables_of("table_properties_annotations.p4")
+    assert "global_port_vrf" in tables
+    assert tables["global_port_vrf"]["key"][0]["name"] == "port"
+    l2 = tables["PropIngress.l2_by_vrf"]
+    assert l2["key"][2] == {"match_type": "ternary", "name": "ethertype_hi", "target": ["ethernet", "etherType"],
+                            "mask": "0xff00"}
+    assert l2["support_timeout"] is True and l2["max_size"] == 2048
+
+
+def test_valid_key():
+    _, tables = tables_of("struct_header_copy.p4")
+    assert tables["CopyIngress.tunnel"]["key"][1] == {"match_type": "exact", "name": "hdr.inner.$valid$",
+                                                      "target": ["inner", "$valid$"], "mask": None}
+
+
+def test_action_profile_shared_by_two_tables():
+    doc, tables = tables_of("action_profile_wcmp.p4")
+    host, prefix = tables["ApIngress.host_routes"], tables["ApIngress.prefix_routes"]
+    assert host["type"] == prefix["type"] == "indirect"
+    assert host["action_profile"] == prefix["action_profile"] == "ApIngress.next_hops"
+    assert "default_entry" not in host
+    profiles = doc["pipelines"][0]["action_profiles"]
+    assert [(p["name"], p["max_size"]) for p in profiles] == [("ApIngress.next_hops", 128)]
+
+
+def test_action_selector_takes_selector_keys_as_input():
+    doc, tables = tables_of("action_selector_ecmp.p4")
+    ecmp = tables["EcmpIngress.ecmp_group"]
+    assert ecmp["type"] == "indirect_ws"
+    assert ecmp["key"] == [{"match_type": "lpm", "name": "hdr.ipv4.dstAddr", "target": ["ipv4", "dstAddr"],
+                            "mask": None}]
+    profile = doc["pipelines"][0]["action_profiles"][0]
+    assert profile["name"] == ecmp["action_profile"]
+    assert profile["max_size"] == 64
+    assert profile["selector"] == {"algo": "crc16", "input": [
+        {"type": "field", "value": ["ipv4", "srcAddr"]}, {"type": "field", "value": ["ipv4", "protocol"]},
+        {"type": "field", "value": ["tcp", "srcPort"]}, {"type": "field", "value": ["tcp", "dstPort"]}]}
+
+
+def test_const_entries_with_enum_values():
+    _, tables = tables_of("enums_and_errors.p4")
+    responder = tables["EnumIngress.responder"]
+    assert responder["entries"][0]["match_key"] == [{"match_type": "exact", "key": "0x01"}]
+    assert responder["entries"][0]["action_entry"]["action_data"] == ["0x2"]
+    assert responder["max_size"] == 1
