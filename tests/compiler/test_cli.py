@@ -1,0 +1,120 @@
+"""bufferlab-p4c command line: outputs, p4c-bm2-ss options, errors and exit status."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from p4.config.v1 import p4info_pb2
+
+from bufferlab.compiler.cli import run
+
+P4 = Path(__file__).resolve().parents[1] / "p4"
+
+SKELETON = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<8> a; bit<8> b; }}
+struct headers_t {{ h_t h; }}
+struct meta_t {{ bit<8> x; }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    apply {{
+{body}
+    }}
+}}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def program(tmp_path, body, name="prog.p4"):
+    path = tmp_path / name
+    path.write_text(SKELETON.format(body=body))
+    return path
+
+
+def test_outputs_like_p4c_bm2_ss(tmp_path):
+    out = tmp_path / "l2.json"
+    txt = tmp_path / "l2.p4.p4info.txtpb"
+    binary = tmp_path / "l2.p4info.bin"
+    status = run([str(P4 / "basic_l2_forward.p4"), "-o", str(out), "--p4runtime-files", f"{txt},{binary}",
+                  "--std", "p4-16", "--arch", "v1model"])
+    assert status == 0
+    doc = json.loads(out.read_text())
+    assert doc["program"] == str(P4 / "basic_l2_forward.p4")
+    assert out.read_text().startswith('{\n  "header_types" : [\n')
+    assert txt.read_text().startswith("# proto-file: p4/config/v1/p4info.proto\n")
+    info = p4info_pb2.P4Info.FromString(binary.read_bytes())
+    assert [t.preamble.name for t in info.tables] == ["L2Ingress.dmac"]
+
+
+def test_defines_and_include_dirs(tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "port.p4").write_text("const bit<9> OUT_PORT = 3;\n")
+    src = program(tmp_path, "#ifdef USE_PORT\n sm.egress_spec = OUT_PORT;\n#endif\n")
+    src.write_text('#include "port.p4"\n' + src.read_text())
+    out = tmp_path / "o.json"
+    assert run([str(src), "-o", str(out), "-I", str(inc), "-DUSE_PORT"]) == 0
+    prims = [p for a in json.loads(out.read_text())["actions"] for p in a["primitives"]]
+    assert prims[0]["parameters"][1] == {"type": "hexstr", "value": "0x0003"}
+    assert run([str(src), "-o", str(out), "-I", str(inc)]) == 0
+    assert json.loads(out.read_text())["actions"] == []
+
+
+def test_unknown_option_is_a_clear_error(tmp_path, capsys):
+    assert run([str(P4 / "basic_l2_forward.p4"), "--emit-magic"]) == 2
+    err = capsys.readouterr().err
+    assert "bufferlab-p4c: error:" in err and "--emit-magic" in err
+
+
+def test_unsupported_architecture_and_std(capsys):
+    assert run([str(P4 / "basic_l2_forward.p4"), "--arch", "psa"]) == 2
+    assert "only v1model" in capsys.readouterr().err
+    assert run([str(P4 / "basic_l2_forward.p4"), "--std", "p4-14"]) == 2
+
+
+def test_unsupported_construct_is_named_with_its_source_line(tmp_path, capsys):
+    src = program(tmp_path, "        switch (hdr.h.a) {\n            1: { sm.egress_spec = 1; }\n        }")
+    assert run([str(src), "-o", str(tmp_path / "x.json")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{src}:13:9: error: ")
+    assert "switch" in err[0] and "not supported" in err[0]
+    assert err[1].strip() == "switch (hdr.h.a) {"
+    assert err[2].rstrip().endswith("^")
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_header_width_not_multiple_of_8(tmp_path, capsys):
+    src = program(tmp_path, "")
+    src.write_text(src.read_text().replace("bit<8> b;", "bit<7> b;"))
+    assert run([str(src), "-o", str(tmp_path / "x.json")]) == 1
+    assert "not a multiple of 8" in capsys.readouterr().err
+
+
+def test_syntax_error_and_missing_file(tmp_path, capsys):
+    src = program(tmp_path, "        sm.egress_spec = ;")
+    assert run([str(src), "-o", str(tmp_path / "x.json")]) == 1
+    assert f"{src}:13:" in capsys.readouterr().err
+    assert run([str(tmp_path / "absent.p4")]) == 1
+    assert "absent.p4" in capsys.readouterr().err
+
+
+def test_bad_p4runtime_suffix(tmp_path, capsys):
+    assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json"),
+                "--p4runtime-files", str(tmp_path / "x.yaml")]) == 1
+    assert "suffix" in capsys.readouterr().err
+
+
+def test_console_script_exit_status(tmp_path):
+    script = shutil.which("bufferlab-p4c") or str(Path(sys.executable).parent / "bufferlab-p4c")
+    ok = subprocess.run([script, str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json")],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and (tmp_path / "o.json").exists()
+    bad = subprocess.run([script, str(P4 / "basic_l2_forward.p4"), "--nope"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--nope" in bad.stderr
