@@ -99,6 +99,14 @@ class NetnsLab:
         ip("-n", netns, "link", "set", name, "up")
 
     @staticmethod
+    def static_fdb(netns: str, port: str, mac: str) -> None:
+        """A static bridge forwarding entry: frames to ``mac`` leave by ``port`` only."""
+        done = subprocess.run(["bridge", "-n", netns, "fdb", "replace", mac, "dev", port,
+                               "master", "static"], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"bridge fdb replace {mac} dev {port}: {done.stderr.strip()}")
+
+    @staticmethod
     def neighbour(at: Endpoint, peer_ip: str, peer_mac: str) -> None:
         """A permanent ARP entry, so the first frames are not held back by ARP."""
         ip("-n", at.netns, "neigh", "replace", peer_ip, "lladdr", peer_mac, "dev", at.dev,
