@@ -1,0 +1,190 @@
+"""Our BMv2 JSON runs on the bufferlab switch engine and does what the P4 source says."""
+
+import ipaddress
+from pathlib import Path
+
+import pytest
+
+from bufferlab.compiler import compile
+from bufferlab.compiler.jsonwriter import dumps
+
+engine_module = pytest.importorskip("bufferlab.switch.engine")
+
+P4 = Path(__file__).resolve().parents[1] / "p4"
+
+
+def engine(name):
+    return engine_module.Engine(dumps(compile(P4 / name)[0]))
+
+
+def send(e, port, frame, t=0):
+    e.send(port, frame, t)
+    e.drain()
+    return e.received()
+
+
+def mac(n):
+    return n.to_bytes(6, "big")
+
+
+def csum16(data):
+    s = sum(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ipv4_frame(dst, ttl=64, proto=17, payload=b"payload", version_ihl=0x45):
+    hdr = bytearray(bytes([version_ihl, 0, 0, 20 + len(payload), 0, 0, 0x40, 0, ttl, proto, 0, 0])
+                    + ipaddress.IPv4Address("10.0.0.1").packed + ipaddress.IPv4Address(dst).packed)
+    hdr[10:12] = csum16(bytes(hdr)).to_bytes(2, "big")
+    return mac(2) + mac(1) + b"\x08\x00" + bytes(hdr) + payload
+
+
+def test_router_forwards_decrements_ttl_and_fixes_checksum():
+    e = engine("ipv4_lpm_router.p4")
+    e.table_add("RouterIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.0", 24)}, "RouterIngress.ipv4_forward",
+                {"dstAddr": 0x0A0B0C0D0E0F, "port": 3})
+    out = send(e, 1, ipv4_frame("10.0.1.5", ttl=64))
+    assert len(out) == 1
+    port, frame, _ = out[0]
+    assert port == 3
+    assert frame[:6] == bytes.fromhex("0a0b0c0d0e0f") and frame[6:12] == mac(2)
+    assert frame[22] == 63
+    assert csum16(frame[14:34]) == 0
+    assert send(e, 1, ipv4_frame("10.0.2.5")) == []
+
+
+def calc_frame(op, a, b):
+    body = bytes([op]) + a.to_bytes(4, "big") + b.to_bytes(4, "big") + bytes(4) + bytes(2) + bytes(1)
+    return mac(1) + mac(2) + b"\x12\x34" + body
+
+
+def calc_result(frame):
+    body = frame[14:]
+    return {"result": int.from_bytes(body[9:13], "big"), "signed": int.from_bytes(body[13:15], "big"),
+            "sat8": body[15]}
+
+
+@pytest.mark.parametrize(
+    ("op", "a", "b", "field", "expected"),
+    [
+        (0x00, 0xFFFFFFFF, 2, "result", 1),
+        (0x01, 1, 2, "result", 0xFFFFFFFF),
+        (0x05, 0x0F0F0F0F, 0, "result", 0xF0F0F0F0),
+        (0x06, 0x80000001, 1, "result", 2),
+        (0x07, 0x12345678, 0, "result", 0x01234567),
+        (0x08, 0x80000001, 0, "result", 0x80000003),
+        (0x09, 1, 0, "result", 0xFFFFFFFF),
+        (0x0A, 200, 100, "sat8", 255),
+        (0x0B, 100, 200, "sat8", 0),
+        (0x0C, 50, 0, "signed", (50 - 100) & 0xFFFF),
+        (0x0D, 0x11223344, 0x55667788, "result", 0x33445566),
+        (0x0E, 0xAA, 0x0000000F, "result", 0x0E00000F),
+        (0x0F, 7, 9, "result", 9),
+    ],
+)
+def test_expression_semantics(op, a, b, field, expected):
+    e = engine("bit_arithmetic_ops.p4")
+    out = send(e, 4, calc_frame(op, a, b))
+    assert len(out) == 1 and out[0][0] == 4
+    assert calc_result(out[0][1])[field] == expected
+
+
+def test_signed_shift_is_arithmetic():
+    e = engine("bit_arithmetic_ops.p4")
+    out = send(e, 1, calc_frame(0x0C, 50, 0))
+    assert calc_result(out[0][1])["result"] == ((50 - 100) >> 2) & 0xFFFF
+
+
+def test_acl_const_entries_in_priority_order():
+    e = engine("acl_ternary_const_entries.p4")
+    assert [p for p, _, _ in send(e, 1, ipv4_frame("10.0.0.1", proto=6))] == [1]
+    assert [p for p, _, _ in send(e, 1, ipv4_frame("10.0.0.2", proto=17))] == [2]
+    assert [p for p, _, _ in send(e, 1, ipv4_frame("192.168.3.4", proto=17))] == [2]
+    assert [p for p, _, _ in send(e, 1, ipv4_frame("192.168.3.4", proto=6))] == [3]
+    assert send(e, 1, ipv4_frame("1.2.3.4", proto=6)) == []
+
+
+def test_parser_masks_ranges_and_errors():
+    e = engine("parser_select_masks_ranges.p4")
+    tcp = ipv4_frame("10.0.0.9", proto=6, payload=bytes(20))
+    assert [p for p, _, _ in send(e, 5, tcp)] == [1]
+    udp = ipv4_frame("10.0.0.9", proto=17, payload=bytes(8))
+    assert [p for p, _, _ in send(e, 5, udp)] == [2]
+    short = ipv4_frame("10.0.0.9", proto=6, payload=bytes(4))
+    assert send(e, 5, short) == []
+
+
+def mpls_frame(labels):
+    body = b""
+    for i, label in enumerate(labels):
+        bos = 1 if i == len(labels) - 1 else 0
+        body += ((label << 12) | (bos << 8) | 64).to_bytes(4, "big")
+    return mac(1) + mac(2) + b"\x88\x47" + body + ipv4_frame("10.0.0.1")[14:]
+
+
+def test_mpls_stack_push_pop_swap():
+    e = engine("header_stack_mpls.p4")
+    e.table_add("MplsIngress.lfib", {"hdr.mpls[0].label": 100}, "MplsIngress.pop_label", {"port": 2})
+    e.table_add("MplsIngress.lfib", {"hdr.mpls[0].label": 200}, "MplsIngress.swap_label", {"label": 201, "port": 3})
+    e.table_add("MplsIngress.lfib", {"hdr.mpls[0].label": 300}, "MplsIngress.push_label", {"label": 7, "port": 4})
+    sent = mpls_frame([100, 55])
+    port, frame, _ = send(e, 1, sent)[0]
+    assert port == 2 and frame[14:18] == sent[18:22]
+    port, frame, _ = send(e, 1, mpls_frame([200]))[0]
+    assert port == 3 and int.from_bytes(frame[14:18], "big") >> 12 == 201 and frame[17] == 63
+    port, frame, _ = send(e, 1, mpls_frame([300]))[0]
+    assert port == 4
+    assert int.from_bytes(frame[14:18], "big") >> 12 == 7 and frame[17] == 64
+    assert int.from_bytes(frame[18:22], "big") >> 12 == 300
+
+
+def test_hit_miss_branches_and_exit():
+    e = engine("table_hit_miss_exit.p4")
+    e.table_add("HmIngress.dmac", {"hdr.ethernet.dstAddr": 9}, "HmIngress.to_port", {"port": 6})
+    frame = mac(9) + mac(2) + b"\x90\x00" + bytes(46)
+    assert [p for p, _, _ in send(e, 1, frame)] == [6]
+    e.table_add("HmIngress.blocked", {"hdr.ethernet.srcAddr": 2}, "NoAction", {})
+    assert send(e, 1, frame) == []
+
+
+def test_switch_on_action_run():
+    e = engine("switch_action_run_locals.p4")
+    e.table_add("SwIngress.l2", {"hdr.ethernet.dstAddr": 9}, "SwIngress.unicast", {"port": 6})
+    e.table_add("SwIngress.l2", {"hdr.ethernet.dstAddr": 8}, "SwIngress.to_cpu", {})
+    assert [p for p, _, _ in send(e, 1, mac(9) + mac(2) + b"\x90\x00" + bytes(46))] == [6]
+    assert [p for p, _, _ in send(e, 1, mac(8) + mac(2) + b"\x90\x00" + bytes(46))] == [64]
+
+
+def test_inlined_sub_controls_classify_both_addresses():
+    e = engine("subcontrol_nested_actions.p4")
+    cls = "NestIngress.src_classifier.classify"
+    e.table_add(cls, {"addr": ("10.0.0.0", 8)}, "NestIngress.src_classifier.set_class", {"c": 1})
+    e.table_add("NestIngress.dst_classifier.classify", {"addr": ("10.0.1.0", 24)},
+                "NestIngress.dst_classifier.set_class", {"c": 2})
+    e.table_add("NestIngress.class_route", {"meta.src_class": 1, "meta.dst_class": 2}, "NestIngress.route",
+                {"smac": 0xAA, "dmac": 0xBB, "port": 7})
+    port, frame, _ = send(e, 1, ipv4_frame("10.0.1.1", ttl=10))[0]
+    assert port == 7 and frame[:6] == mac(0xBB) and frame[6:12] == mac(0xAA) and frame[22] == 9
+
+
+def test_header_union_branches():
+    e = engine("header_union_ip.p4")
+    port, frame, _ = send(e, 1, ipv4_frame("10.0.0.1", ttl=5))[0]
+    assert port == 1 and frame[22] == 4
+    assert send(e, 1, mac(1) + mac(2) + b"\x90\x00" + bytes(46)) == []
+
+
+def test_registers_and_counters():
+    e = engine("counters_indirect.p4")
+    e.table_add("CntIngress.fwd", {"standard_metadata.ingress_port": 3}, "CntIngress.to_port", {"port": 4})
+    send(e, 3, mac(1) + mac(2) + b"\x90\x00" + bytes(46))
+    assert e.counter_read("CntIngress.rx_packets", 3)[0] == 1
+    assert e.counter_read("CntIngress.rx_bytes", 3)[1] == 60
+    assert e.counter_read("CntIngress.rx_both", 4) == (1, 60)
+    assert e.counter_read("CntEgress.tx_both", 4) == (1, 60)
+    r = engine("register_flow_state.p4")
+    send(r, 1, ipv4_frame("10.0.0.7"))
+    send(r, 1, ipv4_frame("10.0.0.7"), 5_000)
+    assert r.register_read("RegIngress.flow_packets", 7) == 2
