@@ -188,3 +188,74 @@ def test_registers_and_counters():
     send(r, 1, ipv4_frame("10.0.0.7"))
     send(r, 1, ipv4_frame("10.0.0.7"), 5_000)
     assert r.register_read("RegIngress.flow_packets", 7) == 2
+
+
+def frame60(dst=1, src=2, ethertype=0x9000):
+    return mac(dst) + mac(src) + ethertype.to_bytes(2, "big") + bytes(46)
+
+
+def test_runtime_stack_index_writes_the_indexed_element():
+    e = engine("header_stack_runtime_index.p4")
+    e.table_add("HopEgress.hop_slot", {"hdr.hops.count": 1}, "HopEgress.record", {"switch_id": 0x42, "slot": 1})
+    frame = mac(1) + mac(2) + b"\x88\xb5" + bytes([1]) + b"\x90\x00" + bytes([7, 0, 0, 9]) + bytes(40)
+    port, out, _ = send(e, 1, frame)[0]
+    assert out[14] == 2
+    assert out[17:21] == bytes([7, 0, 0, 9])
+    assert out[21] == 0x42
+
+
+def test_lookahead_advance_and_parser_errors():
+    e = engine("parser_lookahead_advance_verify.p4")
+    assert send(e, 1, ipv4_frame("10.0.0.1")) == []
+    with_options = ipv4_frame("10.0.0.1", version_ihl=0x46, payload=bytes(12))
+    assert [p for p, _, _ in send(e, 1, with_options)] == [1]
+
+
+def test_value_set_membership_from_the_control_plane():
+    e = engine("parser_value_set.p4")
+    e.table_add("PvsIngress.tunnel_exit", {"hdr.tunnel.tunnelId": 5}, "PvsIngress.to_port", {"port": 9})
+    frame = mac(1) + mac(2) + b"\x99\x99" + b"\x00\x05\x08\x00" + bytes(42)
+    assert [p for p, _, _ in send(e, 1, frame)] == [0]
+    e.value_set_add("PvsParser.tunnel_ethertypes", 0x9999)
+    assert [p for p, _, _ in send(e, 1, frame)] == [9]
+
+
+def test_clone_preserving_field_list():
+    e = engine("clone_sessions_mirror.p4")
+    e.clone_session_set(5, 9, None, None)
+    e.table_add("MirIngress.mirror_select", {"hdr.ethernet.srcAddr": (2, 0xFFFFFFFFFFFF)},
+                "MirIngress.mirror_tagged", {"reason": 7}, 1)
+    out = sorted(send(e, 4, frame60()))
+    assert [(p, len(f)) for p, f, _ in out] == [(1, 60), (9, 63)]
+    assert out[1][1][14:17] == bytes([7, 0, 4])
+
+
+def test_resubmit_and_recirculate_keep_their_field_lists():
+    e = engine("resubmit_recirculate.p4")
+    assert [(p, f[11]) for p, f, _ in send(e, 4, frame60(ethertype=0x9001))] == [(2, 2)]
+    assert [(p, f[11]) for p, f, _ in send(e, 4, frame60(ethertype=0x9002))] == [(1, 3)]
+
+
+def test_digest_and_multicast():
+    e = engine("digest_mac_learning.p4")
+    e.mc_group_set(1, [(1, 0), (2, 0)])
+    assert sorted(p for p, _, _ in send(e, 3, frame60(src=0x22))) == [1, 2]
+    assert [(name, values) for name, _, values, _ in e.digests()] == [("learn_t", [0x22, 3])]
+
+
+def test_multicast_replicas_and_truncate():
+    e = engine("multicast_truncate.p4")
+    e.mc_group_set(1, [(1, 1), (2, 2), (3, 3)])
+    e.table_add("McEgress.replica", {"standard_metadata.egress_rid": 2}, "McEgress.monitor_copy", {"snap_bytes": 20})
+    assert sorted((p, len(f)) for p, f, _ in send(e, 3, frame60())) == [(1, 60), (2, 20)]
+
+
+def test_identity_hash_and_log_messages():
+    e = engine("hash_all_algorithms.p4")
+    port, frame, _ = send(e, 1, ipv4_frame("10.1.2.3"))[0]
+    hashes = frame[34:]
+    assert hashes[4 + 4 + 2 + 2 + 2:4 + 4 + 2 + 2 + 2 + 4] == ipaddress.IPv4Address("10.1.2.3").packed
+    log = engine("log_assert_assume.p4")
+    log.table_add("LogIngress.tracing", {"standard_metadata.ingress_port": 1}, "LogIngress.trace", {"level": 3})
+    send(log, 1, ipv4_frame("10.1.2.3"))
+    assert log.log()[:2] == ["packet received", "trace level 3 on port 1"]
