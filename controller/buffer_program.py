@@ -1,0 +1,318 @@
+"""Config file -> the P4Runtime writes `p4src/buffer_switch.p4` needs, and live changes.
+
+`program_updates` turns a checked `Config` into an ordered list of updates: first MODIFYs
+of the tables' default entries (switch-wide values), then INSERTs of the PRE entries
+(the all-ports multicast group, one clone session per port, the all-ports clone session),
+the forwarding entries, the class map and one entry per configured port (and queue) in
+each parameter table, so that a live change is always a MODIFY of an existing entry.
+`BufferSwitch` applies a config over a `SwitchConnection` and makes those live changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from p4.v1 import p4runtime_pb2
+
+from bufferlab.controller import entities
+from bufferlab.controller.client import SwitchConnection, entity
+from bufferlab.controller.config import (
+    NO_CAP,
+    PAGE_BYTES,
+    Bcn,
+    Config,
+    ConfigError,
+    Pause,
+    Threshold,
+    bcn_section,
+    parse_alpha,
+    parse_percent,
+    pause_section,
+)
+from bufferlab.controller.p4info import P4InfoIndex
+from bufferlab.controller.runtime_json import load_runtime
+from bufferlab.controller.values import decode
+
+MODIFY = p4runtime_pb2.Update.MODIFY
+INSERT = p4runtime_pb2.Update.INSERT
+
+# Names users type in `set PORT bcn|pause NAME VALUE`, and the config keys they stand for.
+BCN_NAMES = {"enable": "enable", "qeq": "qeq_bytes", "w": "w", "qsc": "qsc_bytes",
+             "sample": "sample_bytes", "jitter": "jitter_bytes"}
+PAUSE_NAMES = {"mode": "mode", "xoff": "xoff_bytes", "xon": "xon_bytes", "quanta": "quanta",
+               "refresh": "refresh_us"}
+
+
+def _entry(index: P4InfoIndex, table: str, match: dict[str, Any] | None,
+           action: tuple[str, dict[str, int]], default: bool = False) -> p4runtime_pb2.Entity:
+    name, params = action
+    return entity(entities.table_entry(index, table, match=match, action_name=name,
+                                       params=params, default_action=default, what=table))
+
+
+def _update(kind: int, message: p4runtime_pb2.Entity) -> p4runtime_pb2.Update:
+    return p4runtime_pb2.Update(type=kind, entity=message)
+
+
+def default_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """MODIFYs of every parameter table's default entry with the switch-wide values."""
+    defaults = [
+        ("switch_config", ("set_switch", {
+            "switch_id": config.switch_id, "pool_bytes": config.pool_bytes,
+            "port_session_base": config.port_session_base,
+            "all_ports_session": config.all_ports_session})),
+        ("l2_forward", ("flood", {"group": config.flood_group})),
+        ("dscp_class", ("set_queue", {"queue": config.default_queue})),
+        ("buffer_threshold", config.threshold.action()),
+        ("queue_threshold", ("queue_cap", {"cap_bytes": config.queue_cap_bytes})),
+        ("bcn_config", config.bcn.action()),
+        ("pause_config", config.pause.action()),
+    ]
+    return [_update(MODIFY, _entry(index, table, None, action, default=True))
+            for table, action in defaults]
+
+
+def pre_updates(config: Config) -> list[p4runtime_pb2.Update]:
+    """INSERTs of the all-ports multicast group, each port's clone session and the all-ports session."""
+    ports = sorted(config.ports)
+    every_port = [(port, 0) for port in ports]
+    updates = [_update(INSERT, entity(entities.multicast_group(config.flood_group, every_port)))]
+    for port in ports:
+        session = entities.clone_session(config.port_session_base + port, [(port, 0)])
+        updates.append(_update(INSERT, entity(session)))
+    # A clone session with every port as a replica is BMv2's mirroring_add_mc to group G.
+    all_ports = entities.clone_session(config.all_ports_session, every_port)
+    updates.append(_update(INSERT, entity(all_ports)))
+    return updates
+
+
+def forwarding_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """INSERTs of the L2 entries and IPv4 routes, in config order."""
+    updates = [_update(INSERT, _entry(index, "l2_forward", {"dst_addr": e.mac},
+                                      ("l2_to_port", {"port": e.port})))
+               for e in config.l2]
+    updates += [_update(INSERT, _entry(index, "ipv4_lpm", {"dst_addr": [r.prefix, r.prefix_len]},
+                                       ("ipv4_forward", {"dst_mac": r.next_hop_mac,
+                                                         "port": r.port})))
+                for r in config.routes]
+    return updates
+
+
+def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """INSERTs of the class map and of every port's (and queue's) parameter entries."""
+    updates = [_update(INSERT, _entry(index, "dscp_class", {"dscp": dscp},
+                                      ("set_queue", {"queue": queue})))
+               for dscp, queue in sorted(config.classes.items())]
+    ports = [config.ports[p] for p in sorted(config.ports)]
+    queues = range(config.priority_queues)
+    updates += [_update(INSERT, _entry(index, "buffer_threshold", {"port": p.port},
+                                       p.threshold.action()))
+                for p in ports]
+    updates += [_update(INSERT, _entry(index, "queue_threshold", {"port": p.port, "queue": q},
+                                       ("queue_cap", {"cap_bytes": p.queue_caps_bytes[q]})))
+                for p in ports for q in queues]
+    updates += [_update(INSERT, _entry(index, "bcn_config", {"port": p.port, "queue": q},
+                                       p.bcn.action()))
+                for p in ports for q in queues]
+    updates += [_update(INSERT, _entry(index, "pause_config", {"port": p.port}, p.pause.action()))
+                for p in ports]
+    return updates
+
+
+def program_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """Every update a config stands for, in the order they are written."""
+    updates = default_updates(index, config)
+    runtime = load_runtime(config.runtime_json, index.p4info) if config.runtime_json else None
+    if runtime is not None:
+        updates += [_update(MODIFY, e) for e in runtime.defaults]
+    updates += pre_updates(config)
+    updates += forwarding_updates(index, config)
+    if runtime is not None:
+        updates += [_update(INSERT, e) for e in runtime.inserts]
+    return updates + port_updates(index, config)
+
+
+def entry_action(index: P4InfoIndex, entry: p4runtime_pb2.TableEntry) -> tuple[str, dict[str, int]]:
+    """A table entry's action name and parameter values by name."""
+    action = entry.action.action
+    info = index.by_id(action.action_id)
+    names = {p.id: p.name for p in info.params}
+    return info.preamble.name, {names[p.param_id]: decode(p.value) for p in action.params}
+
+
+def entry_match(index: P4InfoIndex, entry: p4runtime_pb2.TableEntry) -> dict[str, Any]:
+    """A table entry's match as {field name: value, or (value, prefix_len/mask/high)}."""
+    fields = {f.id: f.name for f in index.get("table", index.by_id(entry.table_id).preamble.name)
+              .match_fields}
+    out: dict[str, Any] = {}
+    for m in entry.match:
+        kind = m.WhichOneof("field_match_type")
+        part = getattr(m, kind)
+        if kind in ("exact", "optional"):
+            out[fields[m.field_id]] = decode(part.value)
+        elif kind == "lpm":
+            out[fields[m.field_id]] = (decode(part.value), part.prefix_len)
+        elif kind == "ternary":
+            out[fields[m.field_id]] = (decode(part.value), decode(part.mask))
+        else:
+            out[fields[m.field_id]] = (decode(part.low), decode(part.high))
+    return out
+
+
+def threshold_update(index: P4InfoIndex, port: int, threshold: Threshold) -> p4runtime_pb2.Update:
+    """MODIFY of a port's buffer_threshold entry."""
+    return _update(MODIFY, _entry(index, "buffer_threshold", {"port": port}, threshold.action()))
+
+
+def queue_cap_update(index: P4InfoIndex, port: int, queue: int, cap_bytes: int | None) -> p4runtime_pb2.Update:
+    """MODIFY of a (port, queue)'s queue_threshold entry; None removes the cap."""
+    cap = NO_CAP if cap_bytes is None else cap_bytes
+    return _update(MODIFY, _entry(index, "queue_threshold", {"port": port, "queue": queue},
+                                  ("queue_cap", {"cap_bytes": cap})))
+
+
+def bcn_of(name: str, params: dict[str, int]) -> dict[str, Any]:
+    """A bcn_config action as a config section (bytes); {} for bcn_disable."""
+    if name != "bcn_enable":
+        return {}
+    return {"qeq_bytes": params["qeq_pages"] * PAGE_BYTES, "w": params["w"],
+            "qsc_bytes": params["qsc_pages"] * PAGE_BYTES,
+            "sample_bytes": params["sample_bytes"], "jitter_bytes": params["jitter_bytes"]}
+
+
+def pause_of(name: str, params: dict[str, int]) -> dict[str, Any]:
+    """A pause_config action as a config section; {} for pause_disable."""
+    if name == "pause_disable":
+        return {}
+    return {"mode": "802.3x" if name == "pause_enable" else "pfc", **params}
+
+
+def bcn_update(index: P4InfoIndex, port: int, queue: int, current: dict[str, Any],
+               changes: dict[str, Any]) -> p4runtime_pb2.Update:
+    """MODIFY of one (port, queue)'s bcn_config entry: `current` section with `changes` applied."""
+    bcn: Bcn = bcn_section({**current, **changes}, f"ports.{port}.bcn")
+    return _update(MODIFY, _entry(index, "bcn_config", {"port": port, "queue": queue},
+                                  bcn.action()))
+
+
+def pause_update(index: P4InfoIndex, port: int, current: dict[str, Any],
+                 changes: dict[str, Any]) -> p4runtime_pb2.Update:
+    """MODIFY of a port's pause_config entry: `current` section with `changes` applied."""
+    merged = {**current, **changes}
+    if merged.get("mode", "802.3x") == "off":
+        merged = {"mode": "off"}
+    pause: Pause = pause_section(merged, f"ports.{port}.pause")
+    return _update(MODIFY, _entry(index, "pause_config", {"port": port}, pause.action()))
+
+
+def parse_changes(kind: str, pairs: Iterable[str]) -> dict[str, Any]:
+    """`set PORT bcn|pause NAME VALUE ...` pairs as config keys and values; ConfigError if bad."""
+    names = BCN_NAMES if kind == "bcn" else PAUSE_NAMES
+    words = list(pairs)
+    if not words or len(words) % 2:
+        raise ConfigError([f"{kind}: give NAME VALUE pairs (names: {', '.join(names)})"])
+    changes: dict[str, Any] = {}
+    for name, text in zip(words[::2], words[1::2], strict=True):
+        if name not in names:
+            raise ConfigError([f"{kind}.{name}: unknown (names: {', '.join(names)})"])
+        key = names[name]
+        if key == "mode":
+            changes[key] = text
+        elif key == "enable":
+            if text not in ("on", "off", "true", "false"):
+                raise ConfigError([f"{kind}.enable: {text!r} is not on or off"])
+            changes[key] = text in ("on", "true")
+        else:
+            try:
+                changes[key] = int(text.replace("_", ""), 0)
+            except ValueError:
+                raise ConfigError([f"{kind}.{key}: {text!r} is not a whole number"]) from None
+    return changes
+
+
+class BufferSwitch:
+    """buffer_switch.p4 on one switch, over P4Runtime: apply a config, change it live, read it."""
+
+    def __init__(self, connection: SwitchConnection, index: P4InfoIndex) -> None:
+        self.connection = connection
+        self.index = index
+
+    def apply(self, config: Config, bmv2_json: bytes | None) -> int:
+        """Install the pipeline (when given) and write every entry; returns the number of updates."""
+        updates = program_updates(self.index, config)
+        if bmv2_json is not None:
+            self.connection.set_pipeline(self.index.p4info, bmv2_json)
+        # Defaults first, in their own batch: a P4Runtime server may reorder a batch.
+        modifies = [u for u in updates if u.type == MODIFY]
+        inserts = [u for u in updates if u.type == INSERT]
+        for batch in (modifies, inserts):
+            if batch:
+                self.connection.write(batch)
+        return len(updates)
+
+    def entries(self, table: str) -> list[p4runtime_pb2.TableEntry]:
+        """Every entry of a table (not its default entry), as the switch reports them."""
+        request = p4runtime_pb2.TableEntry(table_id=self.index.get("table", table).preamble.id)
+        return [e.table_entry for e in self.connection.read(entity(request))]
+
+    def default_entry(self, table: str) -> p4runtime_pb2.TableEntry | None:
+        """A table's default entry as the switch reports it."""
+        request = p4runtime_pb2.TableEntry(table_id=self.index.get("table", table).preamble.id,
+                                           is_default_action=True)
+        found = [e.table_entry for e in self.connection.read(entity(request))]
+        return found[0] if found else None
+
+    def _port_entries(self, table: str, port: int, queue: int | None = None
+                      ) -> list[p4runtime_pb2.TableEntry]:
+        found = []
+        for entry in self.entries(table):
+            match = entry_match(self.index, entry)
+            if match.get("port") == port and (queue is None or match.get("queue") == queue):
+                found.append(entry)
+        if not found:
+            which = f"port {port}" + (f" queue {queue}" if queue is not None else "")
+            raise ConfigError([f"ports.{port}: {which} has no {table} entry (add the port to"
+                               " the config's ports and apply it)"])
+        return found
+
+    def set_threshold(self, port: int, text: str) -> None:
+        """Static share of the pool for a port, e.g. "50%"."""
+        percent, reason = parse_percent(text, f"ports.{port}.threshold")
+        if reason:
+            raise ConfigError([f"ports.{port}.threshold: {reason}"])
+        self._port_entries("buffer_threshold", port)
+        self.connection.write([threshold_update(self.index, port, Threshold(percent=percent))])
+
+    def set_alpha(self, port: int, text: str) -> None:
+        """Dynamic threshold for a port, alpha as a fraction, e.g. "1/8"."""
+        alpha, reason = parse_alpha(text)
+        if reason:
+            raise ConfigError([f"ports.{port}.alpha: {reason}"])
+        self._port_entries("buffer_threshold", port)
+        threshold = Threshold(percent=None, alpha_num=alpha[0], alpha_shift=alpha[1])
+        self.connection.write([threshold_update(self.index, port, threshold)])
+
+    def set_queue_cap(self, port: int, queue: int, cap_bytes: int | None) -> None:
+        """Byte cap of one (port, queue); None removes it."""
+        if cap_bytes is not None and not 1 <= cap_bytes <= NO_CAP:
+            raise ConfigError([f"ports.{port}.queue_caps_bytes.{queue}: {cap_bytes} is outside"
+                               f" 1..{NO_CAP}"])
+        self._port_entries("queue_threshold", port, queue)
+        self.connection.write([queue_cap_update(self.index, port, queue, cap_bytes)])
+
+    def set_bcn(self, port: int, changes: dict[str, Any], queue: int | None = None) -> int:
+        """Change BCN parameters of a port's queues (or one queue); returns entries changed."""
+        updates = []
+        for entry in self._port_entries("bcn_config", port, queue):
+            current = bcn_of(*entry_action(self.index, entry))
+            entry_queue = entry_match(self.index, entry)["queue"]
+            updates.append(bcn_update(self.index, port, entry_queue, current, changes))
+        self.connection.write(updates)
+        return len(updates)
+
+    def set_pause(self, port: int, changes: dict[str, Any]) -> None:
+        """Change PAUSE/PFC parameters of a port."""
+        (entry,) = self._port_entries("pause_config", port)
+        current = pause_of(*entry_action(self.index, entry))
+        self.connection.write([pause_update(self.index, port, current, changes)])
