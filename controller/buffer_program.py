@@ -26,8 +26,6 @@ from bufferlab.controller.config import (
     Pause,
     Threshold,
     bcn_section,
-    parse_alpha,
-    parse_percent,
     pause_section,
 )
 from bufferlab.controller.p4info import P4InfoIndex
@@ -276,21 +274,9 @@ class BufferSwitch:
                                " the config's ports and apply it)"])
         return found
 
-    def set_threshold(self, port: int, text: str) -> None:
-        """Static share of the pool for a port, e.g. "50%"."""
-        percent, reason = parse_percent(text, f"ports.{port}.threshold")
-        if reason:
-            raise ConfigError([f"ports.{port}.threshold: {reason}"])
+    def set_threshold(self, port: int, threshold: Threshold) -> None:
+        """A port's share of the pool (static percent or dynamic alpha, see `port_threshold`)."""
         self._port_entries("buffer_threshold", port)
-        self.connection.write([threshold_update(self.index, port, Threshold(percent=percent))])
-
-    def set_alpha(self, port: int, text: str) -> None:
-        """Dynamic threshold for a port, alpha as a fraction, e.g. "1/8"."""
-        alpha, reason = parse_alpha(text)
-        if reason:
-            raise ConfigError([f"ports.{port}.alpha: {reason}"])
-        self._port_entries("buffer_threshold", port)
-        threshold = Threshold(percent=None, alpha_num=alpha[0], alpha_shift=alpha[1])
         self.connection.write([threshold_update(self.index, port, threshold)])
 
     def set_queue_cap(self, port: int, queue: int, cap_bytes: int | None) -> None:

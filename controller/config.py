@@ -302,14 +302,15 @@ def _merged_int(c: _Checker, merged: dict, key: str, low: int, high: int, defaul
     return c.value(value, where, low, high)
 
 
-def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str) -> Bcn:
+def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present: bool) -> Bcn:
+    """A BCN section; one that is present but says nothing enables BCN with the defaults."""
     enable = True
     if "enable" in merged:
         enable, where = merged["enable"]
         if not isinstance(enable, bool):
             c.fail(where, f"must be true or false, not {enable!r}")
             return Bcn()
-    elif not merged:
+    elif not present:
         return Bcn()
     values = {}
     for key, default in BCN_DEFAULTS.items():
@@ -331,8 +332,9 @@ def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str) -> Bcn:
     return Bcn(enable=enable, **values)
 
 
-def _pause(c: _Checker, merged: dict[str, tuple[Any, str]], section: str) -> Pause:
-    if not merged:
+def _pause(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present: bool) -> Pause:
+    """A PAUSE section; one that is present turns on 802.3x unless its mode says otherwise."""
+    if not present:
         return Pause()
     mode, mode_where = merged.get("mode", ("802.3x", ""))
     if mode not in PAUSE_MODES:
@@ -478,8 +480,10 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
     for key in ("bcn", "pause"):
         if key in raw:
             c.keys(raw[key], BCN_KEYS if key == "bcn" else PAUSE_KEYS, key)
-    switch_bcn = _bcn(c, _sections(raw.get("bcn"), None, "bcn", "", BCN_KEYS), "bcn")
-    switch_pause = _pause(c, _sections(raw.get("pause"), None, "pause", "", PAUSE_KEYS), "pause")
+    switch_bcn = _bcn(c, _sections(raw.get("bcn"), None, "bcn", "", BCN_KEYS), "bcn",
+                      "bcn" in raw)
+    switch_pause = _pause(c, _sections(raw.get("pause"), None, "pause", "", PAUSE_KEYS), "pause",
+                          "pause" in raw)
     config = Config(switch_id=switch_id or 0, pool_bytes=pool_bytes or 1, ports={},
                     priority_queues=queues, port_session_base=base or 1,
                     all_ports_session=all_ports or MAX_SESSION, flood_group=group or 1,
@@ -521,11 +525,11 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
         bcn = switch_bcn
         if "bcn" in port_raw:
             bcn = _bcn(c, _sections(raw.get("bcn"), port_raw["bcn"], "bcn", f"{path}.bcn",
-                                    BCN_KEYS), f"{path}.bcn")
+                                    BCN_KEYS), f"{path}.bcn", True)
         pause = switch_pause
         if "pause" in port_raw:
             pause = _pause(c, _sections(raw.get("pause"), port_raw["pause"], "pause",
-                                        f"{path}.pause", PAUSE_KEYS), f"{path}.pause")
+                                        f"{path}.pause", PAUSE_KEYS), f"{path}.pause", True)
         config.ports[port] = PortConfig(port, _threshold(c, port_raw, path, threshold),
                                         tuple(caps), bcn, pause)
 
@@ -545,10 +549,20 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
     return config
 
 
+def port_threshold(key: str, text: Any, path: str) -> Threshold:
+    """A live threshold change ("threshold" "50%" or "alpha" "1/8"); ConfigError naming path.key."""
+    c = _Checker()
+    threshold = _threshold(c, {key: text}, path, Threshold())
+    if c.errors:
+        raise ConfigError(c.errors)
+    return threshold
+
+
 def bcn_section(raw: dict[str, Any], section: str) -> Bcn:
     """One BCN section on its own (a live change); raises ConfigError naming `section`.key."""
     c = _Checker()
-    bcn = _bcn(c, _sections(c.keys(raw, BCN_KEYS, section), None, section, "", BCN_KEYS), section)
+    bcn = _bcn(c, _sections(c.keys(raw, BCN_KEYS, section), None, section, "", BCN_KEYS), section,
+               True)
     if c.errors:
         raise ConfigError(c.errors)
     return bcn
@@ -558,7 +572,7 @@ def pause_section(raw: dict[str, Any], section: str) -> Pause:
     """One PAUSE section on its own (a live change); raises ConfigError naming `section`.key."""
     c = _Checker()
     pause = _pause(c, _sections(c.keys(raw, PAUSE_KEYS, section), None, section, "", PAUSE_KEYS),
-                   section)
+                   section, bool(raw))
     if c.errors:
         raise ConfigError(c.errors)
     return pause
