@@ -142,8 +142,10 @@ class StatementChecker(CallChecker):
         else:
             raise self.fail(s.expr.pos, f"cannot switch on a value of type {t}")
         for i, case in enumerate(s.cases):
-            if isinstance(case.label, ast.DefaultExpression) and i != len(s.cases) - 1:
-                raise self.fail(case.pos, "default must be the last switch label")
+            if isinstance(case.label, ast.DefaultExpression):
+                if i != len(s.cases) - 1:
+                    raise self.fail(case.pos, "default must be the last switch label")
+                case.label.type = t
             if case.body is not None:
                 self.check_block(case.body)
         if s.cases and s.cases[-1].body is None:
