@@ -270,6 +270,31 @@ impl Engine {
         }
     }
 
+    /// Receives `count` copies of `frame` on `port`, the first at `t0_ns`, then
+    /// every `gap_ns` (load generation without a round trip per frame).
+    pub fn send_repeated(
+        &mut self,
+        port: u16,
+        frame: &[u8],
+        count: u64,
+        t0_ns: u64,
+        gap_ns: u64,
+    ) -> Result<(), RuntimeError> {
+        for i in 0..count {
+            self.send(port, frame, t0_ns + i * gap_ns)?;
+        }
+        Ok(())
+    }
+
+    /// Discards delivered frames (keeping their buffers); returns how many there were.
+    pub fn discard_received(&mut self) -> usize {
+        let n = self.delivered.len();
+        while let Some(o) = self.delivered.pop_front() {
+            self.recycle(o.frame);
+        }
+        n
+    }
+
     /// Frames delivered so far (in arrival order), removed from the engine.
     pub fn take_received(&mut self) -> Vec<Output> {
         self.delivered.drain(..).collect()
@@ -403,13 +428,11 @@ impl Engine {
     }
 
     fn replicate(&mut self, h: u32, grp: u16, itype: u128, now: u64) {
-        let Some(replicas) = self.mcast.get(&grp) else {
-            return;
-        };
-        let replicas = replicas.clone();
+        let n = self.mcast.get(&grp).map_or(0, Vec::len);
         let sm = self.prog.std;
         let rid_mask = self.fmask(sm.egress_rid);
-        for (rid, port) in replicas {
+        for i in 0..n {
+            let (rid, port) = self.mcast[&grp][i];
             let c = self.alloc();
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);

@@ -684,20 +684,30 @@ fn push_bits(buf: &mut Vec<u8>, nbits: &mut usize, width: u32, v: u128) {
 /// Appends a header's wire form to a bit-packed buffer.
 fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, buf: &mut Vec<u8>, nbits: &mut usize) {
     let hi = &p.headers[h as usize];
-    for k in 0..hi.num_fields {
-        let f = (hi.first_field + k) as usize;
+    let fields =
+        &pkt.phv.fields[hi.first_field as usize..(hi.first_field + hi.num_fields) as usize];
+    let vl_bits = hi.varbit.map_or(0, |(vk, _)| fields[vk as usize] as usize);
+    // Size the buffer once for the whole header.
+    let end = *nbits + hi.fixed_bits as usize + vl_bits;
+    buf.resize(end.div_ceil(8), 0);
+    let mut at = *nbits;
+    for (k, v) in fields.iter().enumerate() {
         match hi.varbit {
-            Some((vk, vs)) if vk == k => {
-                let bits = pkt.phv.fields[f] as usize;
+            Some((vk, vs)) if vk as usize == k => {
                 let bytes = &pkt.phv.varbits[vs as usize];
-                for (i, b) in bytes.iter().enumerate().take(bits.div_ceil(8)) {
-                    let w = (bits - i * 8).min(8) as u32;
-                    push_bits(buf, nbits, w, u128::from(*b >> (8 - w)));
+                for b in bytes.iter().take(vl_bits / 8) {
+                    put_bits(buf, at, 8, u128::from(*b));
+                    at += 8;
                 }
             }
-            _ => push_bits(buf, nbits, p.fields[f].width, pkt.phv.fields[f]),
+            _ => {
+                let w = p.fields[(hi.first_field as usize) + k].width;
+                put_bits(buf, at, w, *v);
+                at += w as usize;
+            }
         }
     }
+    *nbits = end;
 }
 
 /// Computes a calculation (hash or checksum) over the packet.
@@ -966,30 +976,41 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
     }
 }
 
+/// An entry's action as plain ids, so resolving it borrows nothing.
+#[derive(Clone, Copy)]
+enum Target {
+    Action(u32),
+    Member(u32),
+    Group(u32),
+}
+
+/// Copies a direct entry's data into the action-data scratch and returns its target.
+fn entry_target(ea: &EntryAction, adata: &mut Vec<u128>) -> Target {
+    adata.clear();
+    match ea {
+        EntryAction::Direct { action, data } => {
+            adata.extend_from_slice(data);
+            Target::Action(*action)
+        }
+        EntryAction::Member(m) => Target::Member(*m),
+        EntryAction::Group(g) => Target::Group(*g),
+    }
+}
+
+/// Resolves a member or group to an action, copying its data into the scratch.
 fn resolve_action(
     p: &Program,
     st: &mut State,
     pkt: &Packet,
     t: u32,
-    ea: &EntryAction,
+    target: Target,
 ) -> Option<u32> {
-    let def = &p.tables[t as usize];
-    let adata = &mut st.adata;
-    adata.clear();
-    match ea {
-        EntryAction::Direct { action, data } => {
-            adata.extend_from_slice(data);
-            Some(*action)
-        }
-        EntryAction::Member(m) => {
-            let prof = def.profile? as usize;
-            let (a, data) = st.profiles[prof].members.get(m)?;
-            adata.extend_from_slice(data);
-            Some(*a)
-        }
-        EntryAction::Group(g) => {
-            let prof = def.profile? as usize;
-            let n = st.profiles[prof].groups.get(g)?.len();
+    let member = match target {
+        Target::Action(a) => return Some(a),
+        Target::Member(m) => m,
+        Target::Group(g) => {
+            let prof = p.tables[t as usize].profile? as usize;
+            let n = st.profiles[prof].groups.get(&g)?.len();
             if n == 0 {
                 return None;
             }
@@ -997,12 +1018,14 @@ fn resolve_action(
                 Some(sel) => calc_value(p, st, pkt, sel),
                 None => 0,
             };
-            let m = st.profiles[prof].groups.get(g)?[(h % n as u64) as usize];
-            let (a, data) = st.profiles[prof].members.get(&m)?;
-            st.adata.extend_from_slice(data);
-            Some(*a)
+            st.profiles[prof].groups.get(&g)?[(h % n as u64) as usize]
         }
-    }
+    };
+    let prof = p.tables[t as usize].profile? as usize;
+    let (a, data) = st.profiles[prof].members.get(&member)?;
+    st.adata.clear();
+    st.adata.extend_from_slice(data);
+    Some(*a)
 }
 
 /// Applies a table: lookup, direct counter/meter, action; returns the next node.
@@ -1031,14 +1054,17 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
                 let units = if p.meters[m as usize].bytes { len } else { 1 };
                 (entry.meter.execute(units, now), target)
             });
-            let ea = entry.action.clone();
+            let target = entry_target(&entry.action, &mut st.adata);
             if let Some((c, Some(f))) = colour {
                 pkt.phv.fields[f as usize] = c & st.fmask[f as usize];
             }
-            (resolve_action(p, st, pkt, t, &ea), true)
+            (resolve_action(p, st, pkt, t, target), true)
         }
-        None => match st.tables[t as usize].default.clone() {
-            Some(ea) => (resolve_action(p, st, pkt, t, &ea), false),
+        None => match &st.tables[t as usize].default {
+            Some(ea) => {
+                let target = entry_target(ea, &mut st.adata);
+                (resolve_action(p, st, pkt, t, target), false)
+            }
             None => (None, false),
         },
     };

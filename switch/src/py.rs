@@ -167,6 +167,25 @@ impl PyEngine {
         self.inner.now()
     }
 
+    /// Receives `count` copies of `frame` on `port` at `t0_ns`, `t0_ns + gap_ns`, ...
+    fn send_repeated(
+        &mut self,
+        port: u16,
+        frame: &[u8],
+        count: u64,
+        t0_ns: u64,
+        gap_ns: u64,
+    ) -> PyResult<()> {
+        self.inner
+            .send_repeated(port, frame, count, t0_ns, gap_ns)
+            .map_err(rt)
+    }
+
+    /// Drops the frames delivered so far without returning them; returns their number.
+    fn discard_received(&mut self) -> usize {
+        self.inner.discard_received()
+    }
+
     /// Frames delivered since the last call: list of (port, frame, arrival ns).
     fn received<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let outs = self.inner.take_received();

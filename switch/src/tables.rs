@@ -2,6 +2,7 @@
 //! action profiles. Lookups build no strings and allocate nothing.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::bits::mask;
 use crate::error::RuntimeError;
@@ -9,7 +10,44 @@ use crate::program::{LookupKind, MatchKind, TableDef};
 use crate::state::{CounterCell, MeterCell};
 
 /// Hash map from a (masked) key to an entry handle.
-type KeyMap = HashMap<Box<[u128]>, u32>;
+type KeyMap = HashMap<Box<[u128]>, u32, BuildHasherDefault<KeyHasher>>;
+
+/// A fast multiplicative hasher for table keys: keys are control-plane data,
+/// so SipHash's flooding resistance buys nothing on the packet path.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// The match value of one key element of an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +121,7 @@ pub struct TableState {
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
     len: usize,
-    exact: HashMap<Box<[u128]>, u32>,
+    exact: KeyMap,
     // Prefix length (longest first) → masked key → handle.
     lpm: Vec<(u32, KeyMap)>,
     // Handles sorted by (priority, handle).
@@ -284,11 +322,11 @@ impl TableState {
                 let pos = match self.lpm.iter().position(|(p, _)| *p <= plen) {
                     Some(i) if self.lpm[i].0 == plen => i,
                     Some(i) => {
-                        self.lpm.insert(i, (plen, HashMap::new()));
+                        self.lpm.insert(i, (plen, KeyMap::default()));
                         i
                     }
                     None => {
-                        self.lpm.push((plen, HashMap::new()));
+                        self.lpm.push((plen, KeyMap::default()));
                         self.lpm.len() - 1
                     }
                 };
