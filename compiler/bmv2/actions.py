@@ -33,6 +33,21 @@ class Actions:
         self.ctx = ctx
         self.externs = externs
         self._known: dict[tuple[int, int], tuple[str, int]] = {}
+        self._hidden_count = 0
+        # Pipeline being lowered (1 ingress, 2 egress): p4c lists actions per control.
+        self.control_rank = 0
+
+    def sort_key(self, decl: Any, home: Env) -> tuple:
+        """Where p4c would list this action: top level first, then per control in source order."""
+        pos = (decl.pos.line, decl.pos.column) if decl.pos is not None else (0, 0)
+        if home.parent is None:
+            return (0, 0, (pos,))
+        return (self.control_rank, 0, (*home.anchor, pos))
+
+    def hidden_key(self) -> tuple:
+        """Synthesized actions follow the user actions of their control."""
+        self._hidden_count += 1
+        return (self.control_rank, 1, ((self._hidden_count, 0),))
 
     def declaring_env(self, decl: ast.ActionDeclaration, env: Env) -> Env:
         """The environment `decl` was declared in, as seen from `env`."""
@@ -63,6 +78,7 @@ class Actions:
         entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": runtime_data,
                        "primitives": []}
         self.ctx.actions.append(entry)
+        self.ctx.action_order[name] = self.sort_key(decl, home)
         self._known[key] = (name, entry["id"])
         self.ctx.action_ids[name] = entry["id"]
         sl = StatementLowering(self.ctx, self.externs)
@@ -79,6 +95,21 @@ class Actions:
         self.ctx.actions.append(entry)
         self.ctx.action_ids[name] = entry["id"]
         self.ctx.hidden_actions.add(name)
+        self.ctx.action_order[name] = self.hidden_key()
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_statements(statements, env)
+        return name, entry["id"]
+
+    def hidden_assignments(self, pairs: list[tuple[Any, Any]], env: Env, base: str) -> tuple[str, int]:
+        """A synthesized action storing each expression into its temporary (table keys)."""
+        name = self.ctx.unique(base)
+        entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [], "primitives": []}
+        self.ctx.actions.append(entry)
+        self.ctx.action_ids[name] = entry["id"]
+        self.ctx.hidden_actions.add(name)
+        self.ctx.action_order[name] = self.hidden_key()
+        sl = StatementLowering(self.ctx, self.externs)
+        for target, expr in pairs:
+            sl.store(target, sl.exprs.value(expr, env), expr)
+        entry["primitives"] = sl.out.resolve()
         return name, entry["id"]

@@ -123,6 +123,8 @@ class Context:
         self.field_aliases: list[list] = []
         self.hidden_actions: set[str] = set()
         self.digest_types: dict[str, t.P4Type] = {}
+        self.action_order: dict[str, tuple] = {}
+        self.table_order: dict[str, tuple] = {}
         self.field_list_members: dict[int, list[FieldRef]] = {}
         self._scalar_names: set[str] = set()
 
@@ -360,3 +362,21 @@ class Context:
         if total % 8:
             fields.append(["_padding_0", 8 - total % 8, False])
         return {"name": "scalars_0", "id": 0, "fields": fields}
+
+    def renumber_actions(self, pipelines: list[dict]) -> None:
+        """Order actions as p4c lists them and rewrite every action id the pipelines use."""
+        ordered = sorted(self.actions, key=lambda a: self.action_order.get(a["name"], (9,)))
+        remap = {a["id"]: new for new, a in enumerate(ordered)}
+        for a in ordered:
+            a["id"] = remap[a["id"]]
+            self.action_ids[a["name"]] = a["id"]
+        self.actions[:] = ordered
+        self.cp.actions.sort(key=lambda a: self.action_order.get(a.name, (9,)))
+        self.cp.tables.sort(key=lambda t: self.table_order.get(t.name, (9,)))
+        for pipeline in pipelines:
+            for table in pipeline["tables"]:
+                table["action_ids"] = [remap[i] for i in table["action_ids"]]
+                if "default_entry" in table:
+                    table["default_entry"]["action_id"] = remap[table["default_entry"]["action_id"]]
+                for entry in table.get("entries", []):
+                    entry["action_entry"]["action_id"] = remap[entry["action_entry"]["action_id"]]

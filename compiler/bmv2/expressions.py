@@ -429,7 +429,21 @@ class ExpressionLowering:
                 raise unsupported(e, "lookahead outside a parser")
             width = t.bit_width(strip_type(e.type))
             return {"type": "lookahead", "value": [self.lookahead_offset, width]}
+        if call.kind == ast.CallKind.FUNCTION:
+            return self.inline_function(e, env)
         raise unsupported(e, f"calling {getattr(call.target, 'name', 'this')} in an expression")
+
+    def inline_function(self, e: ast.MethodCallExpression, env: Env) -> dict:
+        """A function whose body is one `return expr;`, evaluated with its arguments bound."""
+        decl = e.call.target
+        body = [c for c in decl.body.components if not isinstance(c, ast.EmptyStatement)]
+        if len(body) != 1 or not isinstance(body[0], ast.ReturnStatement) or body[0].value is None:
+            raise unsupported(e, f"calling function {decl.name} (only `return expression;` bodies are inlined)")
+        fenv = Env(parent=env, prefix=env.prefix)
+        for param, arg in zip(decl.params, e.call.args, strict=False):
+            if arg is not None:
+                fenv.bind(param, ExprRef(arg, env))
+        return self.value(body[0].value, fenv)
 
     def call_member(self, e: ast.MemberExpression, env: Env) -> dict:
         """`lookahead<H>().f` in a parser: a lookahead at the field's bit offset."""
@@ -449,6 +463,12 @@ class ExpressionLowering:
                         "value": [self.lookahead_offset + offset, t.bit_width(ftype)],
                     }
                 offset += t.bit_width(ftype)
+        if call is not None and call.kind == ast.CallKind.TABLE_APPLY:
+            raise CompileError(
+                e.pos,
+                f"t.apply().{e.member} is only supported as the whole condition of an if statement "
+                "(optionally negated) by the BMv2 back end",
+            )
         raise unsupported(e, "this member of a call result")
 
     def valid_field(self, target: Any, node: ast.Node) -> dict:

@@ -392,7 +392,8 @@ class ControlLowering:
         if not isinstance(inst, InstanceRef) or not isinstance(inst.p4type, ast.ControlDeclaration):
             raise unsupported(e, "applying this control")
         sub = inst.p4type
-        sub_env = Env(parent=env, prefix=inst.name)
+        pos = inst.decl.pos
+        sub_env = Env(parent=env, prefix=inst.name, anchor=(*env.anchor, (pos.line, pos.column)))
         for param, arg in zip(sub.params, e.call.args, strict=False):
             if arg is not None:
                 sub_env.bind(param, ExprRef(arg, env))
@@ -408,8 +409,14 @@ class ControlLowering:
             raise unsupported(call, "applying this table")
         if any(t_["name"] == tref.name for t_ in self.tables):
             raise CompileError(call.pos, f"table {tref.name} is applied more than once")
+        builder = TableBuilder(self, tref)
+        computed = builder.computed_keys()
+        if computed:
+            base = self.ctx.hidden_action_base(computed[0][1])
+            name, action_id = self.actions.hidden_assignments(computed, tref.env, base)
+            self.hidden_table(f"tbl_{name}", name, action_id, [], computed[0][1])
         self.add_node(tref.name)
-        table = TableBuilder(self, tref).build()
+        table = builder.build()
         self.tables.append(table)
         return table
 
@@ -424,6 +431,23 @@ class TableBuilder:
         self.decl = tref.decl
         self.env = tref.env
         self.exprs = control.exprs
+        self.key_overrides: dict[int, FieldRef] = {}
+
+    def computed_keys(self) -> list[tuple[FieldRef, ast.Expression]]:
+        """Key expressions BMv2 cannot match directly, each given a `key_N` scalar to compute."""
+        prop = self.prop("key")
+        pairs: list[tuple[FieldRef, ast.Expression]] = []
+        for element in prop.elements if prop is not None else []:
+            try:
+                self.key_target(element.expr)
+            except CompileError:
+                p4type = element.expr.type
+                if not isinstance(strip_type(p4type), t.Bits | t.Bool):
+                    raise
+                temp = self.ctx.scalar(self.ctx.unique_scalar("key"), p4type)
+                self.key_overrides[id(element.expr)] = temp
+                pairs.append((temp, element.expr))
+        return pairs
 
     def prop(self, name: str) -> Any:
         """A table property or None."""
@@ -511,6 +535,8 @@ class TableBuilder:
         if entries:
             table["entries"] = entries
         entries_prop = self.prop("entries")
+        pos = self.decl.pos
+        self.ctx.table_order[name] = (self.control.actions.control_rank, (*self.env.anchor, (pos.line, pos.column)))
         self.ctx.cp.tables.append(
             CpTable(
                 name=name,
@@ -558,6 +584,10 @@ class TableBuilder:
 
     def key_target(self, e: ast.Expression) -> tuple[list[str], str | None, int]:
         """`[header, field]`, mask and width of one key expression."""
+        override = self.key_overrides.get(id(e))
+        if override is not None:
+            ftype = strip_type(override.p4type)
+            return [override.header, override.field], None, 1 if isinstance(ftype, t.Bool) else field_width(ftype)
         if isinstance(e, ast.BinaryExpression) and e.op == "&" and e.right.const_value is not None:
             target, _, width = self.key_target(e.left)
             return target, hexstr(int(e.right.const_value), width), width

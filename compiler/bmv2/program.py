@@ -99,9 +99,11 @@ class ProgramLowering:
         parser_env = self.block_env(parser, storages)
         parsers = [ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(parser, parser_env)]
         pipelines = []
-        for name, decl in (("ingress", ingress), ("egress", egress)):
+        for rank, (name, decl) in enumerate((("ingress", ingress), ("egress", egress)), start=1):
+            self.actions.control_rank = rank
             env = self.block_env(decl, storages)
             pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env))
+        ctx.renumber_actions(pipelines)
         lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages), False)
         lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages), True)
         deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages))]

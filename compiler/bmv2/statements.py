@@ -353,6 +353,11 @@ class StatementLowering:
                 raise unsupported(e, "calling an action from a parser")
             self.inline_action(call.target, call.args, env, frame)
             return
+        if call.kind == ast.CallKind.FUNCTION:
+            if self.in_parser:
+                raise unsupported(e, "calling a function from a parser")
+            self.inline_action(call.target, call.args, env, frame)
+            return
         if call.kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD):
             self.externs.call(self, e, env, node)
             return

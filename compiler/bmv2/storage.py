@@ -113,6 +113,8 @@ class Env:
     parent: Env | None = None
     bindings: dict[int, Any] = field(default_factory=dict)
     prefix: str = ""
+    # Source positions of the instances inlined to reach this scope: orders actions as p4c does.
+    anchor: tuple = ()
 
     def bind(self, decl: Any, binding: Any) -> None:
         """Bind declaration node `decl`."""
@@ -130,4 +132,4 @@ class Env:
 
     def child(self, prefix: str | None = None) -> Env:
         """A nested environment (same control-plane prefix unless given)."""
-        return Env(parent=self, prefix=self.prefix if prefix is None else prefix)
+        return Env(parent=self, prefix=self.prefix if prefix is None else prefix, anchor=self.anchor)

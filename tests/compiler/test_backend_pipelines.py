@@ -107,3 +107,74 @@ def test_egress_pipeline_and_queueing_fields():
     hidden = actions[tables[cond["true_next"]]["actions"][0]]
     sources = [p["parameters"][1] for p in hidden["primitives"]]
     assert {"type": "field", "value": ["standard_metadata", "deq_timedelta"]} in sources
+
+
+INLINE = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<8> a; bit<8> b; }}
+struct headers_t {{ h_t h; }}
+struct meta_t {{ bit<8> x; }}
+bit<8> twice(in bit<8> v) {{ return v + v; }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    {locals}
+    apply {{
+{body}
+    }}
+}}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), C(), I(), E(), C(), D()) main;
+"""
+
+
+def inline(tmp_path, locals_, body):
+    src = tmp_path / "inline.p4"
+    src.write_text(INLINE.format(locals=locals_, body=body))
+    doc = compile(src)[0]
+    pipe = doc["pipelines"][0]
+    return doc, pipe, {t["name"]: t for t in pipe["tables"]}, {a["name"]: a for a in doc["actions"]}
+
+
+def test_computed_keys_get_key_temporaries(tmp_path):
+    doc, pipe, tables, actions = inline(
+        tmp_path, "table t { key = { hdr.h.a + hdr.h.b : exact @name(\"sum\"); } actions = { NoAction; } }",
+        "t.apply();")
+    assert tables["I.t"]["key"] == [{"match_type": "exact", "name": "sum", "target": ["scalars", "key_0"],
+                                     "mask": None}]
+    first = tables[pipe["init_table"]]
+    assert first["base_default_next"] == "I.t"
+    prims = actions[first["actions"][0]]["primitives"]
+    assert prims[0]["parameters"][0] == {"type": "field", "value": ["scalars", "key_0"]}
+    assert ["key_0", 8, False] in doc["header_types"][0]["fields"]
+
+
+def test_functions_are_inlined(tmp_path):
+    _, _, _, actions = inline(tmp_path, "", "hdr.h.a = twice(hdr.h.b);")
+    prim = next(a for a in actions.values() if a["primitives"])["primitives"][0]
+    value = prim["parameters"][1]["value"]["value"]
+    assert value["op"] == "&" and value["left"]["value"] == {
+        "op": "+", "left": {"type": "field", "value": ["h", "b"]}, "right": {"type": "field", "value": ["h", "b"]}}
+
+
+def test_actions_are_numbered_like_p4c():
+    doc = compile(P4 / "ipv4_lpm_router.p4")[0]
+    assert [(a["name"], a["id"]) for a in doc["actions"][:3]] == [
+        ("NoAction", 0), ("RouterIngress.drop", 1), ("RouterIngress.ipv4_forward", 2)]
+    table = doc["pipelines"][0]["tables"][0]
+    assert table["action_ids"] == [2, 1, 0]
+
+
+def test_table_result_inside_a_larger_condition_is_rejected_by_name(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
+               "if (t.apply().hit && hdr.h.b == 1) { sm.egress_spec = 1; }")
+    assert "t.apply().hit" in err.value.message and err.value.pos.line == 15
