@@ -13,6 +13,7 @@ from ..types import (
     ParserStateType,
     ParserType,
     Set,
+    Struct,
     Void,
 )
 from .context import Where
@@ -214,6 +215,10 @@ class DeclarationChecker(TableChecker):
                     )
                 for c, t in zip(k.components, types, strict=True):
                     self.check_keyset(c, t, "select keyset")
+                    if isinstance(getattr(c, "ref", None), ast.ValueSetDeclaration):
+                        raise self.fail(
+                            c.pos, "a value_set must be the whole keyset, not part of a tuple"
+                        )
                 k.type = Set(types[0])
             elif len(types) == 1:
                 self.check_keyset(k, types[0], "select keyset")
@@ -224,6 +229,15 @@ class DeclarationChecker(TableChecker):
                 if not isinstance(kt, Set):
                     raise self.fail(
                         k.pos, f"the select has {len(types)} values; the keyset needs as many"
+                    )
+                fields = (
+                    [ft for _, ft in kt.element.fields] if isinstance(kt.element, Struct) else None
+                )
+                if fields != types:
+                    shown = ", ".join(map(str, types))
+                    raise self.fail(
+                        k.pos,
+                        f"a value_set matching ({shown}) needs a struct of those field types, not {kt.element}",
                     )
             self._state_target(case.state)
         sel.type = ParserStateType()

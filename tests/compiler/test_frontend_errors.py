@@ -270,6 +270,14 @@ def test_control_errors(control_error, body, expected):
             "prog.p4:6:65: error: exit is not allowed in a state",
         ),
         (
+            "parser P(packet_in b, out hs h) { value_set<bit<8>>(2) vs; state start { transition select(h.h.a, h.h.b) { (vs, 1): accept; } } }",
+            "prog.p4:6:109: error: a value_set must be the whole keyset, not part of a tuple",
+        ),
+        (
+            "parser P(packet_in b, out hs h) { value_set<bit<8>>(2) vs; state start { transition select(h.h.a, h.h.b) { vs: accept; } } }",
+            "prog.p4:6:108: error: a value_set matching (bit<8>, bit<16>) needs a struct of those field types, not bit<8>",
+        ),
+        (
             "bit<8> f(in bit<8> a) { return; }",
             "prog.p4:6:25: error: return needs a value of type bit<8>",
         ),

@@ -126,7 +126,7 @@ parser KParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standa
         pkt.extract(hdr.tag);
         transition select(hdr.tag.kind, hdr.tag.len) {
             (Kind.DATA, 0 .. 31): labels;
-            (Kind.CTRL, ctrl_lengths): options;
+            (Kind.CTRL, 0x80 &&& 0x80): by_length;
             (_, 0xF0 &&& 0xF0): reject;
             default: accept;
         }
@@ -138,6 +138,9 @@ parser KParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standa
     state labels {
         pkt.extract(hdr.labels.next);
         transition select(hdr.labels.last.bos) { 1: union; default: labels; }
+    }
+    state by_length {
+        transition select(hdr.tag.len) { ctrl_lengths: options; default: accept; }
     }
     state union {
         bit<8> peek = pkt.lookahead<bit<8>>();
