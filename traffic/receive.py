@@ -1,6 +1,6 @@
 """Receiver with kernel RX timestamps: Python API and the ``bufferlab-recv`` command.
 
-The receive loop is Rust (recvmmsg, SO_TIMESTAMPNS, IP_RECVTOS) on a background thread;
+The receive loop is Rust (recvmmsg, SO_TIMESTAMPING software RX stamps, IP_RECVTOS) on a background thread;
 the socket is bound when the :class:`Receiver` is created, so frames sent after that are
 not lost to a race. Records and summaries are in :mod:`bufferlab.traffic.records`.
 """
@@ -42,7 +42,10 @@ class ReceiveResult:
 
 
 class Receiver:
-    """A bound UDP receiver in a namespace; start() it, send, then stop() or join()."""
+    """A bound UDP receiver in a namespace; start() it, send, then stop() or join().
+
+    Used as a context manager, the socket is closed when the block ends.
+    """
 
     def __init__(
         self,
@@ -89,6 +92,11 @@ class Receiver:
         """Wait for a limit given to start() to end the run and return what arrived."""
         return self._result(self._core.join())
 
+    def close(self) -> None:
+        """Close the socket now (a run in progress is stopped and its frames discarded)."""
+        self._core.close()
+        self._running = False
+
     def __enter__(self) -> Receiver:
         return self
 
@@ -98,8 +106,7 @@ class Receiver:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._running:
-            self.stop()
+        self.close()
 
 
 def _parser() -> argparse.ArgumentParser:

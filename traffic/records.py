@@ -12,7 +12,11 @@ dscp           DSCP of the IPv4 header as received (the frame's class)
 tx_ns          send time, CLOCK_REALTIME ns: the sender's kernel software TX timestamp
                when ``tx_kernel`` is 1, else the data header's user-space stamp
 tx_kernel      1 if ``tx_ns`` is a kernel TX timestamp
-rx_ns          kernel RX timestamp (SO_TIMESTAMPNS), CLOCK_REALTIME ns
+rx_ns          receive time, CLOCK_REALTIME ns: the kernel's software RX timestamp when
+               ``rx_kernel`` is 1, else the time the receiver read the frame (the
+               kernel stamps nothing for a moment after the first timestamping
+               socket of the machine opens)
+rx_kernel      1 if ``rx_ns`` is a kernel RX timestamp
 latency_ns     rx_ns - tx_ns
 =============  ======================================================================
 
@@ -35,9 +39,9 @@ WIRE_GAP_BYTES = 20
 # Layout of the packed records the Rust receiver returns (little-endian, 32 bytes each).
 RX_WIRE_DTYPE = np.dtype(
     {
-        "names": ["tx_ns", "rx_ns", "seq", "flow", "size_bytes", "tos"],
-        "formats": ["<u8", "<u8", "<u4", "<u2", "<u2", "u1"],
-        "offsets": [0, 8, 16, 20, 22, 24],
+        "names": ["tx_ns", "rx_ns", "seq", "flow", "size_bytes", "tos", "rx_kernel"],
+        "formats": ["<u8", "<u8", "<u4", "<u2", "<u2", "u1", "u1"],
+        "offsets": [0, 8, 16, 20, 22, 24, 25],
         "itemsize": 32,
     }
 )
@@ -56,11 +60,13 @@ FRAME_DTYPE = np.dtype(
         ("tx_ns", "u8"),
         ("tx_kernel", "u1"),
         ("rx_ns", "u8"),
+        ("rx_kernel", "u1"),
     ]
 )
 TX_STAMP_DTYPE = np.dtype([("flow", "u2"), ("seq", "u4"), ("kernel_tx_ns", "u8")])
 
-CSV_COLUMNS = ["flow", "seq", "size_bytes", "dscp", "tx_ns", "tx_kernel", "rx_ns", "latency_ns"]
+CSV_COLUMNS = ["flow", "seq", "size_bytes", "dscp", "tx_ns", "tx_kernel", "rx_ns", "rx_kernel",
+               "latency_ns"]
 TX_STAMP_CSV_COLUMNS = ["flow", "seq", "kernel_tx_ns"]
 
 
@@ -75,6 +81,7 @@ def frames_from_receiver(raw: bytes) -> np.ndarray:
     out["tx_ns"] = wire["tx_ns"]
     out["tx_kernel"] = 0
     out["rx_ns"] = wire["rx_ns"]
+    out["rx_kernel"] = wire["rx_kernel"]
     return out
 
 

@@ -193,6 +193,6 @@ def test_command_line_tools_together(veth_pair, tmp_path):
     assert summary["total"]["received_frames"] == 100
     assert summary["flows"]["5"]["lost_frames"] == 0
     lines = records.read_text().splitlines()
-    assert lines[0] == "flow,seq,size_bytes,dscp,tx_ns,tx_kernel,rx_ns,latency_ns"
+    assert lines[0] == "flow,seq,size_bytes,dscp,tx_ns,tx_kernel,rx_ns,rx_kernel,latency_ns"
     assert len(lines) == 101 and lines[1].startswith("5,0,256,8,")
     assert np.array_equal(read_tx_stamps_csv(stamps)["seq"], np.arange(100))

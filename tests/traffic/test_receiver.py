@@ -71,6 +71,7 @@ def test_rx_timestamps_are_kernel_times_between_send_and_read(veth_pair):
                       netns=veth_pair.tx.netns)
         got = rx.join()
     assert got.no_kernel_timestamp == 0
+    assert (got.frames["rx_kernel"] == 1).all()
     lat = latency_ns(got.frames)
     assert (lat > 0).all()
     # Arrival stamps follow send order on a single veth.
@@ -78,9 +79,13 @@ def test_rx_timestamps_are_kernel_times_between_send_and_read(veth_pair):
 
 
 def test_port_in_use_and_bad_namespace_are_clear_errors(veth_pair):
-    with Receiver(PORT, netns=veth_pair.rx.netns):
+    with Receiver(PORT, netns=veth_pair.rx.netns) as held:
         with pytest.raises(OSError, match="bind 0.0.0.0:5002"):
             Receiver(PORT, netns=veth_pair.rx.netns)
+    # Leaving the block closed the socket: the port is free again at once.
+    Receiver(PORT, netns=veth_pair.rx.netns).close()
+    with pytest.raises(RuntimeError, match="closed"):
+        held.start()
     with pytest.raises(OSError, match="blt-missing"):
         Receiver(PORT, netns="blt-missing")
     rx = Receiver(0, netns=veth_pair.rx.netns)

@@ -22,7 +22,7 @@ def _frames(rows):
     """rows of (flow, seq, size_bytes, rx_ns, latency_ns) -> FRAME_DTYPE records."""
     out = np.zeros(len(rows), dtype=FRAME_DTYPE)
     for i, (flow, seq, size, rx, lat) in enumerate(rows):
-        out[i] = (flow, seq, size, 0, rx - lat, 0, rx)
+        out[i] = (flow, seq, size, 0, rx - lat, 0, rx, 1)
     return out
 
 
@@ -86,7 +86,7 @@ def test_csv_round_trips(tmp_path):
     frames = _frames([(1, 0, 64, 100, 50), (2, 7, 9000, 900, 300)])
     write_frames_csv(frames, tmp_path / "f.csv")
     lines = (tmp_path / "f.csv").read_text().splitlines()
-    assert lines[1] == "1,0,64,0,50,0,100,50"
+    assert lines[1] == "1,0,64,0,50,0,100,1,50"
     assert np.array_equal(read_frames_csv(tmp_path / "f.csv"), frames)
     stamps = np.array([(1, 0, 5)], dtype=TX_STAMP_DTYPE)
     write_tx_stamps_csv(stamps, tmp_path / "t.csv")

@@ -48,7 +48,8 @@ fn parse_ipv4(text: &str, what: &str) -> PyResult<Ipv4Addr> {
         .map_err(|_| PyValueError::new_err(format!("{what} {text:?} is not an IPv4 address")))
 }
 
-/// Records little-endian: tx_ns u64 | rx_ns u64 | seq u32 | flow u16 | size u16 | tos u8 | 7 pad.
+/// Records little-endian: tx_ns u64 | rx_ns u64 | seq u32 | flow u16 | size u16 | tos u8 |
+/// rx_kernel u8 | 6 pad.
 pub fn rx_records_bytes(report: &RxReport) -> Vec<u8> {
     let mut out = Vec::with_capacity(report.records.len() * RX_RECORD_LEN);
     for r in &report.records {
@@ -58,7 +59,8 @@ pub fn rx_records_bytes(report: &RxReport) -> Vec<u8> {
         out.extend_from_slice(&r.flow.to_le_bytes());
         out.extend_from_slice(&r.size.to_le_bytes());
         out.push(r.tos);
-        out.extend_from_slice(&[0u8; 7]);
+        out.push(u8::from(r.rx_kernel));
+        out.extend_from_slice(&[0u8; 6]);
     }
     out
 }
@@ -182,12 +184,20 @@ type RxWorker = JoinHandle<std::io::Result<RxReport>>;
 /// A UDP receiver bound at construction and run on a background thread.
 #[pyclass(name = "Receiver")]
 struct PyReceiver {
-    core: Arc<Receiver>,
+    core: Mutex<Option<Arc<Receiver>>>,
     stop: Arc<AtomicBool>,
     worker: Mutex<Option<RxWorker>>,
 }
 
 impl PyReceiver {
+    fn core(&self) -> PyResult<Arc<Receiver>> {
+        self.core
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("receiver state poisoned"))?
+            .clone()
+            .ok_or_else(|| PyRuntimeError::new_err("receiver is closed"))
+    }
+
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let worker = self
             .worker
@@ -223,7 +233,7 @@ impl PyReceiver {
         let addr = SocketAddrV4::new(parse_ipv4(bind_ip, "bind address")?, port);
         let core = Receiver::open(netns, addr, rcvbuf_bytes, batch).map_err(os_error)?;
         Ok(PyReceiver {
-            core: Arc::new(core),
+            core: Mutex::new(Some(Arc::new(core))),
             stop: Arc::new(AtomicBool::new(false)),
             worker: Mutex::new(None),
         })
@@ -232,7 +242,7 @@ impl PyReceiver {
     /// The bound UDP port.
     #[getter]
     fn port(&self) -> PyResult<u16> {
-        self.core.local_port().map_err(os_error)
+        self.core()?.local_port().map_err(os_error)
     }
 
     /// Start receiving on a background thread until stop(), or a limit if given.
@@ -256,7 +266,7 @@ impl PyReceiver {
             deadline_mono_ns: duration_s.map(|s| clock::monotonic_ns() + (s * 1e9) as u64),
         };
         self.stop.store(false, Ordering::Relaxed);
-        let core = Arc::clone(&self.core);
+        let core = self.core()?;
         let stop = Arc::clone(&self.stop);
         *worker = Some(std::thread::spawn(move || core.run(&stop, limits)));
         Ok(())
@@ -271,6 +281,25 @@ impl PyReceiver {
     /// Wait until a limit given to start() ends the run; same result as stop().
     fn join<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.finish(py)
+    }
+
+    /// Stop a run in progress (its frames are discarded) and close the socket now.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        let worker = self
+            .worker
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("receiver state poisoned"))?
+            .take();
+        if let Some(worker) = worker {
+            // The run's outcome no longer matters: the caller is discarding it.
+            let _ = py.detach(|| worker.join());
+        }
+        self.core
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("receiver state poisoned"))?
+            .take();
+        Ok(())
     }
 }
 

@@ -63,6 +63,7 @@ fn frames_arrive_with_headers_sizes_tos_and_timestamps() {
     assert!(got.records.iter().all(|r| r.size == 64 || r.size == 1518));
     assert!(got.records.iter().all(|r| r.rx_ns >= r.tx_ns));
     assert_eq!(got.no_kernel_timestamp, 0);
+    assert!(got.records.iter().all(|r| r.rx_kernel));
     // Loopback's driver takes software TX timestamps: one per frame, after the header stamp.
     assert_eq!(report.tx_stamps.len(), 50);
     for (stamp, rec) in report.tx_stamps.iter().zip(&got.records) {

@@ -1,5 +1,10 @@
-//! UDP receiver: recvmmsg in batches, kernel RX timestamps (SO_TIMESTAMPNS) and the TOS
-//! byte of every frame, one record per frame that carries a data header.
+//! UDP receiver: recvmmsg in batches, kernel software RX timestamps (SO_TIMESTAMPING) and
+//! the TOS byte of every frame, one record per frame that carries a data header.
+//!
+//! SO_TIMESTAMPING rather than SO_TIMESTAMPNS: when the kernel took no stamp on arrival
+//! (it turns RX stamping on in deferred work after the first timestamping socket opens),
+//! SO_TIMESTAMPNS silently substitutes the time of the read; SO_TIMESTAMPING says nothing,
+//! so such frames are flagged instead of passing a late stamp off as a kernel one.
 
 use std::io;
 use std::net::SocketAddrV4;
@@ -16,7 +21,7 @@ use crate::sockopt::{bind, for_each_cmsg, set_buffer, set_int};
 pub struct RxRecord {
     /// Sender's CLOCK_REALTIME from the data header, ns.
     pub tx_ns: u64,
-    /// Kernel RX timestamp (CLOCK_REALTIME), ns.
+    /// RX time (CLOCK_REALTIME), ns: the kernel's stamp if `rx_kernel`, else read time.
     pub rx_ns: u64,
     /// Sequence number from the data header.
     pub seq: u32,
@@ -26,6 +31,8 @@ pub struct RxRecord {
     pub size: u16,
     /// IPv4 TOS byte as received.
     pub tos: u8,
+    /// True if `rx_ns` is the kernel's software RX timestamp.
+    pub rx_kernel: bool,
 }
 
 /// When a receive run ends (besides the stop flag).
@@ -48,7 +55,7 @@ pub struct RxReport {
     pub foreign: u64,
     /// Datagrams longer than the largest frame (cut, counted, not recorded).
     pub truncated: u64,
-    /// Frames that came without a kernel timestamp (rx_ns is then read in user space).
+    /// Frames that came without a kernel timestamp (their rx_ns is the read time).
     pub no_kernel_timestamp: u64,
 }
 
@@ -61,6 +68,7 @@ pub struct Receiver {
 
 const CONTROL_WORDS: usize = 16;
 const POLL_TIMEOUT_US: libc::suseconds_t = 20_000;
+const STAMPING_SETTLE_MS: u64 = 50;
 
 impl Receiver {
     /// Bind a UDP socket to `bind_addr` inside `netns` with a `rcvbuf_bytes` receive buffer.
@@ -78,12 +86,13 @@ impl Receiver {
             rcvbuf_bytes,
             "SO_RCVBUF",
         )?;
+        let flags = libc::SOF_TIMESTAMPING_RX_SOFTWARE | libc::SOF_TIMESTAMPING_SOFTWARE;
         set_int(
             &fd,
             libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            1,
-            "SO_TIMESTAMPNS",
+            libc::SO_TIMESTAMPING,
+            flags as libc::c_int,
+            "SO_TIMESTAMPING",
         )?;
         set_int(&fd, libc::IPPROTO_IP, libc::IP_RECVTOS, 1, "IP_RECVTOS")?;
         // A bounded wait lets the loop notice the stop flag and its limits.
@@ -105,6 +114,9 @@ impl Receiver {
             return Err(io::Error::last_os_error());
         }
         bind(&fd, &bind_addr)?;
+        // The kernel switches RX stamping on in deferred work when the first socket asks;
+        // waiting here means frames sent once open() returns get kernel stamps.
+        std::thread::sleep(std::time::Duration::from_millis(STAMPING_SETTLE_MS));
         Ok(Receiver {
             fd,
             batch: batch.clamp(1, 1024),
@@ -207,15 +219,20 @@ impl Receiver {
                 let mut rx_ns = None;
                 let mut tos = 0u8;
                 for_each_cmsg(&msg.msg_hdr, |level, kind, data| {
-                    if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPNS {
-                        // SAFETY: SCM_TIMESTAMPNS carries one timespec.
-                        let ts: libc::timespec = unsafe { std::ptr::read_unaligned(data.cast()) };
-                        rx_ns = Some(timespec_ns(&ts));
+                    if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPING {
+                        // SAFETY: SCM_TIMESTAMPING carries three timespecs; [0] is software.
+                        let ts: [libc::timespec; 3] =
+                            unsafe { std::ptr::read_unaligned(data.cast()) };
+                        let ns = timespec_ns(&ts[0]);
+                        if ns != 0 {
+                            rx_ns = Some(ns);
+                        }
                     } else if level == libc::IPPROTO_IP && kind == libc::IP_TOS {
                         // SAFETY: IP_TOS carries one byte.
                         tos = unsafe { *data };
                     }
                 });
+                let rx_kernel = rx_ns.is_some();
                 let rx_ns = rx_ns.unwrap_or_else(|| {
                     report.no_kernel_timestamp += 1;
                     realtime_ns()
@@ -227,6 +244,7 @@ impl Receiver {
                     flow: header.flow,
                     size: frame_size_of_payload(len) as u16,
                     tos,
+                    rx_kernel,
                 });
             }
         }
