@@ -309,6 +309,17 @@ class ExpressionLowering:
             return self.cast(self.value(e.expr, env), e.expr.type, p4type)
         raise unsupported(e, f"the expression {type(e).__name__}")
 
+    def switch_condition(self, expr: ast.Expression, labels: list[ast.Expression], env: Env) -> dict:
+        """`expr == l1 || expr == l2 …` for the labels of one switch case."""
+        value = to_data(self.value(expr, env))
+        cond: dict | None = None
+        for label in labels:
+            if label.const_value is None:
+                raise CompileError(label.pos, "switch labels must be compile-time constants")
+            test = expr_op("==", value, const_operand(label.const_value, expr.type, self.ctx))
+            cond = test if cond is None else expr_op("or", cond, test)
+        return cond
+
     def wrap(self, operand: dict, p4type: Any) -> dict:
         """Bring an arithmetic result back into range for `p4type`."""
         base = strip_type(p4type)

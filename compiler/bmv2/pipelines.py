@@ -30,6 +30,7 @@ from .expressions import ExpressionLowering, to_bool
 from .hexstr import hexstr
 from .model import CpActionProfile, CpActionRef, CpParam, CpTable
 from .stateful import Stateful, cp_name, int_arg
+from .statements import statement_name
 from .storage import Env, ExprRef, FieldRef, HeaderRef, InstanceRef
 
 DEFAULT_TABLE_SIZE = 1024
@@ -221,7 +222,7 @@ class ControlLowering:
         if kind == ast.CallKind.CONTROL_APPLY:
             self.inline_control(s.call, env)
             return False
-        raise unsupported(s, f"the statement {type(s).__name__} in a control")
+        raise unsupported(s, statement_name(s).replace(" here", " in a control's apply block"))
 
     # ---------------------------------------------------------------- nodes
 
@@ -304,22 +305,49 @@ class ControlLowering:
             then_key, else_key = ("__HIT__", "__MISS__") if hit_is_true else ("__MISS__", "__HIT__")
             self.branches(s, env, returns, self._next_setter(table, then_key), self._next_setter(table, else_key))
             return
-        node = self.add_node()
-        cond = to_bool(self.exprs.value(s.cond, env))
-        conditional: dict = {"name": node, "id": self.ctx.next_id("conditionals")}
-        info = self.ctx.source_info(s.cond)
+        set_true, set_false = self.conditional(to_bool(self.exprs.value(s.cond, env)), s.cond)
+        self.branches(s, env, returns, set_true, set_false)
+
+    def conditional(self, cond: dict, node: Any) -> tuple[Setter, Setter]:
+        """A `node_N` conditional on `cond`; returns setters for its true and false edges."""
+        name = self.add_node()
+        conditional: dict = {"name": name, "id": self.ctx.next_id("conditionals")}
+        info = self.ctx.source_info(node)
         if info is not None:
             conditional["source_info"] = info
         conditional.update({"expression": cond, "true_next": None, "false_next": None})
         self.conditionals.append(conditional)
 
-        def set_true(name: str | None) -> None:
-            conditional["true_next"] = name
+        def set_true(target: str | None) -> None:
+            conditional["true_next"] = target
 
-        def set_false(name: str | None) -> None:
-            conditional["false_next"] = name
+        def set_false(target: str | None) -> None:
+            conditional["false_next"] = target
 
-        self.branches(s, env, returns, set_true, set_false)
+        return set_true, set_false
+
+    def value_switch(self, s: ast.SwitchStatement, env: Env, returns: list[Setter]) -> None:
+        """`switch (expr)` on a value: a chain of conditionals, one per case with a body."""
+        exits: list[Setter] = []
+        labels: list[ast.Expression] = []
+        default_body: ast.BlockStatement | None = None
+        for case in s.cases:
+            if isinstance(case.label, ast.DefaultExpression):
+                default_body = case.body if case.body is not None else ast.BlockStatement(pos=case.pos)
+                continue
+            labels.append(case.label)
+            if case.body is None:
+                continue
+            cond = self.exprs.switch_condition(s.expr, labels, env)
+            set_true, set_false = self.conditional(cond, case)
+            self.pending = [set_true]
+            self.block(case.body.components, env.child(), returns)
+            exits += self.pending
+            self.pending = [set_false]
+            labels = []
+        if default_body is not None:
+            self.block(default_body.components, env.child(), returns)
+        self.pending = exits + self.pending
 
     def branches(self, s: ast.IfStatement, env: Env, returns: list[Setter], then_in: Setter, else_in: Setter) -> None:
         """Lower both branches of an `if`; their exits join after it."""
@@ -341,7 +369,8 @@ class ControlLowering:
         expr = s.expr
         if not (isinstance(expr, ast.MemberExpression) and expr.member == "action_run"
                 and isinstance(expr.expr, ast.MethodCallExpression)):
-            raise unsupported(s, "a switch on anything but t.apply().action_run")
+            self.value_switch(s, env, returns)
+            return
         table = self.apply_table(expr.expr, env)
         after: list[Setter] = [self._base_setter(table)]
         labelled: set[str] = set()

@@ -39,6 +39,22 @@ from .storage import (
     UnionRef,
 )
 
+STATEMENT_NAMES = {
+    "ForStatement": "a for loop",
+    "ForInStatement": "a for-in loop",
+    "BreakStatement": "break outside a loop",
+    "ContinueStatement": "continue outside a loop",
+    "SwitchStatement": "a switch statement",
+    "ReturnStatement": "return",
+    "ExitStatement": "exit",
+}
+
+
+def statement_name(s: Any) -> str:
+    """How error messages name a statement kind."""
+    kind = type(s).__name__
+    return STATEMENT_NAMES.get(kind, f"the statement {kind}") + " here"
+
 
 @dataclass
 class Label:
@@ -85,6 +101,7 @@ class StatementLowering:
         self.in_parser = in_parser
         self.exprs = ExpressionLowering(ctx, in_parser)
         self.out = PrimitiveList()
+        self.loops: list[tuple[Label, Label]] = []
 
     # ---------------------------------------------------------------- emission
 
@@ -165,8 +182,16 @@ class StatementLowering:
             self.jump(self.outermost_end, s)
             return frame.depth == 0
         if isinstance(s, ast.SwitchStatement):
-            raise unsupported(s, "a switch statement inside an action")
-        raise unsupported(s, f"the statement {type(s).__name__} here")
+            self.switch_statement(s, env, frame)
+            return False
+        if isinstance(s, ast.ForStatement):
+            self.for_statement(s, env, frame)
+            return False
+        if isinstance(s, ast.BreakStatement | ast.ContinueStatement) and self.loops:
+            end, update = self.loops[-1]
+            self.jump(end if isinstance(s, ast.BreakStatement) else update, s)
+            return False
+        raise unsupported(s, statement_name(s))
 
     def if_statement(self, s: ast.IfStatement, env: Env, frame: Frame) -> bool:
         """`if` inside an action: `_jump_if_zero` over the then-branch."""
@@ -185,6 +210,52 @@ class StatementLowering:
             self.out.place(else_label)
         frame.depth -= 1
         return False
+
+    def for_statement(self, s: ast.ForStatement, env: Env, frame: Frame) -> None:
+        """`for (init; cond; updates) body` inside an action, as p4c lowers it with jumps."""
+        scope = env.child()
+        for init in s.init:
+            self.statement(init, scope, frame)
+        cond_label, update, end = Label(), Label(), Label()
+        self.out.place(cond_label)
+        if s.cond is not None:
+            self.jump(end, s, to_bool(self.exprs.value(s.cond, scope)))
+        frame.depth += 1
+        self.loops.append((end, update))
+        self.statement(s.body, scope.child(), frame)
+        self.loops.pop()
+        self.out.place(update)
+        for step in s.updates:
+            self.statement(step, scope, frame)
+        frame.depth -= 1
+        self.jump(cond_label, s)
+        self.out.place(end)
+
+    def switch_statement(self, s: ast.SwitchStatement, env: Env, frame: Frame) -> None:
+        """`switch (expr)` inside an action: one `_jump_if_zero` per case with a body."""
+        if isinstance(s.expr, ast.MemberExpression) and s.expr.member == "action_run":
+            raise unsupported(s, "applying a table inside an action")
+        end = Label()
+        labels: list[ast.Expression] = []
+        default_body = None
+        frame.depth += 1
+        for case in s.cases:
+            if isinstance(case.label, ast.DefaultExpression):
+                default_body = case.body
+                continue
+            labels.append(case.label)
+            if case.body is None:
+                continue
+            skip = Label()
+            self.jump(skip, case, self.exprs.switch_condition(s.expr, labels, env))
+            self.block(case.body.components, env, frame)
+            self.jump(end, case)
+            self.out.place(skip)
+            labels = []
+        if default_body is not None:
+            self.block(default_body.components, env, frame)
+        self.out.place(end)
+        frame.depth -= 1
 
     @property
     def outermost_end(self) -> Label:

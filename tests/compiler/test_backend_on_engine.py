@@ -259,3 +259,23 @@ def test_identity_hash_and_log_messages():
     log.table_add("LogIngress.tracing", {"standard_metadata.ingress_port": 1}, "LogIngress.trace", {"level": 3})
     send(log, 1, ipv4_frame("10.1.2.3"))
     assert log.log()[:2] == ["packet received", "trace level 3 on port 1"]
+
+
+@pytest.mark.parametrize(
+    ("op", "count", "port", "acc", "kind"),
+    [
+        (1, 0, 1, 0, 0),
+        (1, 5, 1, 1 + 2 + 4 + 5, 0),
+        (1, 20, 1, 55 - 3, 0),
+        (2, 7, 1, 7000, 0),
+        (3, 0, 1, 0, 1),
+        (4, 2, 1, 0, 2),
+        (3, 9, 1, 0, 3),
+        (9, 1, 2, 0, 0),
+    ],
+)
+def test_value_switch_for_loops_and_functions(op, count, port, acc, kind):
+    e = engine("value_switch_loops_functions.p4")
+    frame = mac(1) + mac(2) + b"\x88\xb8" + bytes([op, count]) + bytes(3) + bytes(41)
+    out_port, out, _ = send(e, 3, frame)[0]
+    assert (out_port, int.from_bytes(out[16:18], "big"), out[18]) == (port, acc, kind)

@@ -178,3 +178,12 @@ def test_table_result_inside_a_larger_condition_is_rejected_by_name(tmp_path):
         inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
                "if (t.apply().hit && hdr.h.b == 1) { sm.egress_spec = 1; }")
     assert "t.apply().hit" in err.value.message and err.value.pos.line == 15
+
+
+def test_switch_on_a_value_becomes_a_conditional_chain():
+    _, pipe, tables, conds, actions = pipeline("value_switch_loops_functions.p4")
+    chain = [c for c in conds.values() if c["expression"]["value"]["op"] in ("==", "or")]
+    assert chain[0]["true_next"] == "tbl_sum_to_count"
+    assert chain[-1]["expression"]["value"]["op"] == "or"
+    loop = [p["op"] for p in actions["WorkIngress.sum_to_count"]["primitives"]]
+    assert loop.count("_jump") >= 3 and "_jump_if_zero" in loop
