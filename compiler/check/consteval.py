@@ -9,7 +9,7 @@ for operations P4 forbids on constants (division by zero, negative shifts).
 
 from __future__ import annotations
 
-from ..types import Bits, Bool, InfInt, P4Type
+from ..types import Bits, Bool, InfInt, NewType, P4Type
 
 
 def _wrap(t: P4Type, value: int) -> int:
@@ -88,6 +88,8 @@ def fold_cast(value: object, source: P4Type, target: P4Type) -> object:
     """The value of `(target) value`."""
     if value is None:
         return None
+    if isinstance(target, NewType) and target.underlying is not None:
+        return fold_cast(value, source, target.underlying)
     if isinstance(target, Bits):
         if isinstance(value, bool):
             return int(value)

@@ -322,6 +322,7 @@ def test_kitchen_sink_details(compile_p4):
     assert entry.priority.const_value == 5
     fwd_entry = classify.property("entries").entries[0]
     assert fwd_entry.action.expr.call.args[0].type.name == "port_t"
+    assert fwd_entry.action.expr.call.args[0].const_value == 1
     parser = program.main_args["p"]
     assert parser.locals[0].p4type == types.Set(types.Bits(8))
 
