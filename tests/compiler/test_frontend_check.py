@@ -256,14 +256,16 @@ def test_parser_states_select_and_lookahead(compile_p4, prelude):
         + """
 header v_t { bit<8> len; varbit<64> opts; }
 struct vh { h_t h; v_t v; h_t[4] st; }
+struct pair_t { bit<8> a; bit<16> b; }
 parser P(packet_in pkt, out vh hdr, inout ms meta, inout standard_metadata_t sm) {
     value_set<bit<8>>(4) special;
+    value_set<pair_t>(4) pairs;
     state start {
         pkt.extract(hdr.h);
         bit<8> peek = pkt.lookahead<bit<8>>();
         transition select(hdr.h.a, hdr.h.b) {
             (1, 0x800 &&& 0xF00): vlen;
-            (special, _): stack;
+            pairs: stack;
             (2 .. 9, default): accept;
             default: reject;
         }
@@ -285,7 +287,10 @@ parser P(packet_in pkt, out vh hdr, inout ms meta, inout standard_metadata_t sm)
     sel = start.transition
     assert [c.state.ref.name for c in sel.cases] == ["vlen", "stack", "accept", "reject"]
     assert sel.cases[0].keyset.components[1].value.type == types.Bits(16)
-    assert sel.cases[1].keyset.components[0].ref.name == "special"
+    assert (
+        sel.cases[1].keyset.ref.name == "pairs"
+        and sel.cases[1].keyset.type.element.name == "pair_t"
+    )
     assert start.components[1].init.call.type_args["T"] == types.Bits(8)
     extract = vlen.components[0].call.call
     assert len(extract.params) == 2 and extract.type_args["T"].name == "v_t"
