@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
 
 from .bmv2.program import lower_to_bmv2
 from .diagnostics import CompileWarning
 from .frontend import load
 from .p4info.build import build_p4info
+from .p4info.entries import build_entries
 
 
 @dataclass
@@ -20,6 +22,7 @@ class Compiled:
 
     json: dict
     p4info: p4info_pb2.P4Info
+    entries: p4runtime_pb2.WriteRequest
     warnings: list[CompileWarning] = field(default_factory=list)
 
 
@@ -29,7 +32,8 @@ def compile_program(
     """Compile one v1model program; raises `CompileError` on any error."""
     checked = load(path, include_dirs, defines)
     document, cp, warnings = lower_to_bmv2(checked, str(path))
-    return Compiled(document, build_p4info(cp), [*checked.warnings, *warnings])
+    info = build_p4info(cp)
+    return Compiled(document, info, build_entries(cp, info), [*checked.warnings, *warnings])
 
 
 def compile(  # noqa: A001 - the name users know from p4c's Python wrappers

@@ -39,6 +39,8 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--p4runtime-files", metavar="FILES",
                    help="comma-separated P4Info outputs; format by suffix: .txtpb .txt .json .bin")
     p.add_argument("--p4runtime-file", metavar="FILE", help="P4Info output (older form)")
+    p.add_argument("--p4runtime-entries-files", metavar="FILES",
+                   help="comma-separated outputs of a WriteRequest inserting the const entries")
     p.add_argument("--p4runtime-format", choices=sorted(P4RUNTIME_FORMAT_SUFFIX),
                    help="format of --p4runtime-file (default: binary)")
     p.add_argument("--std", default="p4-16", help="language version (only p4-16)")
@@ -99,6 +101,9 @@ def run(argv: list[str]) -> int:
             raise CompileError(None, f"cannot write {output}: {exc.strerror}") from exc
         for path in outputs:
             for warning in write_p4info(result.p4info, path):
+                print(warning.format(), file=sys.stderr)
+        for path in (Path(p) for p in (args.p4runtime_entries_files or "").split(",") if p):
+            for warning in write_p4info(result.entries, path):
                 print(warning.format(), file=sys.stderr)
     except CompileError as exc:
         print(exc.format(), file=sys.stderr)

@@ -39,6 +39,16 @@ class CpActionRef:
 
 
 @dataclass
+class CpEntry:
+    """A const/initial table entry: (field id, kind, values) per matched field, action and args."""
+
+    matches: list[tuple[int, str, tuple[int, ...], int]]
+    action: str
+    args: list[tuple[int, int, int]]
+    priority: int
+
+
+@dataclass
 class CpTable:
     """A table as P4Info describes it."""
 
@@ -56,6 +66,7 @@ class CpTable:
     is_const: bool = False
     has_initial_entries: bool = False
     annotations: list[str] = field(default_factory=list)
+    entries: list[CpEntry] = field(default_factory=list)
 
 
 @dataclass

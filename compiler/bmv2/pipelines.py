@@ -28,7 +28,7 @@ from .context import (
 )
 from .expressions import ExpressionLowering, to_bool
 from .hexstr import hexstr
-from .model import CpActionProfile, CpActionRef, CpParam, CpTable
+from .model import CpActionProfile, CpActionRef, CpEntry, CpParam, CpTable
 from .stateful import Stateful, cp_name, int_arg
 from .statements import statement_name
 from .storage import Env, ExprRef, FieldRef, HeaderRef, InstanceRef
@@ -461,6 +461,7 @@ class TableBuilder:
         self.env = tref.env
         self.exprs = control.exprs
         self.key_overrides: dict[int, FieldRef] = {}
+        self.cp_entries: list[CpEntry] = []
 
     def computed_keys(self) -> list[tuple[FieldRef, ast.Expression]]:
         """Key expressions BMv2 cannot match directly, each given a `key_N` scalar to compute."""
@@ -581,8 +582,12 @@ class TableBuilder:
                 support_timeout=support_timeout,
                 is_const=bool(entries_prop is not None and entries_prop.is_const),
                 has_initial_entries=bool(entries),
+                entries=self.cp_entries,
             )
         )
+        if any(kind in ("ternary", "range", "optional") for kind, _ in key_widths):
+            for rank, cp_entry in enumerate(self.cp_entries):
+                cp_entry.priority = len(self.cp_entries) - rank
         if implementation is not None:
             for profile in self.ctx.cp.action_profiles:
                 if profile.name == implementation["name"]:
@@ -723,8 +728,9 @@ class TableBuilder:
             decl = entry.action.ref if entry.action.ref is not None else getattr(entry.action.expr, "ref", None)
             if decl is None and isinstance(entry.action.expr, ast.MethodCallExpression):
                 decl = entry.action.expr.call.target if entry.action.expr.call is not None else None
-            _, action_id = self.control.actions.get(decl, self.env)
+            action_name, action_id = self.control.actions.get(decl, self.env)
             args = self.action_args(entry.action)
+            self.cp_entries.append(self.cp_entry(match_key, widths, decl, action_name, args))
             item: dict = {}
             info = self.ctx.source_info(entry)
             if info is not None:
@@ -739,6 +745,32 @@ class TableBuilder:
             )
             out.append(item)
         return out
+
+    def cp_entry(self, match_key: list[dict], widths: list[tuple[str, int]], decl: ast.ActionDeclaration,
+                 action: str, args: list[int]) -> CpEntry:
+        """The P4Runtime view of one entry: wildcard fields omitted, values as integers."""
+        matches = []
+        for position, (key, (kind, width)) in enumerate(zip(match_key, widths, strict=True), start=1):
+            if kind == "exact":
+                matches.append((position, kind, (int(key["key"], 16),), width))
+            elif kind in ("ternary", "optional"):
+                mask = int(key["mask"], 16)
+                if mask:
+                    matches.append((position, kind, (int(key["key"], 16), mask), width))
+            elif kind == "lpm":
+                if key["prefix_length"]:
+                    matches.append((position, kind, (int(key["key"], 16), key["prefix_length"]), width))
+            elif kind == "range":
+                low, high = int(key["start"], 16), int(key["end"], 16)
+                if (low, high) != (0, (1 << width) - 1):
+                    matches.append((position, kind, (low, high), width))
+        data_params = [p for p in decl.params if p.direction == ast.Direction.NONE]
+        cp_args = []
+        for position, (param, value) in enumerate(zip(data_params, args, strict=False), start=1):
+            ptype = strip_type(param.p4type or param.type_node.resolved)
+            width = 1 if isinstance(ptype, t.Bool) else field_width(ptype)
+            cp_args.append((annotation_int(param.annotations, "id") or position, value, width))
+        return CpEntry(matches, action, cp_args, 0)
 
     def entry_key(self, k: ast.Expression, kind: str, width: int) -> dict:
         """One `match_key` element of a const entry."""

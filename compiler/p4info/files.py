@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from google.protobuf import json_format, text_format
+from google.protobuf.message import Message
 from p4.config.v1 import p4info_pb2
 
 from ..diagnostics import CompileError, CompileWarning
@@ -12,21 +13,27 @@ from ..diagnostics import CompileError, CompileWarning
 TEXT_HEADER = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
 
 
+def message_text(message: Message) -> str:
+    """Text format of any message with p4c's two header comment lines naming its type."""
+    name = message.DESCRIPTOR.full_name
+    proto = message.DESCRIPTOR.file.name
+    return f"# proto-file: {proto}\n# proto-message: {name}\n\n" + text_format.MessageToString(message)
+
+
 def p4info_text(info: p4info_pb2.P4Info) -> str:
     """The text form p4c writes: two comment lines, a blank line, protobuf text format."""
     return TEXT_HEADER + text_format.MessageToString(info)
 
 
-def write_p4info(info: p4info_pb2.P4Info, path: str | Path) -> list[CompileWarning]:
-    """Write `info` to `path` in the format chosen by its suffix; returns warnings."""
+def write_p4info(info: Message, path: str | Path) -> list[CompileWarning]:
+    """Write `info` (P4Info, or the entries WriteRequest) to `path` in the format its suffix names."""
     path = Path(path)
     warnings: list[CompileWarning] = []
     suffix = path.suffix
-    if suffix == ".txtpb":
-        data: str | bytes = p4info_text(info)
-    elif suffix == ".txt":
-        warnings.append(CompileWarning(None, f"{path}: the .txt suffix is deprecated, use .txtpb"))
-        data = p4info_text(info)
+    if suffix in (".txtpb", ".txt"):
+        if suffix == ".txt":
+            warnings.append(CompileWarning(None, f"{path}: the .txt suffix is deprecated, use .txtpb"))
+        data: str | bytes = p4info_text(info) if isinstance(info, p4info_pb2.P4Info) else message_text(info)
     elif suffix == ".json":
         data = json_format.MessageToJson(info) + "\n"
     elif suffix == ".bin":

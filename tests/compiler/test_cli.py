@@ -118,3 +118,15 @@ def test_console_script_exit_status(tmp_path):
     assert ok.returncode == 0 and (tmp_path / "o.json").exists()
     bad = subprocess.run([script, str(P4 / "basic_l2_forward.p4"), "--nope"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--nope" in bad.stderr
+
+
+def test_p4runtime_entries_files(tmp_path):
+    from p4.v1 import p4runtime_pb2
+
+    out = tmp_path / "entries.bin"
+    assert run([str(P4 / "range_match_l4_ports.p4"), "-o", str(tmp_path / "o.json"),
+                "--p4runtime-entries-files", f"{out},{tmp_path / 'entries.txtpb'}"]) == 0
+    request = p4runtime_pb2.WriteRequest.FromString(out.read_bytes())
+    assert len(request.updates) == 3
+    assert request.updates[0].entity.table_entry.match[0].range.high == b"\x03\xff"
+    assert (tmp_path / "entries.txtpb").read_text().startswith("# proto-file: p4/v1/p4runtime.proto\n")

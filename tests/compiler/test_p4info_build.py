@@ -170,3 +170,23 @@ def test_files_round_trip(tmp_path, suffix):
         assert p4info_pb2.P4Info.FromString(path.read_bytes()) == p
     else:
         assert '"preamble"' in path.read_text()
+
+
+def test_const_entries_write_request():
+    from bufferlab.compiler.api import compile_program
+
+    result = compile_program(P4 / "acl_ternary_const_entries.p4")
+    updates = result.entries.updates
+    assert len(updates) == 4
+    first = updates[0].entity.table_entry
+    assert first.table_id == result.p4info.tables[0].preamble.id
+    assert [u.entity.table_entry.priority for u in updates] == [4, 3, 2, 1]
+    assert all(u.entity.table_entry.is_const for u in updates)
+    assert [m.field_id for m in first.match] == [1, 2, 3]
+    assert first.match[0].ternary.value == b"\x0a\x00\x00\x00" and first.match[0].ternary.mask == b"\xff\x00\x00\x00"
+    assert first.match[2].optional.value == b"\x06"
+    assert (first.action.action.params[0].param_id, first.action.action.params[0].value) == (1, b"\x00\x01")
+    last = updates[3].entity.table_entry
+    assert list(last.match) == []
+    exact = compile_program(P4 / "enums_and_errors.p4").entries.updates[0].entity.table_entry
+    assert exact.priority == 0 and exact.match[0].exact.value == b"\x01"
