@@ -182,7 +182,7 @@ class _Checker:
 
     def keys(self, raw: Any, allowed: set[str], path: str) -> dict:
         if not isinstance(raw, dict):
-            self.fail(path, "must be an object")
+            self.fail(path or "(top level)", "must be an object")
             return {}
         for key in sorted(set(raw) - allowed):
             self.fail(_join(path, key), f"unknown key (known: {', '.join(sorted(allowed))})")
