@@ -121,6 +121,12 @@ class Engine(_engine.Engine):
         """Adds an entry by names; returns its handle."""
         return super().table_add(table, self._keys(table, match), action, self._data(action, params), priority)
 
+    def table_add_raw(
+        self, table: str, keys: Sequence[tuple], action: str, data: Sequence[int], priority: int = 0
+    ) -> int:
+        """Adds an entry from (kind, a, b) key tuples in key order and data ints."""
+        return super().table_add(table, list(keys), action, list(data), priority)
+
     def table_add_member(self, table: str, match: Mapping[str, Any] | Sequence[Any], member: int, priority: int = 0) -> int:
         """Adds an entry of an indirect table pointing at an action profile member."""
         return super().table_add_indirect(table, self._keys(table, match), member, False, priority)

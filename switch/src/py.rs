@@ -226,6 +226,46 @@ impl PyEngine {
             .collect())
     }
 
+    /// Names of the actions.
+    fn action_names(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .actions
+            .iter()
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// Names of the counter arrays (direct ones included).
+    fn counter_names(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .counters
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
+    /// Names of the register arrays.
+    fn register_names(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .registers
+            .iter()
+            .map(|r| r.name.clone())
+            .collect()
+    }
+
+    /// Names of the meter arrays.
+    fn meter_names(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .meters
+            .iter()
+            .map(|m| m.name.clone())
+            .collect()
+    }
+
     /// Names of the tables.
     fn tables(&self) -> Vec<String> {
         self.inner

@@ -1,0 +1,380 @@
+"""`bufferlab-stf`: runs p4c's STF test files (formats.md §6) against the engine.
+
+    bufferlab-stf prog.p4 case.stf        # compiles prog.p4 with bufferlab-p4c
+    bufferlab-stf build/prog.json case.stf
+
+Frames are injected 1 µs apart in virtual time; `wait` and the end of the
+file let the switch drain. Expected frames are matched per port, in order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bufferlab.switch.engine import Engine, EngineError
+
+#: Virtual time between two injected frames, ns.
+PACKET_GAP_NS = 1_000
+
+
+class StfError(Exception):
+    """A malformed STF statement; the message starts with `file:line:`."""
+
+
+@dataclass
+class Expectation:
+    """An expected frame: hex digits with '*' wildcards, or None for any frame."""
+
+    line: int
+    pattern: str | None
+    exact_length: bool
+
+
+@dataclass
+class Result:
+    """Outcome of one STF run."""
+
+    failures: list[str] = field(default_factory=list)
+    packets_in: int = 0
+    packets_out: int = 0
+
+    @property
+    def passed(self) -> bool:
+        """True when every expectation was met and nothing unexpected came out."""
+        return not self.failures
+
+
+def parse_number(text: str) -> int:
+    """Decimal, 0x hex or 0b binary."""
+    return int(text.replace("_", ""), 0)
+
+
+def parse_masked(text: str, width: int) -> tuple[int, int]:
+    """A value with '*' don't-care digits ("0x0a**", "0b1*0") as (value, mask)."""
+    t = text.lower()
+    if "*" not in t:
+        return parse_number(t), (1 << width) - 1
+    if t.startswith("0x"):
+        digits, bits = t[2:], 4
+    elif t.startswith("0b"):
+        digits, bits = t[2:], 1
+    else:
+        raise ValueError(f"wildcards need a 0x or 0b value: {text}")
+    value = mask = 0
+    for d in digits:
+        value <<= bits
+        mask <<= bits
+        if d != "*":
+            value |= int(d, 16 if bits == 4 else 2)
+            mask |= (1 << bits) - 1
+    return value, mask & ((1 << width) - 1)
+
+
+def _resolve(name: str, names: list[str], what: str) -> str:
+    if name in names:
+        return name
+    hits = [n for n in names if n.endswith("." + name)]
+    if len(hits) == 1:
+        return hits[0]
+    raise KeyError(f"{what} '{name}' {'is ambiguous' if hits else 'does not exist'}")
+
+
+def _key_index(key: str, spec: list[tuple[str, str, int]]) -> int:
+    names = [n for n, _, _ in spec]
+    for cand in (key, "hdr." + key, key.removeprefix("hdr.")):
+        if cand in names:
+            return names.index(cand)
+    hits = [i for i, n in enumerate(names) if n.endswith("." + key) or key.endswith("." + n)]
+    if len(hits) == 1:
+        return hits[0]
+    raise KeyError(f"key '{key}' {'is ambiguous' if hits else 'does not exist'} (keys: {names})")
+
+
+_ACTION = re.compile(r"^(?P<name>[\w.$\[\]]+)\((?P<args>.*)\)$")
+
+
+class Runner:
+    """Executes STF statements against one engine."""
+
+    def __init__(self, engine: Engine, source: str = "<stf>") -> None:
+        """Wraps `engine`; `source` names the file in messages."""
+        self.e = engine
+        self.source = source
+        self.t = 0
+        self.expect: dict[int, list[Expectation]] = {}
+        self.got: dict[int, list[bytes]] = {}
+        self.result = Result()
+        self.entries: dict[str, tuple[str, int]] = {}
+        self.mc_nodes: list[tuple[int, list[int]]] = []
+        self.mc_groups: dict[int, list[int]] = {}
+        self.tables = self.e.tables()
+
+    def run(self, text: str) -> Result:
+        """Runs a whole STF text and returns the outcome."""
+        for n, raw in enumerate(text.splitlines(), 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            try:
+                self.statement(line, n)
+            except (KeyError, ValueError, IndexError, EngineError) as exc:
+                msg = exc.args[0] if exc.args else str(exc)
+                raise StfError(f"{self.source}:{n}: {msg}") from exc
+        self.drain()
+        self.compare()
+        return self.result
+
+    def statement(self, line: str, n: int) -> None:
+        """Executes one statement."""
+        word, _, rest = line.partition(" ")
+        kw = word.lower()
+        rest = rest.strip()
+        if kw == "add":
+            self.add(rest)
+        elif kw == "setdefault":
+            table, _, action = rest.partition(" ")
+            name, args = self.action_call(action.strip())
+            self.e.table_set_default(self.table(table), name, args)
+        elif kw == "remove":
+            if rest.lower() != "all":
+                raise ValueError("only 'remove all' is supported")
+            for t in self.tables:
+                try:
+                    self.e.table_clear(t)
+                except EngineError:
+                    continue
+        elif kw == "packet":
+            port, _, data = rest.partition(" ")
+            frame = bytes.fromhex("".join(data.split()))
+            self.e.send(int(port), frame, self.t)
+            self.t += PACKET_GAP_NS
+            self.result.packets_in += 1
+        elif kw == "expect":
+            port, _, data = rest.partition(" ")
+            pattern = "".join(data.split()).lower()
+            exact = pattern.endswith("$")
+            pattern = pattern.rstrip("$")
+            self.expect.setdefault(int(port), []).append(Expectation(n, pattern or None, exact))
+        elif kw == "no_packet":
+            return
+        elif kw == "wait":
+            self.drain()
+        elif kw == "check_counter":
+            self.check_counter(rest, n)
+        elif kw == "mirroring_add":
+            s, p = rest.split()
+            self.e.clone_session_set(int(s), port=int(p))
+        elif kw == "mirroring_add_mc":
+            s, g = rest.split()
+            self.e.clone_session_set(int(s), mcast_grp=int(g))
+        elif kw == "mirroring_delete":
+            self.e.clone_session_delete(int(rest))
+        elif kw == "mirroring_get":
+            self.e.clone_session_get(int(rest))
+        elif kw == "mc_mgrp_create":
+            self.mc_groups[int(rest)] = []
+            self.sync_group(int(rest))
+        elif kw == "mc_node_create":
+            rid, *ports = rest.split()
+            self.mc_nodes.append((int(rid), [int(p) for p in ports]))
+        elif kw == "mc_node_update":
+            node, *ports = rest.split()
+            rid, _ = self.mc_nodes[int(node)]
+            self.mc_nodes[int(node)] = (rid, [int(p) for p in ports])
+            for g, nodes in self.mc_groups.items():
+                if int(node) in nodes:
+                    self.sync_group(g)
+        elif kw == "mc_node_associate":
+            g, node = (int(x) for x in rest.split())
+            self.mc_groups.setdefault(g, []).append(node)
+            self.sync_group(g)
+        elif kw in ("register_write", "register_read", "register_reset"):
+            args = rest.split()
+            name = _resolve(args[0], self.e_registers(), "register")
+            if kw == "register_write":
+                self.e.register_write(name, parse_number(args[1]), parse_number(args[2]))
+            elif kw == "register_reset":
+                self.e.register_reset(name)
+        elif kw == "counter_write":
+            name, idx, pkts, nbytes = rest.split()
+            self.e.counter_write(name, parse_number(idx), parse_number(pkts), parse_number(nbytes))
+        else:
+            raise ValueError(f"unknown statement '{word}'")
+
+    def e_registers(self) -> list[str]:
+        """Register names (from the loaded JSON)."""
+        return self.e.register_names()
+
+    def sync_group(self, g: int) -> None:
+        """Writes a multicast group from its associated nodes."""
+        replicas = [(p, rid) for node in self.mc_groups[g] for rid, ports in [self.mc_nodes[node]] for p in ports]
+        self.e.mc_group_set(g, replicas)
+
+    def table(self, name: str) -> str:
+        """Full table name from an STF name."""
+        return _resolve(name, self.tables, "table")
+
+    def action_call(self, text: str) -> tuple[str, list[int]]:
+        """`A(p:v, ...)` to (full action name, values in parameter order)."""
+        m = _ACTION.match(text.replace(" ", ""))
+        if not m:
+            raise ValueError(f"bad action call '{text}'")
+        name = _resolve(m["name"], self.e.action_names(), "action")
+        params = self.e.action_params(name)
+        given: dict[str, int] = {}
+        for i, arg in enumerate(a for a in m["args"].split(",") if a):
+            pname, sep, value = arg.partition(":")
+            if not sep:
+                pname, value = params[i][0], arg
+            given[pname] = parse_number(value)
+        missing = [p for p, _ in params if p not in given]
+        if missing:
+            raise ValueError(f"action {name}: missing parameters {missing}")
+        return name, [given[p] for p, _ in params]
+
+    def add(self, rest: str) -> None:
+        """`add T [prio] key:value ... A(args) [= ID]`."""
+        entry_id = None
+        if "=" in rest.rsplit(")", 1)[-1]:
+            rest, _, entry_id = rest.rpartition("=")
+            entry_id = entry_id.strip()
+        head, paren, tail = rest.partition("(")
+        words = head.split()
+        table = self.table(words[0])
+        action_text = words[-1] + paren + tail
+        fields = words[1:-1]
+        priority = 0
+        if fields and ":" not in fields[0]:
+            priority = parse_number(fields.pop(0))
+        spec = self.e.table_keys(table)
+        keys: list[tuple | None] = [None] * len(spec)
+        for f in fields:
+            kname, _, value = f.rpartition(":")
+            i = _key_index(kname, spec)
+            _, kind, width = spec[i]
+            if kind == "lpm":
+                v, _, plen = value.partition("/")
+                keys[i] = ("lpm", parse_number(v), int(plen) if plen else width)
+            elif kind in ("ternary", "optional"):
+                v, m = parse_masked(value, width)
+                keys[i] = ("ternary", v, m)
+            elif kind == "range":
+                lo, _, hi = value.partition("->")
+                keys[i] = ("range", parse_number(lo), parse_number(hi or lo))
+            else:
+                keys[i] = ("exact", parse_number(value), None)
+        for i, (kname, kind, width) in enumerate(spec):
+            if keys[i] is None:
+                keys[i] = {"ternary": ("ternary", 0, 0), "optional": ("ternary", 0, 0), "lpm": ("lpm", 0, 0),
+                           "range": ("range", 0, (1 << width) - 1)}.get(kind)
+                if keys[i] is None:
+                    raise ValueError(f"table {table}: exact key {kname} needs a value")
+        name, args = self.action_call(action_text)
+        handle = self.e.table_add_raw(table, keys, name, args, priority)
+        if entry_id:
+            self.entries[entry_id] = (table, handle)
+
+    def check_counter(self, rest: str, n: int) -> None:
+        """`check_counter C(IDX) [packets|bytes] OP N`."""
+        m = re.match(r"^([\w.$]+)\((\w+)\)\s*(packets|bytes)?\s*(==|!=|<=|>=|<|>)\s*(\w+)$", rest)
+        if not m:
+            raise ValueError(f"bad check_counter '{rest}'")
+        self.drain()
+        name, idx, what, op, want = m.groups()
+        counters = self.e.counter_names()
+        cname = _resolve(name, counters, "counter")
+        if idx in self.entries:
+            table, handle = self.entries[idx]
+            pkts, nbytes = self.e.table_counter(table, handle)
+        else:
+            pkts, nbytes = self.e.counter_read(cname, parse_number(idx))
+        have = nbytes if what == "bytes" else pkts
+        ok = {"==": have == parse_number(want), "!=": have != parse_number(want), "<": have < parse_number(want),
+              "<=": have <= parse_number(want), ">": have > parse_number(want), ">=": have >= parse_number(want)}[op]
+        if not ok:
+            self.result.failures.append(f"{self.source}:{n}: counter {cname}({idx}) {what or 'packets'} is {have}, "
+                                        f"expected {op} {want}")
+
+    def drain(self) -> None:
+        """Lets the switch finish and collects what it sent."""
+        self.t = max(self.t, self.e.drain())
+        for port, frame, _ in self.e.received():
+            self.got.setdefault(port, []).append(frame)
+            self.result.packets_out += 1
+
+    def compare(self) -> None:
+        """Matches collected frames against expectations, per port in order."""
+        for port in sorted(set(self.expect) | set(self.got)):
+            want = self.expect.get(port, [])
+            got = self.got.get(port, [])
+            for i, frame in enumerate(got):
+                if i >= len(want):
+                    self.result.failures.append(f"port {port}: unexpected frame {frame.hex()}")
+                    continue
+                x = want[i]
+                if x.pattern is not None and not matches(x.pattern, frame.hex(), x.exact_length):
+                    self.result.failures.append(
+                        f"{self.source}:{x.line}: port {port}: expected {x.pattern}{'$' if x.exact_length else ''}, "
+                        f"got {frame.hex()}"
+                    )
+            for x in want[len(got):]:
+                self.result.failures.append(f"{self.source}:{x.line}: port {port}: expected frame never came")
+
+
+def matches(pattern: str, got_hex: str, exact_length: bool) -> bool:
+    """Compares hex digits with '*' wildcards; extra trailing bytes pass unless exact."""
+    if len(got_hex) < len(pattern) or (exact_length and len(got_hex) != len(pattern)):
+        return False
+    return all(p in ("*", g) for p, g in zip(pattern, got_hex, strict=False))
+
+
+def load_engine(program: Path, include_dirs: list[str]) -> Engine:
+    """An engine for a .json (BMv2 JSON) or a .p4 (compiled with bufferlab-p4c)."""
+    if program.suffix == ".json":
+        return Engine(program)
+    from bufferlab.compiler import compile as compile_p4
+    from bufferlab.compiler.diagnostics import CompileError
+
+    try:
+        doc, _ = compile_p4(program, include_dirs)
+    except CompileError as exc:
+        raise StfError(str(exc)) from exc
+    return Engine(json.dumps(doc))
+
+
+def run_file(program: Path, stf: Path, include_dirs: list[str] = ()) -> Result:
+    """Runs `stf` against `program`."""
+    engine = load_engine(program, list(include_dirs))
+    return Runner(engine, str(stf)).run(stf.read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point; exit status 0 when the test passes."""
+    ap = argparse.ArgumentParser(prog="bufferlab-stf", description="run an STF test against the bufferlab engine")
+    ap.add_argument("program", type=Path, help="P4_16 program (.p4) or BMv2 JSON (.json)")
+    ap.add_argument("stf", type=Path, help="STF test file")
+    ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="P4 include directory")
+    args = ap.parse_args(argv)
+    try:
+        result = run_file(args.program, args.stf, args.include)
+    except StfError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except EngineError as exc:
+        print(f"error: {args.program}: {exc}", file=sys.stderr)
+        return 2
+    for f in result.failures:
+        print(f"FAIL {f}")
+    verdict = "PASS" if result.passed else "FAIL"
+    print(f"{verdict} {args.stf}: {result.packets_in} frames in, {result.packets_out} out, "
+          f"{len(result.failures)} failures")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""The STF runner: the cases in tests/stf against tests/p4 programs compiled by
+bufferlab-p4c, and the runner's own failure reporting."""
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import FIXTURES
+
+from bufferlab.switch import Engine
+from bufferlab.switch.stf import Runner, StfError, main, matches, parse_masked, run_file
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = sorted((ROOT / "tests" / "stf").glob("*.stf"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_stf_case_passes(case):
+    result = run_file(ROOT / "tests" / "p4" / f"{case.stem}.p4", case)
+    assert result.failures == []
+    assert result.packets_in > 0 and result.packets_out > 0
+
+
+def l3_runner():
+    return Runner(Engine(FIXTURES / "l3.json"), "case.stf")
+
+
+ROUTE = "add ipv4_lpm ipv4.dstAddr:0x0a000200/24 ipv4_forward(dstAddr:0xabc, port:3)\n"
+FRAME = "000000000002 000000000001 0800 4500001400000000401100000a0000010a000207\n"
+
+
+def test_wrong_expectation_is_reported_with_line():
+    result = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 3 000000000abc ffff$\n")
+    assert not result.passed
+    assert result.failures[0].startswith("case.stf:3: port 3: expected 000000000abcffff$")
+
+
+def test_wildcards_and_unexpected_port():
+    result = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 3 000000000abc 0000000000** 0800\n")
+    assert result.passed
+    result = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 4 000000000abc\n")
+    assert sorted(f.split(":")[0] for f in result.failures) == ["case.stf", "port 3"]
+
+
+def test_check_counter():
+    ok = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 3\ncheck_counter port_bytes(3) packets == 1\n")
+    assert ok.passed
+    bad = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 3\ncheck_counter port_bytes(3) bytes > 100\n")
+    assert bad.failures == ["case.stf:4: counter MyIngress.port_bytes(3) bytes is 34, expected > 100"]
+
+
+def test_malformed_statement_names_line():
+    with pytest.raises(StfError, match=r"case.stf:2: unknown statement 'frobnicate'"):
+        l3_runner().run(ROUTE + "frobnicate 1 2\n")
+    with pytest.raises(StfError, match=r"case.stf:1: table 'nope' does not exist"):
+        l3_runner().run("add nope x:1 NoAction()\n")
+
+
+def test_masked_values():
+    assert parse_masked("0x0a**", 16) == (0x0A00, 0xFF00)
+    assert parse_masked("0b1*0", 3) == (0b100, 0b101)
+    assert parse_masked("7", 8) == (7, 0xFF)
+    assert matches("ab**", "abcdef", False) and not matches("ab**", "abcdef", True)
+
+
+def test_cli_exit_status(tmp_path, capsys):
+    case = tmp_path / "c.stf"
+    case.write_text(ROUTE + "packet 1 " + FRAME + "expect 3\n")
+    assert main([str(FIXTURES / "l3.json"), str(case)]) == 0
+    case.write_text(ROUTE + "packet 1 " + FRAME + "expect 2\n")
+    assert main([str(FIXTURES / "l3.json"), str(case)]) == 1
+    assert "FAIL" in capsys.readouterr().out
