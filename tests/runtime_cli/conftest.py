@@ -1,29 +1,22 @@
-"""Runtime CLI fixtures: programs compiled once per session, a fresh engine and executor per test."""
+"""Runtime CLI fixtures; puts this folder on sys.path so tests import cli_helpers."""
 
-import json
+import sys
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from bufferlab.compiler import compile as compile_p4
-from bufferlab.switch import Engine
-from bufferlab.switch.runtime_cli import Executor
+sys.path.insert(0, str(Path(__file__).parent))
 
-P4_DIR = Path(__file__).resolve().parents[1] / "p4"
+from cli_helpers import TABLES_JSON, program_json  # noqa: E402
 
-
-@cache
-def program_json(name: str) -> str:
-    """BMv2 JSON text of tests/p4/<name>.p4."""
-    doc, _ = compile_p4(P4_DIR / f"{name}.p4")
-    return json.dumps(doc)
+from bufferlab.switch import Engine  # noqa: E402
+from bufferlab.switch.runtime_cli import Executor  # noqa: E402
 
 
 @pytest.fixture
 def cli() -> Callable[[str], Executor]:
-    """Makes an executor over a fresh engine loaded with a test program."""
+    """Makes an executor over a fresh engine loaded with tests/p4/<name>.p4."""
 
     def make(name: str) -> Executor:
         text = program_json(name)
@@ -32,26 +25,8 @@ def cli() -> Callable[[str], Executor]:
     return make
 
 
-def run_ok(executor: Executor, *lines: str) -> str:
-    """Runs lines that must succeed; returns the last answer's text."""
-    text = ""
-    for line in lines:
-        answer = executor.execute(line)
-        assert answer.ok, f"{line!r} failed: {answer.text}"
-        text = answer.text
-    return text
-
-
-def run_err(executor: Executor, line: str) -> str:
-    """Runs a line that must fail; returns its error text."""
-    answer = executor.execute(line)
-    assert not answer.ok, f"{line!r} unexpectedly succeeded: {answer.text}"
-    return answer.text
-
-
-def send(executor: Executor, port: int, frame: bytes) -> list[tuple[int, bytes]]:
-    """Sends one frame at the engine's current time, drains, returns (port, frame) outputs."""
-    engine = executor.engine
-    engine.send(port, frame, engine.now())
-    engine.drain()
-    return [(p, bytes(f)) for p, f, _ in engine.received()]
+@pytest.fixture
+def tables_cli() -> Executor:
+    """Executor over the engine's table fixture (tables chosen by IPv4 diffserv, result in identification)."""
+    text = TABLES_JSON.read_text()
+    return Executor(Engine(text), text)
