@@ -105,6 +105,8 @@ class Coercer(CheckerBase):
             targets = list(target.elements)
         elif isinstance(target, ListOf):
             targets = [target.element] * len(expr.components)
+        elif isinstance(target, Stack):
+            targets = [target.element] * target.size
         else:
             raise self.fail(expr.pos, f"{what}: cannot convert a list expression to {target}")
         if len(targets) != len(expr.components) and not (

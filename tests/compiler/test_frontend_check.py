@@ -402,10 +402,20 @@ def test_struct_and_list_expressions_initialise_aggregates(control):
         hdr.h = {#};
         tuple<bit<8>, bool> t = { 7, false };
         bit<8> first = t[0];
+        hs all = { {1, 2, 3}, { {1, 2, 3}, {4, 5, 6}, {#}, {#} } };
     }
 """
     )
-    m, h, inv, t, first = apply_stmts(c)
+    m, h, inv, t, first, nested = apply_stmts(c)
+    stack = nested.init.components[1]
+    assert (
+        stack.type == types.Stack(h.init.type, 4)
+        and stack.components[1].components[0].const_value == 4
+    )
+    assert (
+        isinstance(stack.components[2], ast.InvalidExpression)
+        and stack.components[2].type.name == "h_t"
+    )
     assert m.init.type.name == "ms" and m.init.fields[3].value.type == types.Bits(8, True)
     assert h.init.components[2].type == types.Bits(32)
     assert inv.right.type.name == "h_t"
