@@ -123,7 +123,7 @@ def describe(index: P4InfoIndex, update: p4runtime_pb2.Update | p4runtime_pb2.En
 
 def _show(name: str, bitwidth: int, value: int) -> str:
     """A value as users write it: MACs and IPv4 addresses in their notation, the rest decimal."""
-    if bitwidth == 48:
+    if bitwidth == 48 and ("mac" in name or "addr" in name):
         return ":".join(f"{b:02x}" for b in value.to_bytes(6, "big"))
     if bitwidth == 32 and "addr" in name:
         return str(ipaddress.IPv4Address(value))
