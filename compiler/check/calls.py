@@ -53,6 +53,7 @@ class CallChecker(ExpressionChecker):
         if isinstance(decl, ast.FunctionDeclaration):
             return self._invoke(e, ast.CallKind.FUNCTION, decl, [decl], {}, decl.name)
         if isinstance(decl, ast.ExternFunctionDeclaration):
+            self.warn_deprecated(decl, e.pos)
             candidates = [d.prototype for d in self.scope.lookup_all(decl.name)]
             return self._invoke(e, ast.CallKind.EXTERN_FUNCTION, decl, candidates, {}, decl.name)
         raise self.fail(e.pos, f"{callee_t} cannot be called")
@@ -128,6 +129,14 @@ class CallChecker(ExpressionChecker):
             bits = bit_width(t)
             e.const_value = bits if name.endswith("Bits") else (bits + 7) // 8
         return InfInt()
+
+    def warn_deprecated(self, decl: ast.Declaration, pos: object) -> None:
+        """Warn where a `@deprecated("reason")` extern is used, as p4c does."""
+        note = ast.find_annotation(decl.annotations, "deprecated")
+        if note is None:
+            return
+        reason = note.args[0].value if note.args else ""
+        self.warn(pos, f"{decl.name} is deprecated: {reason}".rstrip(": "))
 
     def _require_lvalue(self, expr: ast.Expression | None, what: str) -> None:
         if expr is None:
@@ -279,6 +288,7 @@ class CallChecker(ExpressionChecker):
             for name, ta in zip(params, type_args, strict=True):
                 bindings[name] = self.resolve_type(ta)
         if isinstance(base, Extern):
+            self.warn_deprecated(base.decl, e.pos)
             ctors = [m for m in base.decl.methods if m.is_constructor]
             if not ctors:
                 raise self.fail(e.pos, f"extern {base.name} has no constructor")

@@ -436,3 +436,25 @@ def test_for_loops(control):
     assert loop.cond.type == types.Bool()
     assert rng.collection.low.type == types.Bits(8)
     assert each.decl.p4type.name == "h_t"
+
+
+def test_deprecated_externs_warn_at_the_use(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """control C(inout ms meta) {
+    apply { clone3(CloneType.I2E, 1, meta); }
+}
+"""
+    )
+    (warning,) = p.warnings
+    assert warning.pos.line == 7 and warning.pos.column == 13
+    assert (
+        warning.message == "clone3 is deprecated: Please use 'clone_preserving_field_list' instead"
+    )
+    assert (
+        warning.format()
+        .splitlines()[0]
+        .endswith(
+            "prog.p4:7:13: warning: clone3 is deprecated: Please use 'clone_preserving_field_list' instead"
+        )
+    )
