@@ -40,6 +40,8 @@ PUNCTUATORS = sorted(
     reverse=True,
 )
 
+_SPACE = re.compile(r"[ \t\r\f\v]+")
+_PUNCTUATOR = re.compile("|".join(re.escape(p) for p in PUNCTUATORS))
 _INT = re.compile(
     r"(?:(?P<width>[0-9]+)(?P<sign>[ws]))?"
     r"(?:0[xX](?P<hex>[0-9a-fA-F_]+)|0[oO](?P<oct>[0-7_]+)|0[bB](?P<bin>[01_]+)"
@@ -124,7 +126,7 @@ class Lexer:
                 at_line_start = True
                 continue
             if c in " \t\r\f\v":
-                self.offset += 1
+                self.offset = _SPACE.match(text, self.offset).end()
                 continue
             if c == "#" and at_line_start:
                 self._skip_line_directive()
@@ -169,11 +171,12 @@ class Lexer:
                 raise CompileError(pos, "unterminated string literal")
             self.offset = m.end()
             return Token("STRING", m.group(0), pos, _unescape(m.group(1)), start, self.offset)
-        for p in PUNCTUATORS:
-            if text.startswith(p, start):
-                self.offset = start + len(p)
-                return Token(p, p, pos, None, start, self.offset)
-        raise CompileError(pos, f"unexpected character {c!r}")
+        m = _PUNCTUATOR.match(text, start)
+        if m is None:
+            raise CompileError(pos, f"unexpected character {c!r}")
+        p = m.group(0)
+        self.offset = m.end()
+        return Token(p, p, pos, None, start, self.offset)
 
     def _int(self, pos: SourcePos) -> Token:
         start = self.offset
