@@ -78,7 +78,12 @@ def parse_frame_mix(text: str) -> list[tuple[int, float]]:
 
 @dataclass(frozen=True)
 class SendResult:
-    """What one generator run did; rates in line bit/s, times in ns."""
+    """What one generator run did; rates in line bit/s, times in ns.
+
+    ``tx_stamp_ids`` says how kernel TX stamps were matched to frames: "explicit" (each
+    frame carried its sequence number to the kernel, Linux >= 6.13: exact) or "counter"
+    (older kernels: stamps after a retried send may be misattributed; see ``retries``).
+    """
 
     flow: int
     sent_frames: int
@@ -89,6 +94,7 @@ class SendResult:
     retries: int
     max_late_ns: int
     tx_stamps: np.ndarray
+    tx_stamp_ids: str | None = None
 
     def figures(self) -> dict:
         """The scalar figures (everything but the TX timestamps) as a dict."""
@@ -164,6 +170,7 @@ def send(
         retries=out["retries"],
         max_late_ns=out["max_late_ns"],
         tx_stamps=tx_stamps_from_sender(out["tx_stamps"], flow),
+        tx_stamp_ids=out["tx_stamp_ids"],
     )
 
 

@@ -176,6 +176,14 @@ fn send<'py>(
     out.set_item("retries", report.retries)?;
     out.set_item("max_late_ns", report.max_late_ns)?;
     out.set_item("tx_stamps", PyBytes::new(py, &tx_stamps_bytes(&report)))?;
+    out.set_item(
+        "tx_stamp_ids",
+        match report.stamp_ids {
+            Some(sender::StampIds::Explicit) => Some("explicit"),
+            Some(sender::StampIds::Counter) => Some("counter"),
+            None => None,
+        },
+    )?;
     Ok(out)
 }
 

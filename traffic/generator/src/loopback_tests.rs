@@ -66,6 +66,7 @@ fn frames_arrive_with_headers_sizes_tos_and_timestamps() {
     assert!(got.records.iter().all(|r| r.rx_kernel));
     // Loopback's driver takes software TX timestamps: one per frame, after the header stamp.
     assert_eq!(report.tx_stamps.len(), 50);
+    assert_eq!(report.stamp_ids, Some(crate::sender::StampIds::Explicit));
     for (stamp, rec) in report.tx_stamps.iter().zip(&got.records) {
         assert_eq!(stamp.seq, rec.seq);
         assert!(stamp.kernel_ns >= rec.tx_ns && stamp.kernel_ns <= rec.rx_ns);

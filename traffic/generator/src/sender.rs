@@ -69,6 +69,22 @@ pub struct SendReport {
     pub max_late_ns: u64,
     /// Kernel TX timestamps (empty unless asked for).
     pub tx_stamps: Vec<TxStamp>,
+    /// How the TX timestamps were matched to frames.
+    pub stamp_ids: Option<StampIds>,
+}
+
+/// SCM_TS_OPT_ID (asm-generic/socket.h, Linux >= 6.13): a control message that sets the id
+/// the kernel reports with the frame's TX timestamp. libc does not define it yet.
+const SCM_TS_OPT_ID: libc::c_int = 81;
+
+/// How TX timestamp ids map to sequence numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StampIds {
+    /// Each frame carried its sequence number as SCM_TS_OPT_ID: exact.
+    Explicit,
+    /// Older kernels count datagrams from 0; a datagram the kernel drops after numbering it
+    /// (ENOBUFS, then retried) shifts later ids, so stamps after a retry may be misattributed.
+    Counter,
 }
 
 /// Open the sending socket with every option the run needs.
@@ -129,9 +145,9 @@ fn open_socket(cfg: &SendConfig) -> io::Result<OwnedFd> {
 
 /// Move every queued TX timestamp from the error queue into `out`.
 ///
-/// With OPT_ID the kernel numbers datagrams 0, 1, … in the order it accepted them, so the
-/// id plus the first sequence number is the frame's sequence number.
-fn drain_tx_stamps(fd: &OwnedFd, first_seq: u32, out: &mut Vec<TxStamp>) {
+/// With explicit ids the id is the sequence number; with the kernel's counter the id plus
+/// the first sequence number is.
+fn drain_tx_stamps(fd: &OwnedFd, ids: StampIds, first_seq: u32, out: &mut Vec<TxStamp>) {
     let mut control = [0u64; 64];
     loop {
         // SAFETY: an all-zero msghdr is valid; only control is set, to a buffer we own.
@@ -166,7 +182,10 @@ fn drain_tx_stamps(fd: &OwnedFd, first_seq: u32, out: &mut Vec<TxStamp>) {
         });
         if let (Some(kernel_ns), Some(id)) = (stamp, id) {
             out.push(TxStamp {
-                seq: first_seq.wrapping_add(id),
+                seq: match ids {
+                    StampIds::Explicit => id,
+                    StampIds::Counter => first_seq.wrapping_add(id),
+                },
                 kernel_ns,
             });
         }
@@ -208,6 +227,12 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
     // SAFETY: all-zero iovec/mmsghdr are valid; pointers are filled in before each call.
     let mut iovecs: Vec<libc::iovec> = vec![unsafe { std::mem::zeroed() }; batch];
     let mut msgs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; batch];
+    // One SCM_TS_OPT_ID control message per slot; u64 words keep it aligned for cmsghdr.
+    let mut controls = vec![[0u64; 4]; batch];
+    // SAFETY: CMSG_SPACE/CMSG_LEN are pure size computations.
+    let (control_space, control_len) =
+        unsafe { (libc::CMSG_SPACE(4) as usize, libc::CMSG_LEN(4) as usize) };
+    let mut stamp_ids = cfg.tx_timestamps.then_some(StampIds::Explicit);
     let mut sizes = vec![0usize; batch];
 
     let mut report = SendReport::default();
@@ -279,6 +304,21 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
             hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
             hdr.msg_iov = &mut iovecs[i];
             hdr.msg_iovlen = 1;
+            if stamp_ids == Some(StampIds::Explicit) {
+                let control = controls[i].as_mut_ptr().cast::<libc::cmsghdr>();
+                // SAFETY: `controls[i]` is 32 aligned bytes, room for CMSG_SPACE(4) = 24.
+                unsafe {
+                    (*control).cmsg_len = control_len as _;
+                    (*control).cmsg_level = libc::SOL_SOCKET;
+                    (*control).cmsg_type = SCM_TS_OPT_ID;
+                    std::ptr::write_unaligned(
+                        libc::CMSG_DATA(control).cast::<u32>(),
+                        seq.wrapping_add(i as u32),
+                    );
+                }
+                hdr.msg_control = control.cast();
+                hdr.msg_controllen = control_space as _;
+            }
         }
 
         let mut done = 0;
@@ -298,7 +338,18 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
                 continue;
             }
             let err = io::Error::last_os_error();
-            if is_transient(&err) {
+            if err.raw_os_error() == Some(libc::EINVAL)
+                && stamp_ids == Some(StampIds::Explicit)
+                && report.sent == 0
+                && done == 0
+            {
+                // A kernel before 6.13 refuses SCM_TS_OPT_ID: fall back to its counter.
+                stamp_ids = Some(StampIds::Counter);
+                for m in &mut msgs[..n] {
+                    m.msg_hdr.msg_control = std::ptr::null_mut();
+                    m.msg_hdr.msg_controllen = 0;
+                }
+            } else if is_transient(&err) {
                 report.retries += 1;
                 // Let a local qdisc or backlog drain before offering the frame again.
                 std::thread::sleep(std::time::Duration::from_micros(20));
@@ -321,13 +372,14 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
         }
         report.sent += n as u64;
         seq = seq.wrapping_add(n as u32);
-        if cfg.tx_timestamps {
-            drain_tx_stamps(&fd, cfg.first_seq, &mut report.tx_stamps);
+        if let Some(ids) = stamp_ids {
+            drain_tx_stamps(&fd, ids, cfg.first_seq, &mut report.tx_stamps);
         }
     }
-    if cfg.tx_timestamps {
-        drain_tx_stamps(&fd, cfg.first_seq, &mut report.tx_stamps);
+    if let Some(ids) = stamp_ids {
+        drain_tx_stamps(&fd, ids, cfg.first_seq, &mut report.tx_stamps);
     }
+    report.stamp_ids = stamp_ids;
     if let Some(first) = first_send_mono {
         report.span_ns = last_send_mono - first;
         if report.span_ns > 0 {
