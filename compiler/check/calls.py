@@ -25,6 +25,7 @@ from ..types import (
     TypeOf,
     TypeVar,
     Void,
+    bit_width,
 )
 from .coerce import substitute
 from .expressions import ExpressionChecker
@@ -122,8 +123,6 @@ class CallChecker(ExpressionChecker):
         if name in _BUILTIN_RESULTS:
             return _BUILTIN_RESULTS[name]
         # minSizeInBits and friends on a fixed-size type are compile-time ints.
-        from ..types import bit_width
-
         t = m.receiver
         if isinstance(t, StructLike | Bits):
             bits = bit_width(t)

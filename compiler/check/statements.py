@@ -111,6 +111,17 @@ class StatementChecker(CallChecker):
             self.value_type(s.init.type, s.init, "the initialiser")
             self.coerce(s.init, t, f"initialiser of '{s.name}'")
         s.p4type = t
+        self.declare_local(s)
+
+    def declare_local(self, s: ast.Declaration) -> None:
+        """Declare a local; shadowing an outer variable, constant or parameter is legal but warned."""
+        outer = self.scope.lookup(s.name)
+        if (
+            outer is not None
+            and s.name not in self.scope.names
+            and isinstance(outer, ast.VariableDeclaration | ast.ConstantDeclaration | ast.Parameter)
+        ):
+            self.warn(s.pos, f"'{s.name}' shadows the declaration at {outer.pos}")
         self.scope.declare(s.name, s, s.pos)
 
     def _s_ConstantDeclaration(self, s: ast.ConstantDeclaration) -> None:
@@ -126,7 +137,7 @@ class StatementChecker(CallChecker):
                 s.value.pos, f"the value of constant '{s.name}' is not a compile-time constant"
             )
         s.p4type = t
-        self.scope.declare(s.name, s, s.pos)
+        self.declare_local(s)
 
     def _s_Instantiation(self, s: ast.Instantiation) -> None:
         raise self.fail(

@@ -372,6 +372,11 @@ control C(inout ms meta) {
     call = assign.right
     assert call.call.kind is ast.CallKind.FUNCTION and call.type == types.Bits(8)
     assert call.call.args[0].ref is decl  # the local x shadows the constant
+    (warning,) = p.warnings
+    assert (
+        warning.pos == decl.pos
+        and warning.message == f"'x' shadows the declaration at {p.declaration('x').pos}"
+    )
 
 
 def test_casts_that_are_allowed(control):
