@@ -3,6 +3,7 @@ key or value (including the ranges p4src/README.md says the program does not che
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +197,22 @@ def test_runtime_json_is_found_next_to_the_config(tmp_path):
     path = tmp_path / "s1.json"
     path.write_text(json.dumps(with_({"forwarding": {"runtime_json": "s1-runtime.json"}})))
     assert load_config(path).runtime_json == tmp_path / "s1-runtime.json"
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "experiments" / "configs").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_configs_are_valid(path):
+    config = load_config(path)
+    assert config.ports and all(e.port in config.ports for e in config.l2)
+
+
+def test_seed_001_with_8023x_example_has_the_seed_values():
+    config = load_config(next(p for p in EXAMPLES if p.name == "seed001_bcn_8023x.json"))
+    port = config.ports[5]
+    assert port.bcn.action() == ("bcn_enable", {"qeq_pages": 375, "w": 2, "qsc_pages": 0,
+                                                "sample_bytes": 150_000, "jitter_bytes": 20_000})
+    assert port.pause == Pause(mode="802.3x", xoff_bytes=140_800, xon_bytes=128_000,
+                               quanta=65535, refresh_us=1677)
+    assert config.ports[1].bcn.enable is False and config.ports[1].pause.mode == "off"
