@@ -59,6 +59,7 @@ class CpTable:
     explicit_id: int | None = None
     const_default: bool = False
     default_action: str | None = None
+    explicit_default: bool = False
     default_args: list[tuple[int, int, int]] = field(default_factory=list)
     implementation: str | None = None
     direct_resources: list[tuple[str, str]] = field(default_factory=list)

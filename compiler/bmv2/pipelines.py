@@ -576,6 +576,7 @@ class TableBuilder:
                 explicit_id=annotation_int(self.decl.annotations, "id"),
                 const_default=default_const,
                 default_action=default_name,
+                explicit_default=self.prop("default_action") is not None,
                 default_args=cp_default,
                 implementation=implementation["name"] if implementation else None,
                 direct_resources=direct_resources,

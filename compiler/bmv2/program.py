@@ -57,6 +57,24 @@ def field_list_indices(annotations: list[ast.Annotation]) -> list[int]:
     return out
 
 
+def package_arguments(checked: Any) -> dict[str, Any]:
+    """V1Switch parameter name -> parser/control declaration, honouring named arguments."""
+    found = dict(checked.main_args)
+    for position, arg in enumerate(checked.main.args):
+        value = arg.value
+        call = getattr(value, "call", None)
+        decl = getattr(call, "target", None) if call is not None else getattr(value, "ref", None)
+        if isinstance(decl, ast.Instantiation):
+            decl = getattr(decl.type_node, "ref", None)
+        if not isinstance(decl, ast.ParserDeclaration | ast.ControlDeclaration):
+            continue
+        name = arg.name if arg.name is not None else (
+            V1SWITCH_ARGS[position] if position < len(V1SWITCH_ARGS) else None)
+        if name is not None:
+            found[name] = decl
+    return found
+
+
 class ProgramLowering:
     """Lowers one checked v1model program."""
 
@@ -81,7 +99,7 @@ class ProgramLowering:
         package = getattr(checked.package, "name", "")
         if package != "V1Switch":
             raise CompileError(checked.main.pos, f"package {package} is not supported: only v1model's V1Switch")
-        args = [checked.main_args.get(name) for name in V1SWITCH_ARGS]
+        args = [package_arguments(checked).get(name) for name in V1SWITCH_ARGS]
         if any(a is None for a in args):
             raise CompileError(checked.main.pos, "V1Switch needs six arguments")
         parser, verify, ingress, egress, compute, deparser = args

@@ -79,6 +79,7 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
 
     info = p4info_pb2.P4Info()
     info.pkg_info.arch = "v1model"
+    info.type_info.SetInParent()
     for table in cp.tables:
         msg = info.tables.add()
         preamble(msg, Prefix.TABLE, table.name, table.annotations)
@@ -100,11 +101,14 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
             default_id = ids[(Prefix.ACTION, table.default_action)]
             if table.const_default:
                 msg.const_default_action_id = default_id
-            msg.initial_default_action.action_id = default_id
-            for param_id, value, width in table.default_args:
-                arg = msg.initial_default_action.arguments.add()
-                arg.param_id = param_id
-                arg.value = value_bytes(value, width)
+            # p4c lists the initial default only when the source declares one (not the
+            # implicit NoAction) and the table is direct (indirect tables have no default).
+            if table.explicit_default and table.implementation is None:
+                msg.initial_default_action.action_id = default_id
+                for param_id, value, width in table.default_args:
+                    arg = msg.initial_default_action.arguments.add()
+                    arg.param_id = param_id
+                    arg.value = value_bytes(value, width)
         if table.implementation is not None:
             msg.implementation_id = ids[(Prefix.ACTION_PROFILE, table.implementation)]
         for kind, resource in table.direct_resources:

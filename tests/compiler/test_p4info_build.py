@@ -190,3 +190,15 @@ def test_const_entries_write_request():
     assert list(last.match) == []
     exact = compile_program(P4 / "enums_and_errors.p4").entries.updates[0].entity.table_entry
     assert exact.priority == 0 and exact.match[0].exact.value == b"\x01"
+
+
+def test_initial_default_action_only_when_declared_and_direct():
+    p = info("subparser_inline.p4")
+    assert not p.tables[0].HasField("initial_default_action")
+    p = info("action_profile_wcmp.p4")
+    assert all(not t.HasField("initial_default_action") for t in p.tables)
+    p = info("acl_ternary_const_entries.p4")
+    assert p.tables[0].HasField("initial_default_action")
+    assert p.tables[0].const_default_action_id == p.tables[0].initial_default_action.action_id
+    assert p.HasField("type_info")
+    assert p4info_text(p).endswith("type_info {\n}\n")
