@@ -17,6 +17,10 @@ checker (`compiler/check/`) fills the semantic slots, which default to None:
   function, extern method, extern function, table apply, built-in method such
   as `isValid`, or constructor) and the bound arguments in parameter order;
 - `TypeNode.resolved`: the `types.P4Type` a written type denotes;
+- a switch label on `t.apply().action_run`: `PathExpression.ref` is the
+  ActionDeclaration; table `ActionRef.ref` likewise;
+- the callee of a call (`r.read` in `r.read(x, 0)`) has the internal type
+  `check.members.Method`; read the call's `CallInfo` instead;
 - `Declaration.p4type`: the type a declaration introduces or has (the header
   type for `header H {...}`, the variable's type for `T x;`, the specialised
   extern type for `register<bit<32>>(1024) r;`).
@@ -300,9 +304,14 @@ class CallKind(enum.Enum):
 class CallInfo:
     """The checker's resolution of a call.
 
-    `target` is the called declaration (ActionDeclaration, FunctionDeclaration,
-    MethodPrototype, TableDeclaration, an instance's Declaration, or the type
-    declaration for a constructor); `receiver` is the object expression for
+    `target` by kind: ACTION -> ActionDeclaration; FUNCTION ->
+    FunctionDeclaration; EXTERN_FUNCTION -> the ExternFunctionDeclaration of
+    the chosen overload; EXTERN_METHOD -> the chosen MethodPrototype;
+    TABLE_APPLY -> TableDeclaration; PARSER_APPLY/CONTROL_APPLY -> the
+    Instantiation (or parameter) applied; CONSTRUCTOR -> the constructed
+    type's declaration (ExternDeclaration, ParserDeclaration,
+    ControlDeclaration, PackageTypeDeclaration); BUILTIN -> None.
+    `receiver` is the object expression for
     methods (`r` in `r.read(...)`, the header in `h.isValid()`); `builtin` the
     name for BUILTIN (`isValid`, `setValid`, `setInvalid`, `push_front`,
     `pop_front`, `minSizeInBits`, `minSizeInBytes`, `maxSizeInBits`,
