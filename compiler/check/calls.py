@@ -174,7 +174,10 @@ class CallChecker(ExpressionChecker):
                 )
             for tp, ta in zip(type_params, e.type_args, strict=True):
                 bindings[tp.name] = self.resolve_type(ta)
-        args = self.bind_arguments(e.args, chosen.params, bindings, what, e.pos)
+        extern = kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD)
+        args = self.bind_arguments(
+            e.args, chosen.params, bindings, what, e.pos, constant_data=extern
+        )
         ret = getattr(chosen, "return_type", None)
         result: P4Type = Void()
         if ret is not None and ret.resolved is not None:
@@ -231,8 +234,13 @@ class CallChecker(ExpressionChecker):
         bindings: dict[str, P4Type],
         what: str,
         pos: object,
+        constant_data: bool = False,
     ) -> list[ast.Expression | None]:
-        """Check each argument against its parameter; returns arguments in parameter order."""
+        """Check each argument against its parameter; returns arguments in parameter order.
+
+        With `constant_data` (externs, constructors) a directionless parameter
+        takes only compile-time constants.
+        """
         by_param = self._match_arguments(args, params, what)
         for a in by_param.values():
             if a.value.type is None:
@@ -248,8 +256,20 @@ class CallChecker(ExpressionChecker):
                 bound.append(None)
                 continue
             self.check_argument(a.value, p, substitute(p.p4type, bindings), what)
+            if constant_data and p.direction is ast.Direction.NONE:
+                self._require_constant(a.value, f"argument '{p.name}' of {what}")
             bound.append(a.value)
         return bound
+
+    def _require_constant(self, value: ast.Expression, label: str) -> None:
+        """Directionless extern and constructor arguments are fixed when the program is compiled."""
+        if value.const_value is not None or isinstance(value, ast.DontCareExpression):
+            return
+        # Instances (externs, parsers, controls) passed to constructors are compile-time objects too.
+        base = value.type.base if isinstance(value.type, Specialized) else value.type
+        if isinstance(base, Extern | ParserType | ControlType | PackageType):
+            return
+        raise self.fail(value.pos, f"{label} has no direction and must be a compile-time constant")
 
     def check_argument(
         self, value: ast.Expression, p: ast.Parameter, ptype: P4Type, what: str
@@ -299,7 +319,12 @@ class CallChecker(ExpressionChecker):
                     f"{' or '.join(sorted({str(len(c.params)) for c in ctors}))}, got {len(args)}",
                 )
             bound = self.bind_arguments(
-                args, fitting[0].params, bindings, f"{base.name} constructor", e.pos
+                args,
+                fitting[0].params,
+                bindings,
+                f"{base.name} constructor",
+                e.pos,
+                constant_data=True,
             )
             self._record_ctor(e, base, fitting[0].params, bound, bindings)
         elif isinstance(base, ParserType | ControlType):
@@ -314,7 +339,9 @@ class CallChecker(ExpressionChecker):
                     e.pos,
                     f"wrong number of arguments to {base.name}: expected {len(params)}, got {len(args)}",
                 )
-            bound = self.bind_arguments(args, params, bindings, base.name, e.pos)
+            bound = self.bind_arguments(
+                args, params, bindings, base.name, e.pos, constant_data=True
+            )
             self._record_ctor(e, base, params, bound, bindings)
         elif isinstance(base, PackageType):
             params = list(base.params)

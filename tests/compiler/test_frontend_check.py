@@ -463,3 +463,24 @@ def test_deprecated_externs_warn_at_the_use(compile_p4, prelude):
             "prog.p4:7:13: warning: clone3 is deprecated: Please use 'clone_preserving_field_list' instead"
         )
     )
+
+
+def test_sub_control_instances_with_constructor_arguments(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """control Sub(inout ms meta)(bit<8> step) {
+    apply { meta.x = meta.x + step; }
+}
+control C(inout ms meta) {
+    Sub(2) twice;
+    Sub(step = 5) five;
+    apply { twice.apply(meta); five.apply(meta); }
+}
+"""
+    )
+    twice, five = p.declaration("C").locals
+    assert twice.p4type.name == "Sub" and twice.args[0].value.type == types.Bits(8)
+    assert five.args[0].value.const_value == 5
+    call = p.declaration("C").body.components[0].call.call
+    assert call.kind is ast.CallKind.CONTROL_APPLY and call.target is twice
+    assert call.args[0].ref.name == "meta"

@@ -104,6 +104,14 @@ import pytest
             "apply { hash(meta.x, HashAlgorithm.crc16, 0, { hdr.h.a }, 10); }",
             "prog.p4:7:43: error: argument 'base' of hash: cannot infer a width for the integer 0; cast it, e.g. (bit<8>)",
         ),
+        (
+            "apply { clone_preserving_field_list(CloneType.I2E, 1, meta.x); }",
+            "prog.p4:7:55: error: argument 'index' of clone_preserving_field_list has no direction and must be a compile-time constant",
+        ),
+        (
+            "register<bit<8>>(hdr.h.c) r; apply { }",
+            "prog.p4:7:18: error: argument 'size' of register constructor has no direction and must be a compile-time constant",
+        ),
         # argument counts
         (
             "apply { mark_to_drop(); }",
