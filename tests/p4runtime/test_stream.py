@@ -1,7 +1,5 @@
 """Packet out/in and digest lists with acks through the StreamChannel."""
 
-import threading
-
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -20,25 +18,22 @@ def packet_out(payload, *metadata):
     return request
 
 
-def wait_for(predicate):
-    """Packets are injected by the stream's reader thread: wait until it has run."""
-    done = threading.Event()
-    for _ in range(500):
-        if predicate():
-            return True
-        done.wait(0.01)
-    return predicate()
+def sync(stream):
+    """Stream messages are handled in order: once this bad PacketOut's error is back, every
+    earlier message has reached the target."""
+    stream.send(packet_out(b"sync", (9, b"\x01")))
+    assert stream.recv().error.packet_out.packet_out.payload == b"sync"
 
 
 def test_packet_out_header_packed_msb_first(primary, target):
     # egress_port (9 bits) = 3, mcast_grp (16 bits) = 0x0102, padded to 4 bytes:
     # 000000011 0000000100000010 0000000 -> 0x01 0x80 0x81 0x00.
     primary.send(packet_out(b"payload", (1, b"\x00\x03"), (2, b"\x01\x02")))
-    assert wait_for(lambda: target.packets_out)
+    sync(primary)
     assert target.packets_out == [b"\x01\x80\x81\x00payload"]
     # A missing field stays 0.
     primary.send(packet_out(b"x", (2, b"\xff\xff")))
-    assert wait_for(lambda: len(target.packets_out) == 2)
+    sync(primary)
     assert target.packets_out[1] == b"\x00\x7f\xff\x80x"
 
 
@@ -111,9 +106,7 @@ def test_digest_lists_are_batched_and_acked(stub, primary, target, helpers):
     ack.digest_ack.digest_id = DIGEST_ID
     ack.digest_ack.list_id = 1
     primary.send(ack)
-    # Stream messages are handled in order: once this one's error is back, the ack is done.
-    primary.send(packet_out(b"sync", (9, b"\x01")))
-    assert primary.recv().error.packet_out.packet_out.payload == b"sync"
+    sync(primary)
     learn(target, MAC_A, b"\x00\x01")
     learn(target, MAC_B, b"\x00\x02")
     second = primary.recv().digest
