@@ -228,7 +228,7 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def parse_percent(text: Any, where: str) -> tuple[int | None, str | None]:
+def parse_percent(text: Any) -> tuple[int | None, str | None]:
     """A static threshold "50%" as (percent, None), or (None, reason)."""
     match = PERCENT.match(text) if isinstance(text, str) else None
     if match is None:
@@ -266,7 +266,7 @@ def _threshold(c: _Checker, raw: dict, path: str, inherited: Threshold) -> Thres
         c.fail(path or "(top level)", "give threshold or alpha, not both")
         return inherited
     if "threshold" in raw:
-        percent, reason = parse_percent(raw["threshold"], _join(path, "threshold"))
+        percent, reason = parse_percent(raw["threshold"])
         if reason:
             c.fail(_join(path, "threshold"), reason)
             return inherited
@@ -285,10 +285,8 @@ def _sections(switch_raw: Any, port_raw: Any, switch_path: str, port_path: str,
     """A port's section merged over the switch-wide one: key -> (value, key path it came from)."""
     merged: dict[str, tuple[Any, str]] = {}
     for raw, path in ((switch_raw, switch_path), (port_raw, port_path)):
-        if raw is None:
-            continue
         if not isinstance(raw, dict):
-            continue  # reported once where the section itself is checked
+            continue  # absent, or reported where the section itself is checked
         for key, value in raw.items():
             if key in allowed:
                 merged[key] = (value, _join(path, key))
@@ -322,7 +320,7 @@ def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present:
         if values[key] % PAGE_BYTES:
             where = merged[key][1]
             c.fail(where, f"{values[key]} is not a multiple of {PAGE_BYTES} (BCN counts 64-byte pages)")
-    if values["w"] > 0xFF:
+    if values["w"] > 0xFF:  # bcn_enable's w is bit<8>
         c.fail(merged["w"][1], f"{values['w']} is above 255")
     if values["jitter_bytes"] >= values["sample_bytes"]:
         jitter_where = merged.get("jitter_bytes", (0, f"{section}.jitter_bytes"))[1]
@@ -503,7 +501,7 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
         if port is None:
             continue
         path = f"ports.{key}"
-        port_raw = c.keys(port_raw, PORT_KEYS, path) if port_raw != {} else {}
+        port_raw = c.keys(port_raw, PORT_KEYS, path)
         for section, allowed in (("bcn", BCN_KEYS), ("pause", PAUSE_KEYS)):
             if section in port_raw:
                 c.keys(port_raw[section], allowed, f"{path}.{section}")
