@@ -170,3 +170,43 @@ def test_overlong_line_is_refused(server):
         assert not answer.ok and "longer than" in answer.text
     finally:
         conn.close()
+
+
+def test_terminal_gets_the_prompt_and_exits_on_eof(server):
+    import os
+    import pty
+
+    srv, executor = server
+    main_fd, sub_fd = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bufferlab.switch.runtime_cli.client", "--thrift-port", str(srv.port)],
+        stdin=sub_fd, stdout=sub_fd, stderr=sub_fd, close_fds=True,
+    )
+    os.close(sub_fd)
+    seen, pos = b"", 0
+
+    def read_until(marker: bytes) -> None:
+        """Reads until `marker` appears after everything matched so far."""
+        nonlocal seen, pos
+        while marker not in seen[pos:]:
+            chunk = os.read(main_fd, 4096)
+            assert chunk, seen
+            seen += chunk
+        pos = seen.index(marker, pos) + len(marker)
+
+    try:
+        read_until(b"RuntimeCmd: ")
+        os.write(main_fd, b"mirroring_add 7 2\n")
+        read_until(b"RuntimeCmd: ")
+        os.write(main_fd, b"mirroring_get 7\n")
+        read_until(b"MirroringSessionConfig(port=2, mgid=None)")
+        read_until(b"RuntimeCmd: ")
+        os.write(main_fd, b"\x04")  # Ctrl-D: end of input
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main_fd)
+    assert seen.startswith(b"Control utility for runtime P4 table manipulation")
+    assert executor.engine.clone_session_get(7) == (2, None, None)
