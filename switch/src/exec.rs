@@ -3,7 +3,7 @@
 //! here works on indices resolved at load time and reuses scratch buffers.
 
 use crate::bits::{get_bits, mask, put_bits, sign_extend};
-use crate::hash::{csum16, identity, xor16, Crc, Rng};
+use crate::hash::{csum16, identity, xor16, xor32, Crc, Rng};
 use crate::packet::Packet;
 use crate::program::*;
 use crate::state::{CounterCell, MeterCell};
@@ -47,6 +47,9 @@ pub struct State {
     pub crc32_custom: Crc,
     crc16: Crc,
     crc32: Crc,
+    crc_ccitt: Crc,
+    // Counter of the `round_robin` "hash" (BMv2 increments it per call).
+    round_robin: u64,
     /// Seeded generator for `random` and random hashes.
     pub rng: Rng,
     /// Port that means "drop" (simple_switch `--drop-port`, default 511).
@@ -116,6 +119,8 @@ impl State {
             crc32_custom: Crc::crc32(),
             crc16: Crc::crc16(),
             crc32: Crc::crc32(),
+            crc_ccitt: Crc::ccitt(),
+            round_robin: 0,
             rng: Rng::new(seed),
             drop_port: 511,
             log: vec![],
@@ -744,6 +749,12 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
         HashAlgo::Xor16 => xor16(&buf),
         HashAlgo::Identity => identity(&buf),
         HashAlgo::Random => st.rng.next_u64(),
+        HashAlgo::CrcCcitt => st.crc_ccitt.compute(&buf),
+        HashAlgo::Xor32 => xor32(&buf),
+        HashAlgo::RoundRobin => {
+            st.round_robin = st.round_robin.wrapping_add(1);
+            st.round_robin - 1
+        }
     };
     st.hbuf = buf;
     v

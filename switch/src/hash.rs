@@ -73,6 +73,11 @@ impl Crc {
         Crc::new(32, 0x04c1_1db7, 0xffff_ffff, 0xffff_ffff, true, true)
     }
 
+    /// CRC-16/CCITT-FALSE as BMv2's `crcCCITT`.
+    pub fn ccitt() -> Self {
+        Crc::new(16, 0x1021, 0xffff, 0, false, false)
+    }
+
     /// Width in bits.
     pub fn width(&self) -> u32 {
         self.width
@@ -130,6 +135,17 @@ pub fn xor16(data: &[u8]) -> u64 {
         let hi = c[0];
         let lo = if c.len() > 1 { c[1] } else { 0 };
         x ^= u16::from_be_bytes([hi, lo]);
+    }
+    u64::from(x)
+}
+
+/// XOR of big-endian 32-bit words; a short tail is padded with zeros at the end.
+pub fn xor32(data: &[u8]) -> u64 {
+    let mut x: u32 = 0;
+    for c in data.chunks(4) {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        x ^= u32::from_be_bytes(w);
     }
     u64::from(x)
 }
@@ -202,5 +218,7 @@ mod tests {
     fn xor_and_identity() {
         assert_eq!(xor16(&[0x12, 0x34, 0x56]), 0x1234 ^ 0x5600);
         assert_eq!(identity(&[1, 2]), 0x0102);
+        assert_eq!(xor32(&[1, 2, 3, 4, 5]), 0x0102_0304 ^ 0x0500_0000);
+        assert_eq!(Crc::ccitt().compute(b"123456789"), 0x29b1);
     }
 }

@@ -654,6 +654,9 @@ impl Loader {
             "xor16" => HashAlgo::Xor16,
             "identity" => HashAlgo::Identity,
             "random" => HashAlgo::Random,
+            "crcCCITT" => HashAlgo::CrcCcitt,
+            "xor32" => HashAlgo::Xor32,
+            "round_robin" => HashAlgo::RoundRobin,
             _ => return err(ctx, format!("unsupported hash algorithm '{name}'")),
         })
     }
@@ -1708,13 +1711,23 @@ impl Loader {
             }
             None => None,
         };
-        let ids = arr(t, "action_ids");
         let mut actions = vec![];
-        for id in ids {
-            let id = id.as_u64().unwrap_or(u64::MAX);
-            match self.action_by_id.get(&id) {
-                Some(a) => actions.push(*a),
-                None => return err(ctx, format!("unknown action id {id}")),
+        if t.get("action_ids").is_some() {
+            for id in arr(t, "action_ids") {
+                let id = id.as_u64().unwrap_or(u64::MAX);
+                match self.action_by_id.get(&id) {
+                    Some(a) => actions.push(*a),
+                    None => return err(ctx, format!("unknown action id {id}")),
+                }
+            }
+        } else {
+            // Older (p4c-bm) JSON lists the table's actions by name only.
+            for n in arr(t, "actions") {
+                let n = n.as_str().unwrap_or("");
+                match self.p.actions.iter().position(|a| a.name == n) {
+                    Some(a) => actions.push(a as u32),
+                    None => return err(ctx, format!("unknown action '{n}'")),
+                }
             }
         }
         let base_default_next = self.node(t.get("base_default_next"), ctx)?;

@@ -368,6 +368,9 @@ pub enum HashAlgo {
     Xor16,
     Identity,
     Random,
+    CrcCcitt,
+    Xor32,
+    RoundRobin,
 }
 
 /// A named calculation.
