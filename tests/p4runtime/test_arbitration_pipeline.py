@@ -199,3 +199,34 @@ def test_capabilities_and_write_before_pipeline(stub, open_stream, helpers):
     with pytest.raises(grpc.RpcError) as error:
         helpers.read_entities(stub, entity)
     assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_large_pipeline_above_grpc_default_limit(stub, open_stream, p4info, target, helpers):
+    # gRPC's default receive limit is 4 MB; PI (and this server) take up to 256 MB.
+    big_json = helpers.DEVICE_JSON[:-1] + ', "padding": "' + "x" * (6 * 1024 * 1024) + '"}'
+    open_stream((0, 1)).recv()
+    stub.SetForwardingPipelineConfig(helpers.pipeline_request(p4info, device_json=big_json))
+    assert target.loaded == [big_json]
+
+
+def test_set_pipeline_for_unknown_device_and_unspecified_action(stub, open_stream, p4info,
+                                                                  helpers):
+    open_stream((0, 1)).recv()
+    request = helpers.pipeline_request(p4info)
+    request.device_id = 5
+    with pytest.raises(grpc.RpcError) as error:
+        stub.SetForwardingPipelineConfig(request)
+    assert error.value.code() == grpc.StatusCode.NOT_FOUND
+    request = helpers.pipeline_request(p4info, action=SetRequest.UNSPECIFIED)
+    with pytest.raises(grpc.RpcError) as error:
+        stub.SetForwardingPipelineConfig(request)
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_unsupported_stream_message_gets_stream_error(open_stream):
+    stream = open_stream((0, 1))
+    stream.recv()
+    other = p4runtime_pb2.StreamMessageRequest()
+    other.other.type_url = "type.googleapis.com/example.Unknown"
+    stream.send(other)
+    assert stream.recv().error.canonical_code == code_pb2.UNIMPLEMENTED
