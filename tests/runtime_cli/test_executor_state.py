@@ -242,3 +242,22 @@ def test_blank_and_comment_lines_succeed_silently(cli):
     x = cli("ipv4_lpm_router")
     assert run_ok(x, "") == ""
     assert run_ok(x, "# comment") == ""
+
+
+def test_groups_made_by_another_client_are_not_wiped(cli):
+    x = cli("multicast_truncate")
+    x.engine.mc_group_set(4, [(1, 0), (2, 0)])  # as the P4Runtime server would
+    assert run_err(x, "mc_mgrp_create 4").startswith("Invalid PRE operation (INVALID_MGID)")
+    assert x.engine.mc_group_get(4) == [(1, 0), (2, 0)]
+    assert run_err(x, "mc_mgrp_create 0").splitlines()[-1].startswith("Invalid PRE operation (INVALID_MGID)")
+
+
+def test_reads_the_engine_cannot_answer_fail_clearly_and_change_nothing(cli, tables_cli):
+    x = cli("parser_value_set")
+    run_ok(x, "pvs_add tunnel_ethertypes 0x9999")
+    assert "no value_set_remove" in run_err(x, "pvs_remove tunnel_ethertypes 0x9999")
+    assert "no value_set_get" in run_err(x, "pvs_get tunnel_ethertypes")
+    tunnel = bytes(Ether(dst="00:00:00:00:00:02", src="00:00:00:00:00:01", type=0x9999)) + bytes(32)
+    run_ok(x, "table_add tunnel_exit to_port 0 => 3")
+    assert ports_of(send(x, 1, tunnel)) == [3]  # the value is still in the set
+    assert "cannot read meter rates back" in run_err(tables_cli, "meter_get_rates dm 0")

@@ -206,3 +206,10 @@ def test_selector_groups(tables_cli):
     assert "GROUPS\n**********\nDumping group 0\nMembers: [0]" in run_ok(x, "act_prof_dump sel")
     assert run_err(x, "act_prof_remove_member_from_group sel 1 0").splitlines()[-1].startswith(
         "Invalid table operation (MBR_NOT_IN_GRP)")
+
+
+def test_table_add_on_an_indirect_table_points_to_the_indirect_commands(cli):
+    x = cli("action_profile_wcmp")
+    assert run_err(x, "table_add host_routes set_next_hop 10.0.0.1 => 1 1") == (
+        "Error: Table ApIngress.host_routes is indirect: add members with act_prof_create_member, "
+        "then entries with table_indirect_add")

@@ -279,6 +279,11 @@ class Executor:
 
     def _do_table_add(self, a: dict[str, Any], out: list[str]) -> None:
         t = self.program.get("table", a["table"])
+        if t.type != "simple":
+            raise CommandError(
+                f"Table {t.name} is indirect: add members with act_prof_create_member, then entries with "
+                "table_indirect_add" + ("_with_group" if t.type == "indirect_ws" else "")
+            )
         act = self.program.table_action(t, a["action"])
         params = list(a["params"])
         priority = 0
@@ -637,6 +642,13 @@ class Executor:
             raise OperationError("INVALID_MGID", f"multicast group {g} exists")
         if g > 0xFFFF:
             raise OperationError("INVALID_MGID", f"multicast group ids are 16 bits, got {g}")
+        try:
+            self.engine.mc_group_get(g)
+        except NotFoundError:
+            pass
+        else:
+            # Made by another client (P4Runtime): creating it here would wipe its replicas.
+            raise OperationError("INVALID_MGID", f"multicast group {g} exists (created by another client)")
         out.append(f"Creating multicast group {g}")
         self.engine.mc_group_set(g, [])
         self._mc_groups[g] = []
