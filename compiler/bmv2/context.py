@@ -47,6 +47,21 @@ def strip_type(p4type: t.P4Type) -> t.P4Type:
     return p4type
 
 
+def balanced_prefix(text: str) -> str:
+    """The leading expression of `text`: up to an unmatched closing bracket or a `;`."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return text[:index].strip()
+            depth -= 1
+        elif char == ";" and depth == 0:
+            return text[:index].strip()
+    return text.strip()
+
+
 def annotation_string(annotations: list[ast.Annotation], name: str) -> str | None:
     """The string argument of `@name("...")`-style annotations, or None."""
     ann = ast.find_annotation(annotations, name)
@@ -152,14 +167,23 @@ class Context:
         if pos is None:
             return None
         line = linecache.getline(pos.file, pos.line).rstrip("\r\n")
-        fragment = line[max(pos.column - 1, 0) :].strip()
-        end = fragment.find(";")
-        if end >= 0:
-            fragment = fragment[: end + 1]
+        column = pos.column
+        rest = line[max(column - 1, 0) :]
+        if isinstance(node, ast.Expression):
+            fragment = balanced_prefix(rest)
+        elif isinstance(node, ast.Declaration) and not isinstance(node, ast.Instantiation) and node.name in rest:
+            # p4c points declarations at their name.
+            column += rest.index(node.name)
+            fragment = node.name
+        else:
+            fragment = rest.strip()
+            end = fragment.find(";")
+            if end >= 0:
+                fragment = fragment[: end + 1]
         return {
             "filename": pos.file,
             "line": pos.line,
-            "column": pos.column,
+            "column": column,
             "source_fragment": fragment,
         }
 
@@ -313,6 +337,14 @@ class Context:
         """A compiler temporary (`tmp`, `tmp_0`, …)."""
         name = "tmp" if "tmp" not in self._scalar_names else self.unique_scalar("tmp")
         return self.scalar(name, p4type)
+
+    def local_name(self, name: str) -> str:
+        """p4c's unique name for a user local: `name_0`, `name_1`, … (the source name is taken)."""
+        taken = self._scalar_names | {h["name"] for h in self.headers}
+        n = 0
+        while f"{name}_{n}" in taken or any(x.startswith(f"{name}_{n}_") for x in taken):
+            n += 1
+        return f"{name}_{n}"
 
     def local_storage(self, base: str, p4type: t.P4Type, metadata: bool = False) -> Any:
         """Storage for a local variable (or metadata member) named from `base`."""

@@ -90,7 +90,7 @@ class ParserLowering:
             env.bind(local, InstanceRef(local, name))
             return
         if isinstance(local, ast.VariableDeclaration):
-            storage = self.ctx.local_storage(local.name, local.p4type or local.type_node.resolved)
+            storage = self.ctx.local_storage(self.ctx.local_name(local.name), local.p4type or local.type_node.resolved)
             env.bind(local, storage)
             if local.init is not None:
                 raise unsupported(local, "an initialised parser-local variable")

@@ -150,7 +150,7 @@ class ControlLowering:
             elif isinstance(local, ast.Instantiation):
                 self.stateful.instantiate(local, env)
             elif isinstance(local, ast.VariableDeclaration):
-                storage = self.ctx.local_storage(local.name, local.p4type or local.type_node.resolved)
+                storage = self.ctx.local_storage(self.ctx.local_name(local.name), local.p4type or local.type_node.resolved)
                 env.bind(local, storage)
                 if local.init is not None:
                     left = ast.PathExpression(pos=local.pos, name=local.name)

@@ -151,7 +151,7 @@ class StatementLowering:
         if isinstance(s, ast.EmptyStatement):
             return False
         if isinstance(s, ast.VariableDeclaration):
-            storage = self.ctx.local_storage(s.name, s.p4type or s.type_node.resolved)
+            storage = self.ctx.local_storage(self.ctx.local_name(s.name), s.p4type or s.type_node.resolved)
             env.bind(s, storage)
             if s.init is not None:
                 self.assign(storage, s.init, env, s)

@@ -50,7 +50,7 @@ def test_core_errors_then_user_errors():
 def test_user_metadata_and_locals_are_packed_into_scalars():
     doc = compile(P4 / "switch_action_run_locals.p4")[0]
     scalars = doc["header_types"][0]
-    assert scalars["fields"] == [["hops", 8, False], ["cpu", 9, False], ["userMetadata.verdict", 8, False],
+    assert scalars["fields"] == [["hops_0", 8, False], ["cpu_0", 9, False], ["userMetadata.verdict", 8, False],
                                  ["_padding_0", 7, False]]
 
 

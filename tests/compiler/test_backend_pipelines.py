@@ -43,7 +43,7 @@ def test_statement_runs_become_hidden_actions_named_after_file_and_line():
     assert pipe["init_table"] == "tbl_switch_action_run_locals55"
     hidden = actions["switch_action_run_locals55"]
     assert hidden["runtime_data"] == []
-    assert hidden["primitives"][0]["parameters"] == [{"type": "field", "value": ["scalars", "hops"]},
+    assert hidden["primitives"][0]["parameters"] == [{"type": "field", "value": ["scalars", "hops_0"]},
                                                      {"type": "hexstr", "value": "0x00"}]
     assert tables["tbl_switch_action_run_locals55"]["base_default_next"] == "SwIngress.l2"
 
