@@ -256,8 +256,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         except P4RuntimeError as error:
             outbox.put(error)
             return
-        except grpc.RpcError:
-            pass
+        except Exception as error:  # noqa: BLE001 - a cancelled or broken call ends the stream like a close
+            log.debug("stream closed: %s", error)
         outbox.put(_END)
 
     def _packet_out(
