@@ -120,7 +120,24 @@ class StatementLowering:
 
     def emit_parser_op(self, op: str, params: list[dict]) -> None:
         """Emit a native parser op (`extract`, `set`, `verify`, `advance`)."""
+        params = [self.hoist_lookaheads(p) if p.get("type") == "expression" else p for p in params]
         self.out.prims.append({"parameters": params, "op": op})
+
+    def hoist_lookaheads(self, operand: dict) -> dict:
+        """Move lookaheads out of expressions into `tmp` fields: BMv2 reads them only via `set`."""
+        if operand.get("type") == "lookahead":
+            width = operand["value"][1]
+            temp = self.ctx.temporary(t.Bits(width))
+            self.out.prims.append({"parameters": [temp.operand(), operand], "op": "set"})
+            return temp.operand()
+        if operand.get("type") != "expression":
+            return operand
+        value = dict(operand["value"])
+        for key in ("left", "right", "cond"):
+            child = value.get(key)
+            if isinstance(child, dict):
+                value[key] = self.hoist_lookaheads(child)
+        return {"type": "expression", "value": value}
 
     def jump(self, label: Label, node: Any, cond: dict | None = None) -> None:
         """`_jump` to `label`, or `_jump_if_zero(cond)` when `cond` is given."""

@@ -147,3 +147,38 @@ def test_parser_primitives_are_wrapped_and_computed_keys_use_temporaries(tmp_pat
     assert start["transition_key"] == [{"type": "field", "value": ["scalars", "tmp"]}]
     assert start["transitions"] == [tr("hexstr", "0x01", None, None), tr("default", None, None, None)]
     assert doc["deparsers"][0]["order"] == ["h", "extra"]
+
+
+VARBIT_PARSER = """
+#include <core.p4>
+#include <v1model.p4>
+header opt_len_t { bit<4> kind; bit<4> words; }
+header opts_t { bit<8> kind_words; varbit<120> data; }
+struct headers_t { opts_t opts; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.opts, (bit<32>)pkt.lookahead<opt_len_t>().words * 32);
+        transition accept;
+    }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.opts); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_varbit_extract_with_lookahead_length(tmp_path):
+    src = tmp_path / "varbit.p4"
+    src.write_text(VARBIT_PARSER)
+    doc = compile(src)[0]
+    opts = next(t for t in doc["header_types"] if t["name"] == "opts_t")
+    assert opts["fields"] == [["kind_words", 8, False], ["data", "*"]]
+    assert opts["max_length"] == 16
+    ops = doc["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert ops[0] == {"parameters": [{"type": "field", "value": ["scalars", "tmp"]},
+                                     {"type": "lookahead", "value": [4, 4]}], "op": "set"}
+    assert ops[1]["op"] == "extract_VL"
+    assert ops[1]["parameters"][0] == {"type": "regular", "value": "opts"}
+    assert "lookahead" not in str(ops[1]["parameters"][1])
