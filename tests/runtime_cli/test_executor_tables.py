@@ -213,3 +213,48 @@ def test_table_add_on_an_indirect_table_points_to_the_indirect_commands(cli):
     assert run_err(x, "table_add host_routes set_next_hop 10.0.0.1 => 1 1") == (
         "Error: Table ApIngress.host_routes is indirect: add members with act_prof_create_member, "
         "then entries with table_indirect_add")
+
+
+def test_dump_entry_from_key(cli, tables_cli):
+    x = cli("ipv4_lpm_router")
+    run_ok(x, ROUTE)
+    assert run_ok(x, "table_dump_entry_from_key ipv4_lpm 10.0.1.1/32").splitlines()[0] == "Dumping entry 0x0"
+    assert run_err(x, "table_dump_entry_from_key ipv4_lpm 10.0.1.0/24").startswith(
+        "Invalid table operation (INVALID_HANDLE)")
+    run_ok(tables_cli, "table_add t_ternary set_res 10.1.0.0&&&255.255.0.0 17 => 1 20")
+    assert "Priority: 20" in run_ok(tables_cli, "table_dump_entry_from_key t_ternary 10.1.0.0&&&255.255.0.0 17 20")
+    assert "give the priority after the key" in run_err(
+        tables_cli, "table_dump_entry_from_key t_ternary 10.1.0.0&&&255.255.0.0 6&&&0xff")
+
+
+def test_dump_member_and_group(tables_cli):
+    x = tables_cli
+    run_ok(x, "act_prof_create_member sel set_res_port 7 1", "act_prof_create_group sel",
+           "act_prof_add_member_to_group sel 0 0")
+    assert run_ok(x, "act_prof_dump_member sel 0") == (
+        "Dumping member 0\nAction entry: MyIngress.set_res_port - 0007, 0001")
+    assert run_ok(x, "act_prof_dump_group sel 0") == "Dumping group 0\nMembers: [0]"
+    assert run_err(x, "act_prof_dump_member sel 5").startswith("Invalid table operation (INVALID_MBR_HANDLE)")
+    assert run_err(x, "act_prof_dump_group prof 0") == (
+        "Error: Cannot run this command on an action profile without selector")
+
+
+def test_custom_crc_parameters_change_the_hash(cli):
+    import binascii
+
+    x = cli("hash_all_algorithms")
+    crc16 = next(n for n, w in x.program.crc_calcs.items() if w == 16)
+    crc32 = next(n for n, w in x.program.crc_calcs.items() if w == 32)
+    src = "10.1.2.3"
+    # CRC-16/XMODEM: polynomial 0x1021, initial 0, no reflection, no final xor (binascii.crc_hqx).
+    run_ok(x, f"set_crc16_parameters {crc16} 0x1021 0 0 false false")
+    frame = bytes(Ether() / IP(src=src, dst="10.0.0.2") / UDP())
+    [(_, out)] = send(x, 0, frame)
+    assert int.from_bytes(out[44:46], "big") == binascii.crc_hqx(bytes([10, 1, 2, 3]), 0)
+    run_ok(x, f"set_crc16_parameters {crc16} 0x1021 0xffff 0 0 0")
+    [(_, out)] = send(x, 0, frame)
+    assert int.from_bytes(out[44:46], "big") == binascii.crc_hqx(bytes([10, 1, 2, 3]), 0xFFFF)
+    assert run_err(x, f"set_crc16_parameters {crc32} 0x1021 0 0 false false") == f"Error: Invalid crc16_custom name ({crc32})"
+    assert run_err(x, f"set_crc32_parameters {crc32} 0x1ffffffff 0 0 false false") == (
+        "Error: Integer cannot fit within 32 bits")
+    assert "Invalid bool parameter" in run_err(x, f"set_crc32_parameters {crc32} 1 0 0 maybe false")

@@ -145,12 +145,24 @@ def _rate(text: str, what: str) -> tuple[float, int]:
     return r, b
 
 
+def _bool(text: str, what: str) -> bool:
+    if text in ("true", "True"):
+        return True
+    if text in ("false", "False"):
+        return False
+    try:
+        return bool(int(text, 0))
+    except ValueError:
+        raise CommandError(f"Invalid bool parameter for {what}: '{text}' (true, false, 1 or 0)") from None
+
+
 # Argument types: each turns one token into a value, or raises CommandError.
 NAME = "name"
 INT = "int"
 NUMBER = "number"
 RATE = "rate"
 BPS = "bps"
+BOOL = "bool"
 
 _CONVERT: dict[str, Callable[[str, str], Any]] = {
     NAME: lambda t, _w: t,
@@ -158,6 +170,7 @@ _CONVERT: dict[str, Callable[[str, str], Any]] = {
     NUMBER: lambda t, _w: parse_number(t),
     RATE: _rate,
     BPS: _bits_per_s,
+    BOOL: _bool,
 }
 
 
@@ -291,6 +304,14 @@ def _parse_action_call(spec: Spec, tokens: list[str], handle_name: str | None) -
     return out
 
 
+def _parse_entry_from_key(spec: Spec, tokens: list[str]) -> dict[str, Any]:
+    if not tokens:
+        raise CommandError("Insufficient number of args, expected at least 1 but got 0", spec.usage)
+    # A trailing priority parses as a plain value; the executor takes it off
+    # for tables whose entries have priorities.
+    return {"table": tokens[0], "keys": _keys(spec, tokens[1:])}
+
+
 def _parse_node_ports(spec: Spec, tokens: list[str]) -> dict[str, Any]:
     if not tokens:
         raise CommandError("Insufficient number of args, expected at least 1 but got 0", spec.usage)
@@ -353,6 +374,12 @@ SPECS: dict[str, Spec] = {
         Spec("table_indirect_delete", "Delete an entry from an indirect match table", (*_TABLE, Arg("entry_handle"))),
         Spec("table_reset_default", "Restore the program's default action of a table", _TABLE),
         Spec(
+            "table_dump_entry_from_key",
+            "Display the entry with this key (and priority, for ternary, range or optional tables)",
+            usage_text="<table name> <match fields> [priority]",
+            parse=_parse_entry_from_key,
+        ),
+        Spec(
             "table_add",
             "Add an entry: match fields exact v, lpm v/len, ternary v&&&mask, range lo->hi, optional v or *; "
             "values decimal, 0x hex, IPv4, IPv6 or MAC; ternary/range/optional tables need a priority "
@@ -410,6 +437,8 @@ SPECS: dict[str, Spec] = {
             (*_PROF, Arg("member_handle"), Arg("group_handle")),
         ),
         Spec("act_prof_dump", "Display the members and groups of an action profile", _PROF),
+        Spec("act_prof_dump_member", "Display one member of an action profile", (*_PROF, Arg("member_handle"))),
+        Spec("act_prof_dump_group", "Display one group of an action selector", (*_PROF, Arg("group_handle"))),
         Spec("counter_read", "Read a counter cell (packets and bytes); for a direct counter the index is the entry handle",
              (Arg("name", NAME), Arg("index"))),
         Spec(
@@ -489,6 +518,15 @@ SPECS: dict[str, Spec] = {
         Spec("pvs_get", "Print the values of a parser value set", (Arg("pvs_name", NAME),)),
         Spec("pvs_clear", "Remove every value of a parser value set", (Arg("pvs_name", NAME),)),
         Spec("get_time_elapsed", "Time since the switch started, in microseconds"),
+        *(
+            Spec(
+                f"set_crc{w}_parameters",
+                f"Change the parameters of the program's crc{w}_custom hash",
+                (Arg("name", NAME), Arg("polynomial"), Arg("initial remainder"), Arg("final xor value"),
+                 Arg("reflect data?", BOOL), Arg("reflect remainder?", BOOL)),
+            )
+            for w in (16, 32)
+        ),
         Spec(
             "set_port_rate",
             "Set a port's shaper rate in bit/s, counting wire overhead (0 = unlimited; k/M/G suffixes allowed)",

@@ -75,6 +75,7 @@ _FAMILIES: dict[str, tuple[str, dict[type, str]]] = {
     "mirroring": ("mirroring", {NotFoundError: "SESSION_NOT_FOUND"}),
     "mc": ("PRE", {NotFoundError: "INVALID_MGID", InvalidArgumentError: "INVALID_MGID"}),
     "pvs": ("parser value set", {ResourceExhaustedError: "FULL", NotFoundError: "INVALID_PVS_NAME"}),
+    "crc": ("crc", {}),
     "port": ("port", {}),
 }
 
@@ -96,7 +97,7 @@ _OVERRIDES: dict[str, dict[type, str]] = {
 def _family(command: str) -> str:
     for prefix, fam in (
         ("table", "table"), ("act_prof", "table"), ("counter", "counter"), ("register", "register"),
-        ("meter", "meter"), ("mirroring", "mirroring"), ("mc_", "mc"), ("pvs", "pvs"),
+        ("meter", "meter"), ("mirroring", "mirroring"), ("mc_", "mc"), ("pvs", "pvs"), ("set_crc", "crc"),
     ):
         if command.startswith(prefix):
             return fam
@@ -414,6 +415,16 @@ class Executor:
         self._dump_action(None if default is None else {"action": default[0], "data": default[1]}, out)
         out.append("==========")
 
+    def _do_table_dump_entry_from_key(self, a: dict[str, Any], out: list[str]) -> None:
+        t = self.program.get("table", a["table"])
+        keys, priority = list(a["keys"]), 0
+        if self._needs_priority(t):
+            if not keys or keys[-1].form != "value":
+                raise CommandError(f"Table {t.name} has ternary, range or optional keys: give the priority after the key")
+            priority = keys.pop().a.value
+        handle = self.engine.table_find(t.name, self._match(t, keys), priority)
+        self._dump_entry(t, self._entry(t, handle), out)
+
     # -- action profiles and indirect tables -----------------------------------------------
 
     def _check_indirect(self, t: TableInfo, with_selector: bool) -> None:
@@ -520,6 +531,19 @@ class Executor:
 
     def _do_act_prof_dump(self, a: dict[str, Any], out: list[str]) -> None:
         self._dump_profile(self.program.get("action profile", a["act_prof_name"]).name, out)
+
+    def _do_act_prof_dump_member(self, a: dict[str, Any], out: list[str]) -> None:
+        _, prof = self._profile(a["act_prof_name"])
+        if a["member_handle"] not in prof.members:
+            raise OperationError("INVALID_MBR_HANDLE", f"no member with handle {a['member_handle']} was created through this CLI")
+        action, data = prof.members[a["member_handle"]]
+        out.append(f"Dumping member {a['member_handle']}")
+        self._dump_action({"action": action, "data": data}, out)
+
+    def _do_act_prof_dump_group(self, a: dict[str, Any], out: list[str]) -> None:
+        _, prof = self._profile(a["act_prof_name"], with_selector=True)
+        members = ", ".join(str(m) for m in self._group_members(prof, a["group_handle"]))
+        out += [f"Dumping group {a['group_handle']}", f"Members: [{members}]"]
 
     def _dump_profile(self, name: str, out: list[str]) -> None:
         prof = self._profiles.get(name, _Profile())
@@ -794,6 +818,20 @@ class Executor:
 
     def _do_get_time_elapsed(self, a: dict[str, Any], out: list[str]) -> None:
         out.append(str(self.engine.now() // 1000))
+
+    def _set_crc(self, a: dict[str, Any], width: int) -> None:
+        if self.program.crc_calcs.get(a["name"]) != width:
+            raise CommandError(f"Invalid crc{width}_custom name ({a['name']})")
+        values = [a["polynomial"], a["initial remainder"], a["final xor value"]]
+        if any(v >> width for v in values):
+            raise CommandError(f"Integer cannot fit within {width} bits")
+        self.engine.set_crc_parameters(width, *values, a["reflect data?"], a["reflect remainder?"])
+
+    def _do_set_crc16_parameters(self, a: dict[str, Any], out: list[str]) -> None:
+        self._set_crc(a, 16)
+
+    def _do_set_crc32_parameters(self, a: dict[str, Any], out: list[str]) -> None:
+        self._set_crc(a, 32)
 
     # -- parser value sets -----------------------------------------------------------------
 

@@ -126,6 +126,11 @@ class ProgramInfo:
             v["name"]: ValueSetInfo(v["name"], v.get("compressed_bitwidth", v.get("bitwidth", 0)))
             for v in doc.get("parse_vsets", [])
         }
+        self.crc_calcs = {
+            c["name"]: int(c["algo"][3:5])
+            for c in doc.get("calculations", [])
+            if c.get("algo") in ("crc16_custom", "crc32_custom")
+        }
         self._suffixes = {kind: _suffix_map(getattr(self, attr)) for kind, attr in _KINDS.items()}
 
     @classmethod
