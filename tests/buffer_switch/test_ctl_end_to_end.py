@@ -1,0 +1,113 @@
+"""bufferlab-ctl end to end: the real P4Runtime server in front of the engine; the controller
+applies a config, changes a threshold live, and the change shows on traffic, in the counters
+and registers it reads back, and in the tables it dumps."""
+
+import json
+
+import pytest
+from buffer_switch_helpers import PROGRAM, SLOW_BPS, on_port, outputs, seq_of, udp_frame
+from engine_target import EngineTarget
+from google.protobuf import text_format
+
+from bufferlab.compiler import compile as compile_p4
+from bufferlab.controller.cli import EXIT_USAGE, main
+from bufferlab.switch.p4runtime import serve
+
+POOL_BYTES = 10_240
+H1, H3 = "08:00:00:00:01:01", "08:00:00:00:01:03"
+
+
+@pytest.fixture
+def running(tmp_path):
+    """A P4Runtime server on a free port with an engine behind it, and the build files."""
+    document, p4info = compile_p4(PROGRAM)
+    (tmp_path / "buffer_switch.json").write_text(json.dumps(document))
+    (tmp_path / "buffer_switch.p4.p4info.txtpb").write_text(text_format.MessageToString(p4info))
+    target = EngineTarget(POOL_BYTES)
+    server = serve(target, 0, "127.0.0.1:0")
+    yield target, f"127.0.0.1:{server.port}", tmp_path
+    server.stop(0)
+
+
+def ctl(capsys, address, *argv):
+    status = main(["--grpc-addr", address, *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def send_1024s(engine, seqs, t0):
+    for seq in seqs:
+        engine.send(1, udp_frame(H1, H3, 1024, seq=seq), t0 + seq)
+
+
+def test_apply_then_a_live_threshold_change_shows_on_traffic(capsys, running):
+    target, address, build = running
+    config = build / "s1.json"
+    config.write_text(json.dumps({
+        "switch_id": 1, "pool_bytes": POOL_BYTES,
+        "ports": {"1": {}, "2": {}, "3": {"threshold": "50%"}},
+        "forwarding": {"l2": [{"mac": H1, "port": 1}, {"mac": H3, "port": 3}]}}))
+    status, out, err = ctl(capsys, address, "--p4info", str(build / "buffer_switch.p4.p4info.txtpb"),
+                           "--json", str(build / "buffer_switch.json"), "apply", str(config))
+    assert (status, err) == (0, "")
+    assert out == (f"applied {config} to {address} (device 0): pipeline buffer_switch.json"
+                   " and 26 updates\n")  # 7 defaults, 5 PRE, 2 L2, 4 × 3 per port
+
+    engine = target.engine
+    engine.configure_port(3, rate_bps=SLOW_BPS)
+    engine.pause(3, 0xFF, 10**9)  # hold port 3: the occupancy is exactly what was admitted
+    send_1024s(engine, range(8), 1000)  # 50 % of 10,240 B: five frames
+    status, out, _err = ctl(capsys, address, "read", "register", "port_occupancy", "3")
+    assert (status, out) == (0, "port_occupancy[3] = 5120\n")
+
+    status, out, err = ctl(capsys, address, "set", "3", "threshold", "100%")
+    assert (status, err) == (0, "")
+    assert out == "buffer_threshold port=3 -> static_threshold(percent=100)\n"
+    send_1024s(engine, range(8, 16), 2000)  # five more fit now
+    status, out, _err = ctl(capsys, address, "read", "counter", "port_drops", "3")
+    assert (status, out) == (0, "port_drops[3]: 6 packets, 6144 bytes\n")
+    status, out, _err = ctl(capsys, address, "read", "counter", "port_drops")
+    assert out == "port_drops[3]: 6 packets, 6144 bytes\n"  # only the non-zero cells
+    engine.drain()
+    assert [seq_of(f) for f in on_port(outputs(engine), 3)] == [*range(5), *range(8, 13)]
+
+
+def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
+    target, address, build = running
+    config = build / "s1.json"
+    config.write_text(json.dumps({
+        "switch_id": 1, "pool_bytes": POOL_BYTES, "ports": {"1": {}, "3": {}},
+        "pause": {"xoff_bytes": 8000, "xon_bytes": 6000, "refresh_us": 500}}))
+    pipeline = ["--p4info", str(build / "buffer_switch.p4.p4info.txtpb"),
+                "--json", str(build / "buffer_switch.json")]
+    assert ctl(capsys, address, *pipeline, "apply", str(config))[0] == 0
+
+    status, out, err = ctl(capsys, address, "set", "3", "bcn", "qeq", "12800", "w", "4")
+    assert (status, err) == (0, "")
+    assert out == ("bcn_config port=3 queue=0 -> bcn_enable(qeq_pages=200, w=4, qsc_pages=0,"
+                   " sample_bytes=150000, jitter_bytes=20000)\n")
+    status, _out, err = ctl(capsys, address, "set", "3", "pause", "xoff", "5000")
+    assert status == EXIT_USAGE
+    assert err == "bufferlab-ctl: error: ports.3.pause.xon_bytes: 6000 is above ports.3.pause.xoff_bytes 5000\n"
+    status, _out, err = ctl(capsys, address, "set", "7", "threshold", "10%")
+    assert status == EXIT_USAGE
+    assert err == ("bufferlab-ctl: error: ports.7: port 7 has no buffer_threshold entry (add the"
+                   " port to the config's ports and apply it)\n")
+    status, out, _err = ctl(capsys, address, "set", "3", "pause", "mode", "pfc", "xon", "4000")
+    assert status == 0
+    status, out, _err = ctl(capsys, address, "dump", "pause_config")
+    assert out == (
+        "pause_config port=1 -> pause_enable(xoff_bytes=8000, xon_bytes=6000, quanta=65535,"
+        " refresh_us=500)\n"
+        "pause_config port=3 -> pfc_enable(xoff_bytes=8000, xon_bytes=4000, quanta=65535,"
+        " refresh_us=500)\n"
+        "pause_config (default) -> pause_enable(xoff_bytes=8000, xon_bytes=6000, quanta=65535,"
+        " refresh_us=500)\n")
+    assert target.engine.table_default("bcn_config") == ("bcn_disable", [])
+
+
+def test_commands_on_a_switch_without_a_pipeline_say_so(capsys, running):
+    _target, address, _build = running
+    status, out, err = ctl(capsys, address, "dump", "l2_forward")
+    assert (status, out) == (EXIT_USAGE, "")
+    assert err == f"bufferlab-ctl: error: the switch at {address} has no pipeline: run apply first\n"
