@@ -1,6 +1,7 @@
 """Driven by test_p4runtime_shell.py in a subprocess: real p4runtime-shell 0.0.6 script API
 against the server. Prints one JSON line per step; waits for a line on stdin before reading
-the counter (the test sets the count meanwhile, as traffic would)."""
+the counter (the test sets the count meanwhile, as traffic would), then sends a PacketOut
+and waits for the PacketIn the test makes the target emit."""
 
 import json
 import os
@@ -49,6 +50,11 @@ def main():
     cells = [c.msg() for c in counter.read()]
     report(step="counter", cells=[[c.index.index, c.data.packet_count, c.data.byte_count]
                                    for c in cells])
+    sh.PacketOut(b"from-shell", egress_port="3", mcast_grp="258").send()
+    report(step="packet_out_sent")
+    packet_in = sh.client.get_stream_packet("packet", timeout=60).packet
+    report(step="packet_in", payload=packet_in.payload.hex(),
+           metadata=[[m.metadata_id, m.value.hex()] for m in packet_in.metadata])
     sh.teardown()
 
 

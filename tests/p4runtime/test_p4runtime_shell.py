@@ -1,5 +1,5 @@
 """Real p4runtime-shell 0.0.6 drives the server: pipeline push, table insert and read back,
-multicast group, counter read."""
+multicast group, counter read, PacketOut and PacketIn."""
 
 import json
 import subprocess
@@ -43,6 +43,17 @@ def test_p4runtime_shell_session(server, target, helpers, tmp_path):
         process.stdin.flush()
         counter = json.loads(process.stdout.readline())
         assert counter == {"step": "counter", "cells": [[2, 5, 640]]}
+
+        assert json.loads(process.stdout.readline())["step"] == "packet_out_sent"
+        # egress_port 3 (9 bits), mcast_grp 258 (16 bits), 7 pad bits, then the payload.
+        arrived = threading.Event()
+        while not target.packets_out and process.poll() is None:
+            arrived.wait(0.01)
+        assert target.packets_out == [b"\x01\x80\x81\x00from-shell"]
+        target.packet_in_handler(b"\x02\x80to-shell")  # ingress_port 5
+        packet_in = json.loads(process.stdout.readline())
+        assert packet_in == {"step": "packet_in", "payload": b"to-shell".hex(),
+                             "metadata": [[1, "05"], [2, "00"]]}
         assert process.wait(timeout=60) == 0, process.stderr.read()
     finally:
         watchdog.cancel()
