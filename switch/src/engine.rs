@@ -34,6 +34,9 @@ pub mod instance {
 /// recirculations), so a program that loops forever cannot hang the engine.
 const MAX_PASSES: u32 = 256;
 
+/// Delivered-frame buffers kept for reuse once the caller hands them back.
+const MAX_SPARE_BUFFERS: usize = 65536;
+
 /// A frame that left the switch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
@@ -312,7 +315,7 @@ impl Engine {
 
     /// Gives a delivered frame's buffer back for reuse.
     pub fn recycle(&mut self, frame: Vec<u8>) {
-        if self.spare.len() < self.out_bufs.len() {
+        if self.spare.len() < MAX_SPARE_BUFFERS {
             self.spare.push(frame);
         }
     }

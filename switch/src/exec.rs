@@ -678,14 +678,6 @@ fn format_log_arg(
     }
 }
 
-/// Appends `width` bits of `v` to a bit-packed buffer.
-fn push_bits(buf: &mut Vec<u8>, nbits: &mut usize, width: u32, v: u128) {
-    let end = *nbits + width as usize;
-    buf.resize(end.div_ceil(8), 0);
-    put_bits(buf, *nbits, width, v);
-    *nbits = end;
-}
-
 /// Appends a header's wire form to a bit-packed buffer.
 fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, buf: &mut Vec<u8>, nbits: &mut usize) {
     let hi = &p.headers[h as usize];
@@ -694,7 +686,9 @@ fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, buf: &mut Vec<u8>, nbits:
     let vl_bits = hi.varbit.map_or(0, |(vk, _)| fields[vk as usize] as usize);
     // Size the buffer once for the whole header.
     let end = *nbits + hi.fixed_bits as usize + vl_bits;
-    buf.resize(end.div_ceil(8), 0);
+    if buf.len() < end.div_ceil(8) {
+        buf.resize(end.div_ceil(8), 0);
+    }
     let mut at = *nbits;
     for (k, v) in fields.iter().enumerate() {
         match hi.varbit {
@@ -719,22 +713,48 @@ fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, buf: &mut Vec<u8>, nbits:
 pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) -> u64 {
     let mut buf = std::mem::take(&mut st.hbuf);
     buf.clear();
+    // Size the buffer once: fields of invalid headers are skipped.
+    let total: usize = c
+        .inputs
+        .iter()
+        .map(|inp| match inp {
+            CalcInput::Field(f) => {
+                let fi = &p.fields[*f as usize];
+                if pkt.phv.valid[fi.header as usize] {
+                    fi.width as usize
+                } else {
+                    0
+                }
+            }
+            CalcInput::Const(_, w) => *w as usize,
+            CalcInput::Header(h) if pkt.phv.valid[*h as usize] => {
+                header_bytes(p, pkt, *h) as usize * 8
+            }
+            CalcInput::Header(_) | CalcInput::Payload => 0,
+        })
+        .sum();
+    buf.resize(total.div_ceil(8), 0);
     let mut nbits = 0usize;
     for inp in &c.inputs {
         match inp {
             CalcInput::Field(f) => {
                 let fi = &p.fields[*f as usize];
                 if pkt.phv.valid[fi.header as usize] {
-                    push_bits(&mut buf, &mut nbits, fi.width, pkt.phv.fields[*f as usize]);
+                    put_bits(&mut buf, nbits, fi.width, pkt.phv.fields[*f as usize]);
+                    nbits += fi.width as usize;
                 }
             }
-            CalcInput::Const(v, w) => push_bits(&mut buf, &mut nbits, *w, *v),
+            CalcInput::Const(v, w) => {
+                put_bits(&mut buf, nbits, *w, *v);
+                nbits += *w as usize;
+            }
             CalcInput::Header(h) => {
                 if pkt.phv.valid[*h as usize] {
                     emit_header(p, pkt, *h, &mut buf, &mut nbits);
                 }
             }
             CalcInput::Payload => {
+                buf.truncate(nbits.div_ceil(8));
                 buf.extend_from_slice(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
                 nbits = buf.len() * 8;
             }

@@ -216,3 +216,33 @@ def test_priority_out_of_range_is_dropped_by_tm(meta):
     meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_prio", [3, 5])
     assert run(meta, [(2, eth(1, size=60), 0)]) == []
     assert meta.stats()["dropped_by_tm"] == 1
+
+
+def test_hash_over_header_and_field():
+    import json
+
+    from engine_helpers import FIXTURES
+
+    from bufferlab.switch import Engine
+
+    doc = json.loads((FIXTURES / "meta.json").read_text())
+    doc["calculations"][0]["input"] = [
+        {"type": "header", "value": "ethernet"},
+        {"type": "field", "value": ["ethernet", "srcAddr"]},
+        {"type": "hexstr", "value": "0x5", "bitwidth": 4},
+    ]
+    e = Engine(json.dumps(doc))
+    e.table_add("MyIngress.fwd", [1], "MyIngress.fwd_hash", [3])
+    frame = eth(1, src=0x123456789ABC, size=60)
+    (_, out, _), = run(e, [(2, frame, 0)])
+
+    def crc16_arc(data):
+        crc = 0
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+        return crc
+
+    # 14 header bytes, 6 field bytes, then the 4-bit constant padded with zeros.
+    assert tel(out)["hash"] == crc16_arc(frame[:14] + frame[6:12] + b"\x50")
