@@ -188,15 +188,16 @@ class CallChecker(ExpressionChecker):
             raise self.fail(
                 e.pos, f"cannot infer the type {result} returned by {what}; give type arguments"
             )
-        if kind is ast.CallKind.EXTERN_METHOD or kind is ast.CallKind.EXTERN_FUNCTION:
-            target = chosen if kind is ast.CallKind.EXTERN_METHOD else target
+        if kind is ast.CallKind.EXTERN_METHOD:
+            target = chosen
+        elif kind is ast.CallKind.EXTERN_FUNCTION:
+            # The overload chosen by argument count, not the first declaration of the name.
+            target = next(
+                (d for d in self.scope.lookup_all(target.name) if d.prototype is chosen), target
+            )
         e.call = ast.CallInfo(
             kind=kind, target=target, params=list(chosen.params), args=args, type_args=bindings
         )
-        if kind is ast.CallKind.EXTERN_FUNCTION:
-            e.call.target = next(
-                (d for d in self.scope.lookup_all(target.name) if d.prototype is chosen), target
-            )
         return result
 
     def _accepts(self, params: list[ast.Parameter], args: list[ast.Argument]) -> bool:
