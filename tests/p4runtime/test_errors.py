@@ -269,3 +269,32 @@ def test_read_errors_keep_valid_results(stub, primary, helpers):
     with pytest.raises(grpc.RpcError) as error:
         list(stub.Read(p4runtime_pb2.ReadRequest(device_id=4)))
     assert error.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_direct_counter_of_missing_entry_is_not_found(stub, primary, helpers):
+    entity = p4runtime_pb2.Entity()
+    entity.direct_counter_entry.table_entry.CopyFrom(entry(L2_FWD, (1, *MAC)).table_entry)
+    with pytest.raises(grpc.RpcError) as error:
+        helpers.read_entities(stub, entity)
+    assert [d.canonical_code for d in helpers.error_details(error.value)] == [C.NOT_FOUND]
+    entity.direct_counter_entry.data.packet_count = 1
+    assert expect_code(stub, helpers, MODIFY, entity) == C.NOT_FOUND
+
+
+def test_counter_modify_without_index_sets_every_cell(stub, primary, target, helpers):
+    entity = counter_entity()
+    entity.counter_entry.data.packet_count = 0
+    entity.counter_entry.data.byte_count = 0
+    stub.Write(helpers.write_request((MODIFY, entity)))
+    writes = [c for c in target.calls if c[0] == "counter_write"]
+    assert [c[2] for c in writes] == list(range(8))
+
+
+def test_seventeenth_stream_is_resource_exhausted(open_stream):
+    streams = [open_stream((0, n + 1)) for n in range(16)]
+    for stream in streams:
+        assert not isinstance(stream.recv(), grpc.RpcError)
+    extra = open_stream((0, 100))
+    error = extra.recv()
+    assert isinstance(error, grpc.RpcError)
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
