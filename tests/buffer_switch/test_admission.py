@@ -77,6 +77,7 @@ def test_dynamic_threshold_stops_at_the_choudhury_hahne_fixed_point(
     send_burst(switch, [100] * 25)
     assert switch.register_read("port_occupancy", 3) == admitted * 100
     assert switch.counter_read("port_drops", 3) == (25 - admitted, (25 - admitted) * 100)
+    assert switch.counter_read("queue_drops", 3 * 8) == (25 - admitted, (25 - admitted) * 100)
     switch.drain()
     assert [seq_of(f) for f in on_port(outputs(switch), 3)] == list(range(admitted))
     assert_registers_drained(switch)

@@ -120,3 +120,19 @@ def test_pause_wins_over_bcn_from_the_same_arrival(switch):
     assert sent_back == ["bcn", "bcn", "bcn", "pause 0xffff", "pause 0x0000"]
     assert switch.counter_read("bcn_suppressed", 3 * 8)[0] == 1
     assert switch.counter_read("bcn_frames", 3 * 8)[0] == 3
+
+
+def test_a_paused_source_is_paused_again_by_its_own_arrivals_after_refresh_us(switch):
+    enable(switch, refresh_us=500)
+    switch.pause(3, 0xFF, 10**9)  # port 3 never drains: no XON, no dequeue-driven refresh
+    sends = [(0, 600), (1, 600),  # 1,200 B ≥ XOFF: PAUSE to port 1
+             (2, 100),            # already paused: nothing
+             (400_000, 100),      # 400 µs later: still within refresh_us
+             (600_000, 100)]      # 600 µs after the XOFF: PAUSE again
+    for seq, (t, size) in enumerate(sends):
+        switch.send(1, udp_frame(H1, H3, size, seq=seq), T0 + t)
+    switch.advance(T0 + 700_000)
+    assert control_frames(outputs(switch), 1) == [("pause 0xffff", T0 + 1),
+                                                  ("pause 0xffff", T0 + 600_000)]
+    assert switch.register_read("pause_sent_at", 1 * 16 + LINK) == (T0 + 600_000) // 1000
+    assert switch.counter_read("pause_frames", 1)[0] == 2
