@@ -1,6 +1,9 @@
 //! A veth pair in a fresh network namespace for the live-port tests, removed on drop even
 //! when the test fails, and frames that say who sent them.
 
+// Each test file uses a different subset of these helpers.
+#![allow(dead_code)]
+
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::process::Command;
