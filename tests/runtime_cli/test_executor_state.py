@@ -41,7 +41,7 @@ def test_direct_counter_reads_by_entry_handle(tables_cli):
         "exact_hits[0]=  BmCounterValue(packets=1, bytes=80)")
     run_ok(x, "counter_reset exact_hits")
     assert run_ok(x, "counter_read exact_hits 0").endswith("(packets=0, bytes=0)")
-    assert run_err(x, "counter_read exact_hits 9").splitlines()[-1].startswith("Invalid counter operation")
+    assert run_err(x, "counter_read exact_hits 9").splitlines()[-1].startswith("Invalid counter operation (INVALID_INDEX)")
     assert run_err(x, "counter_write exact_hits 0 1 1").startswith("Invalid counter operation (ERROR)")
 
 

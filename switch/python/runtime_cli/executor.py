@@ -564,7 +564,10 @@ class Executor:
         c = self.program.get("counter", a["name"])
         if c.binding:
             out.append(f"this is the direct counter for table {c.binding}")
-            packets, nbytes = self.engine.table_counter(c.binding, a["index"])
+            try:
+                packets, nbytes = self.engine.table_counter(c.binding, a["index"])
+            except NotFoundError as e:
+                raise OperationError("INVALID_INDEX", f"{e} (a direct counter's index is the entry handle)") from None
         else:
             packets, nbytes = self.engine.counter_read(c.name, a["index"])
         out.append(f"{a['name']}[{a['index']}]=  BmCounterValue(packets={packets}, bytes={nbytes})")
