@@ -8,7 +8,9 @@ checker (`compiler/check/`) fills the semantic slots, which default to None:
   signedness included: `types.Bits`); integer literals without a width that
   meet a sized operand get that operand's type;
 - `Expression.const_value`: the folded value of compile-time constants
-  (`int`, `bool`, `str`, or `types.EnumValue`/`types.ErrorValue`);
+  (`int`, `bool`, `str`, or `types.EnumValue`/`types.ErrorValue`; a tuple of
+  such values, in field order, for a constant `{...}` initialiser of a
+  struct, header, tuple or stack);
 - `PathExpression.ref` / `MemberExpression.ref` / `NamedType.ref`: the
   declaration node a name refers to (a `Declaration`, a `Parameter`, a
   `ParserState`, an `EnumMember`/`SerEnumMember`, an `ErrorMember`, a

@@ -119,6 +119,9 @@ class Coercer(CheckerBase):
         for component, t in zip(expr.components, targets, strict=False):
             self.coerce(component, t, what)
         expr.type = target
+        values = tuple(c.const_value for c in expr.components)
+        if not expr.has_rest and all(v is not None for v in values):
+            expr.const_value = values
 
     def _coerce_struct(self, expr: ast.StructExpression, target: P4Type, what: str) -> None:
         if not isinstance(target, Struct | Header):
@@ -135,6 +138,9 @@ class Coercer(CheckerBase):
         for f in expr.fields:
             self.coerce(f.value, target.field_type(f.name), what)
         expr.type = target
+        if not missing and all(f.value.const_value is not None for f in expr.fields):
+            # In the target's field order, like a list initialiser.
+            expr.const_value = tuple(given[n].value.const_value for n, _ in target.fields)
 
     def unify(
         self, param: P4Type, arg: ast.Expression, bindings: dict[str, P4Type], what: str

@@ -19,6 +19,21 @@ from ..types import (
 from .context import Where
 from .tables import TableChecker
 
+
+def always_returns(s: ast.Node) -> bool:
+    """Whether every path through `s` ends in `return` (or `exit`)."""
+    if isinstance(s, ast.ReturnStatement | ast.ExitStatement):
+        return True
+    if isinstance(s, ast.BlockStatement):
+        return any(always_returns(c) for c in s.components)
+    if isinstance(s, ast.IfStatement):
+        return s.otherwise is not None and always_returns(s.then) and always_returns(s.otherwise)
+    if isinstance(s, ast.SwitchStatement):
+        has_default = any(isinstance(c.label, ast.DefaultExpression) for c in s.cases)
+        return has_default and all(c.body is None or always_returns(c.body) for c in s.cases)
+    return False
+
+
 # States every parser has without declaring them.
 BUILTIN_STATES = ("accept", "reject")
 
@@ -310,6 +325,8 @@ class DeclarationChecker(TableChecker):
             with self.inside(Where("function", d, return_type=ret)):
                 self.declare_params(d.params)
                 self.check_block(d.body, new_scope=False)
+        if not isinstance(ret, Void) and not always_returns(d.body):
+            raise self.fail(d.pos, f"function {d.name} does not return a value on every path")
         self.scope.declare(d.name, d, d.pos)
 
     def _d_Instantiation(self, d: ast.Instantiation) -> None:

@@ -484,3 +484,15 @@ control C(inout ms meta) {
     call = p.declaration("C").body.components[0].call.call
     assert call.kind is ast.CallKind.CONTROL_APPLY and call.target is twice
     assert call.args[0].ref.name == "meta"
+
+
+def test_aggregate_constants_fold_in_field_order(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """const ms DEFAULTS = { f = true, x = 1, s = -2, y = 300 };
+const tuple<bit<8>, bool> PAIR = { 7, false };
+bit<8> pick(in bool b) { if (b) { return 1; } else { return 2; } }
+"""
+    )
+    assert p.declaration("DEFAULTS").value.const_value == (1, 300, True, -2)
+    assert p.declaration("PAIR").value.const_value == (7, False)

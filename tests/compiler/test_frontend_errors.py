@@ -286,6 +286,10 @@ def test_control_errors(control_error, body, expected):
             "prog.p4:6:108: error: a value_set matching (bit<8>, bit<16>) needs a struct of those field types, not bit<8>",
         ),
         (
+            "bit<8> f(in bit<8> a) { if (a > 1) { return a; } }",
+            "prog.p4:6:1: error: function f does not return a value on every path",
+        ),
+        (
             "bit<8> f(in bit<8> a) { return; }",
             "prog.p4:6:25: error: return needs a value of type bit<8>",
         ),
