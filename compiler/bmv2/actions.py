@@ -7,11 +7,12 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
+from ..diagnostics import CompileError
 from .context import Context, annotation_int, annotation_text, field_width, strip_type
 from .model import CpAction, CpParam
 from .stateful import cp_name
 from .statements import StatementLowering
-from .storage import Env, RuntimeDataRef
+from .storage import Env, ExprRef, RuntimeDataRef
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,15 @@ class DeclaredIn:
     """Binding of an action declaration: the environment it was declared in."""
 
     env: Env
+
+
+def ast_text(e: Any) -> str:
+    """A stable text for an argument expression (to compare bindings)."""
+    if isinstance(e, ast.PathExpression):
+        return e.name
+    if isinstance(e, ast.MemberExpression):
+        return f"{ast_text(e.expr)}.{e.member}"
+    return repr(e)
 
 
 def is_data_param(param: ast.Parameter) -> bool:
@@ -33,6 +43,7 @@ class Actions:
         self.ctx = ctx
         self.externs = externs
         self._known: dict[tuple[int, int], tuple[str, int]] = {}
+        self._signatures: dict[tuple[int, int], tuple[str, ...]] = {}
         self._hidden_count = 0
         # Pipeline being lowered (1 ingress, 2 egress): p4c lists actions per control.
         self.control_rank = 0
@@ -54,15 +65,33 @@ class Actions:
         binding = env.lookup(decl)
         return binding.env if isinstance(binding, DeclaredIn) else env
 
-    def get(self, decl: ast.ActionDeclaration, env: Env) -> tuple[str, int]:
-        """JSON name and id of action `decl` referenced from `env` (lowered on first use)."""
+    def get(
+        self, decl: ast.ActionDeclaration, env: Env, bound: list[Any] | None = None
+    ) -> tuple[str, int]:
+        """JSON name and id of action `decl` referenced from `env` (lowered on first use).
+
+        `bound` holds the reference's arguments per parameter: those of directional
+        parameters (`my_drop(standard_metadata)` in an action list) are bound in the body.
+        """
         home = self.declaring_env(decl, env)
         key = (id(decl), id(home))
+        directional = [
+            (param, arg) for param, arg in zip(decl.params, bound or [], strict=False)
+            if not is_data_param(param) and arg is not None
+        ]
+        signature = tuple(ast_text(arg) for _, arg in directional)
         known = self._known.get(key)
         if known is not None:
+            if self._signatures.get(key, ()) != signature and directional:
+                raise CompileError(
+                    decl.pos, f"action {decl.name} is bound to different arguments in different places"
+                )
             return known
+        self._signatures[key] = signature
         name = cp_name(decl, home)
         body_env = home.child()
+        for param, arg in directional:
+            body_env.bind(param, ExprRef(arg, env))
         runtime_data = []
         cp_params = []
         index = 0

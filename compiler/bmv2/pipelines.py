@@ -653,7 +653,7 @@ class TableBuilder:
             decl = ref.ref if ref.ref is not None else getattr(ref.expr, "ref", None)
             if not isinstance(decl, ast.ActionDeclaration):
                 raise CompileError(ref.pos, "table actions must name actions")
-            name, action_id = self.control.actions.get(decl, self.env)
+            name, action_id = self.get_action(decl, ref)
             names.append(name)
             ids.append(action_id)
             annotations = [annotation_text(a) for a in ref.annotations]
@@ -683,7 +683,7 @@ class TableBuilder:
             decl = ref.expr.call.target if ref.expr.call is not None else None
         if not isinstance(decl, ast.ActionDeclaration):
             raise CompileError(prop.pos, "default_action must name an action")
-        name, action_id = self.control.actions.get(decl, self.env)
+        name, action_id = self.get_action(decl, ref)
         args = self.action_args(ref)
         data_params = [p for p in decl.params if p.direction == ast.Direction.NONE]
         cp_args = []
@@ -693,14 +693,29 @@ class TableBuilder:
             cp_args.append((annotation_int(param.annotations, "id") or position, value, width))
         return name, action_id, args, bool(prop.is_const), cp_args
 
+    @staticmethod
+    def call_args(ref: ast.ActionRef) -> list[ast.Expression | None]:
+        """Arguments of an action reference, one per parameter in declaration order."""
+        if isinstance(ref.expr, ast.MethodCallExpression) and ref.expr.call is not None:
+            return list(ref.expr.call.args)
+        return [a.value for a in ref.args]
+
+    def get_action(self, decl: ast.ActionDeclaration, ref: ast.ActionRef) -> tuple[str, int]:
+        """JSON name and id of a referenced action, directional arguments bound."""
+        return self.control.actions.get(decl, self.env, self.call_args(ref))
+
     def action_args(self, ref: ast.ActionRef) -> list[int]:
         """Constant action-data arguments of an action reference."""
-        args = [a.value for a in ref.args]
-        if not args and isinstance(ref.expr, ast.MethodCallExpression):
-            call = ref.expr.call
-            args = [a for a in (call.args if call is not None else [a.value for a in ref.expr.args]) if a is not None]
+        decl = ref.ref if ref.ref is not None else getattr(ref.expr, "ref", None)
+        if decl is None and isinstance(ref.expr, ast.MethodCallExpression) and ref.expr.call is not None:
+            decl = ref.expr.call.target
+        args = self.call_args(ref)
+        if isinstance(decl, ast.ActionDeclaration):
+            args = [a for p, a in zip(decl.params, args, strict=False) if p.direction == ast.Direction.NONE]
         values = []
         for a in args:
+            if a is None:
+                continue
             value = a.const_value
             if isinstance(value, t.EnumValue):
                 value = value.value
@@ -729,7 +744,7 @@ class TableBuilder:
             decl = entry.action.ref if entry.action.ref is not None else getattr(entry.action.expr, "ref", None)
             if decl is None and isinstance(entry.action.expr, ast.MethodCallExpression):
                 decl = entry.action.expr.call.target if entry.action.expr.call is not None else None
-            action_name, action_id = self.control.actions.get(decl, self.env)
+            action_name, action_id = self.get_action(decl, entry.action)
             args = self.action_args(entry.action)
             self.cp_entries.append(self.cp_entry(match_key, widths, decl, action_name, args))
             item: dict = {}

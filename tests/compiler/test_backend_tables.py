@@ -113,3 +113,42 @@ def test_const_entries_with_enum_values():
     assert responder["entries"][0]["match_key"] == [{"match_type": "exact", "key": "0x01"}]
     assert responder["entries"][0]["action_entry"]["action_data"] == ["0x2"]
     assert responder["max_size"] == 1
+
+
+BOUND = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> x; }
+action drop_packet(inout standard_metadata_t smeta) { mark_to_drop(smeta); }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action set(bit<8> v) { hdr.h.b = v; }
+    table t {
+        key = { hdr.h.a : exact; }
+        actions = { set; drop_packet(sm); }
+        default_action = drop_packet(sm);
+    }
+    apply { t.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), E(), C(), D()) main;
+"""
+
+
+def test_directional_arguments_bound_in_the_action_list(tmp_path):
+    src = tmp_path / "bound.p4"
+    src.write_text(BOUND)
+    doc, p4info = compile(src)
+    actions = {a["name"]: a for a in doc["actions"]}
+    assert actions["drop_packet"]["runtime_data"] == []
+    assert actions["drop_packet"]["primitives"][0]["parameters"] == [{"type": "header", "value": "standard_metadata"}]
+    table = doc["pipelines"][0]["tables"][0]
+    assert table["default_entry"] == {"action_id": actions["drop_packet"]["id"], "action_const": False,
+                                      "action_data": [], "action_entry_const": False}
+    assert [a.preamble.name for a in p4info.actions] == ["drop_packet", "I.set"]
