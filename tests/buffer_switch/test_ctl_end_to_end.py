@@ -11,6 +11,7 @@ from google.protobuf import text_format
 
 from bufferlab.compiler import compile as compile_p4
 from bufferlab.controller.cli import EXIT_USAGE, main
+from bufferlab.controller.client import SwitchConnection
 from bufferlab.switch.p4runtime import serve
 
 POOL_BYTES = 10_240
@@ -111,3 +112,23 @@ def test_commands_on_a_switch_without_a_pipeline_say_so(capsys, running):
     status, out, err = ctl(capsys, address, "dump", "l2_forward")
     assert (status, out) == (EXIT_USAGE, "")
     assert err == f"bufferlab-ctl: error: the switch at {address} has no pipeline: run apply first\n"
+
+
+def test_a_backup_controller_may_read_but_not_write(capsys, running):
+    _target, address, build = running
+    config = build / "s1.json"
+    config.write_text(json.dumps({"switch_id": 1, "pool_bytes": POOL_BYTES, "ports": {"1": {}}}))
+    pipeline = ["--p4info", str(build / "buffer_switch.p4.p4info.txtpb"),
+                "--json", str(build / "buffer_switch.json")]
+    with SwitchConnection(address, 0, (0, 9)) as primary:
+        assert primary.connect()
+        status, out, err = ctl(capsys, address, *pipeline, "apply", str(config))
+        assert (status, out) == (EXIT_USAGE, "")
+        assert err == (f"bufferlab-ctl: error: election id 0,1 is not primary on {address}:"
+                       " another controller has a higher one\n")
+        status, out, _err = ctl(capsys, address, "--election-id", "0,10", *pipeline,
+                                "apply", str(config))
+        assert status == 0
+        status, out, _err = ctl(capsys, address, "dump", "buffer_threshold")  # as a backup
+        assert (status, out) == (0, "buffer_threshold port=1 -> static_threshold(percent=100)\n"
+                                    "buffer_threshold (default) -> static_threshold(percent=100)\n")
