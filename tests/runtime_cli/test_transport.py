@@ -210,3 +210,10 @@ def test_terminal_gets_the_prompt_and_exits_on_eof(server):
         os.close(main_fd)
     assert seen.startswith(b"Control utility for runtime P4 table manipulation")
     assert executor.engine.clone_session_get(7) == (2, None, None)
+
+
+def test_tab_completes_command_names():
+    from bufferlab.switch.runtime_cli.client import _complete_command
+
+    assert [_complete_command("mirroring_a", i) for i in range(3)] == ["mirroring_add", "mirroring_add_mc", None]
+    assert _complete_command("zzz", 0) is None

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from bufferlab.switch.runtime_cli.commands import command_names
 from bufferlab.switch.runtime_cli.transport import DEFAULT_PORT, RuntimeCliConnection
 
 PROMPT = "RuntimeCmd: "
@@ -46,9 +47,18 @@ def _script(conn: RuntimeCliConnection, lines: TextIO, out: TextIO) -> int:
     return 1 if failed else 0
 
 
+def _complete_command(text: str, state: int) -> str | None:
+    """readline completer for the first word: command names."""
+    matches = [n for n in command_names() if n.startswith(text)]
+    return matches[state] if state < len(matches) else None
+
+
 def _interactive(conn: RuntimeCliConnection, out: TextIO) -> int:
     try:
-        import readline  # noqa: F401 - line editing and history for input()
+        import readline  # line editing and history for input()
+
+        readline.set_completer(_complete_command)
+        readline.parse_and_bind("tab: complete")
     except ImportError:
         pass
     print(INTRO, file=out)
