@@ -159,3 +159,4 @@ class ControlPlane:
     value_sets: list[CpValueSet] = field(default_factory=list)
     registers: list[CpRegister] = field(default_factory=list)
     digests: list[CpDigest] = field(default_factory=list)
+    pkg_info: dict[str, str] = field(default_factory=dict)

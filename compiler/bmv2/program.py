@@ -126,6 +126,7 @@ class ProgramLowering:
         lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages), True)
         deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages))]
         self.controller_headers()
+        self.pkg_info()
         for direct in self.stateful.direct_counters.values():
             if direct["binding"] is None:
                 raise CompileError(None, f"direct counter {direct['name']} is not attached to any table")
@@ -254,6 +255,26 @@ class ProgramLowering:
                     env.bind(param, storage)
                     break
         return env
+
+    def pkg_info(self) -> None:
+        """`@pkginfo(key = "value", …)` on `main`: P4Info's pkg_info (name, version, …)."""
+        ann = ast.find_annotation(self.checked.main.annotations, "pkginfo")
+        if ann is None:
+            return
+        if ann.kv:
+            for item in ann.kv:
+                value = item.value.const_value
+                if not isinstance(value, str):
+                    raise CompileError(item.pos, f"@pkginfo {item.key} must be a string")
+                self.ctx.cp.pkg_info[item.key] = value
+            return
+        # `@pkginfo(key = "value", ...)`: read the raw tokens.
+        tokens = [tok for tok in ann.body if tok.text != ","]
+        for index in range(0, len(tokens) - 2, 3):
+            key, equals, value = tokens[index : index + 3]
+            if equals.text != "=" or not value.text.startswith('"'):
+                raise CompileError(ann.pos, "@pkginfo takes key = \"value\" pairs")
+            self.ctx.cp.pkg_info[key.text] = value.text[1:-1]
 
     def controller_headers(self) -> None:
         """`@controller_header` headers for P4Info's controller_packet_metadata."""

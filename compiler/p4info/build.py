@@ -78,7 +78,12 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
         msg.preamble.annotations.extend(annotations)
 
     info = p4info_pb2.P4Info()
-    info.pkg_info.arch = "v1model"
+    for key, value in cp.pkg_info.items():
+        if key in ("name", "version", "organization", "contact", "url"):
+            setattr(info.pkg_info, key, value)
+        elif key == "doc":
+            info.pkg_info.doc.brief = value
+    info.pkg_info.arch = cp.pkg_info.get("arch", "v1model")
     info.type_info.SetInParent()
     for table in cp.tables:
         msg = info.tables.add()

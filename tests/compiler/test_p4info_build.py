@@ -202,3 +202,14 @@ def test_initial_default_action_only_when_declared_and_direct():
     assert p.tables[0].const_default_action_id == p.tables[0].initial_default_action.action_id
     assert p.HasField("type_info")
     assert p4info_text(p).endswith("type_info {\n}\n")
+
+
+def test_pkginfo_annotation_on_main(tmp_path):
+    src = tmp_path / "pkg.p4"
+    text = (P4 / "basic_l2_forward.p4").read_text()
+    text = text.replace('#include "include/std_headers.p4"', f'#include "{P4}/include/std_headers.p4"')
+    text = text.replace("V1Switch(L2Parser()", '@pkginfo(name="l2", version="1.2", organization="bufferlab")\nV1Switch(L2Parser()')
+    src.write_text(text)
+    p = compile(src)[1]
+    assert (p.pkg_info.name, p.pkg_info.version, p.pkg_info.organization, p.pkg_info.arch) == (
+        "l2", "1.2", "bufferlab", "v1model")
