@@ -94,6 +94,12 @@ def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
     assert status == EXIT_USAGE
     assert err == ("bufferlab-ctl: error: ports.7: port 7 has no buffer_threshold entry (add the"
                    " port to the config's ports and apply it)\n")
+    status, out, _err = ctl(capsys, address, "set", "3", "alpha", "3/4")
+    assert (status, out) == (0, "buffer_threshold port=3 -> dynamic_threshold(alpha_num=3,"
+                                " alpha_shift=2)\n")
+    status, out, _err = ctl(capsys, address, "set", "3", "queue-cap", "0", "2048")
+    assert (status, out) == (0, "queue_threshold port=3 queue=0 -> queue_cap(cap_bytes=2048)\n")
+    assert target.engine.table_entries("queue_threshold")[1]["data"] == [2048]
     status, out, _err = ctl(capsys, address, "set", "3", "pause", "mode", "pfc", "xon", "4000")
     assert status == 0
     status, out, _err = ctl(capsys, address, "dump", "pause_config")
