@@ -127,13 +127,16 @@ def send(
     seed: int = 1,
     batch: int = 32,
     spin_ns: int = 50_000,
+    realtime_priority: int | None = None,
 ) -> SendResult:
     """Send paced UDP frames with data headers until ``count`` frames or ``duration_s``.
 
     ``rate_bps`` is line bit/s (None sends back-to-back, as fast as the stack takes them);
     ``arrivals`` is "constant" or "bernoulli" (geometric gaps in slots of one frame time
     at ``link_bps``); ``burst_frames`` frames leave together and the mean rate is kept;
-    ``netns`` is an ``ip netns`` name or a ``/proc/<pid>/ns/net`` path (Mininet host).
+    ``netns`` is an ``ip netns`` name or a ``/proc/<pid>/ns/net`` path (Mininet host);
+    ``realtime_priority`` (1..99, root) runs the sending thread SCHED_FIFO so a busy machine
+    cannot hold departures back by milliseconds (keep such runs short: it spins).
     """
     if not 0 <= dscp <= 63:
         raise ValueError(f"dscp must be 0..63, got {dscp}")
@@ -159,6 +162,7 @@ def send(
         start_realtime_ns=start_realtime_ns, tos=(dscp << 2) | ecn, flow=flow,
         first_seq=first_seq, src_ip=src_ip, src_port=src_port, netns=netns,
         tx_timestamps=tx_timestamps, seed=seed, batch=batch, spin_ns=spin_ns,
+        realtime_priority=realtime_priority,
     )
     return SendResult(
         flow=flow,
@@ -210,6 +214,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=32, help="most frames per sendmmsg call")
     p.add_argument("--spin-ns", type=int, default=50_000,
                    help="spin instead of sleeping for the last N ns before a departure")
+    p.add_argument("--realtime-priority", type=int,
+                   help="run the sender SCHED_FIFO at this priority (1..99, root)")
     return p
 
 
@@ -227,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             start_realtime_ns=start, dscp=args.dscp, ecn=args.ecn, flow=args.flow,
             first_seq=args.first_seq, src_ip=args.src, src_port=args.src_port,
             netns=args.netns, tx_timestamps=args.tx_stamps_csv is not None, seed=args.seed,
-            batch=args.batch, spin_ns=args.spin_ns,
+            batch=args.batch, spin_ns=args.spin_ns, realtime_priority=args.realtime_priority,
         )
     except (ValueError, OSError) as err:
         print(f"bufferlab-gen: error: {err}", file=sys.stderr)

@@ -156,6 +156,13 @@ def test_kernel_tx_timestamps_on_veth_bracket_the_send(veth_pair):
     assert (got.frames["tx_ns"] <= got.frames["rx_ns"]).all()
 
 
+def test_realtime_sender_delivers_the_same_frames(veth_pair):
+    sent, got = _receive(veth_pair, dict(frame_size=256, rate_bps=20e6, count=500,
+                                         realtime_priority=10))
+    assert sent.sent_frames == 500
+    assert got.frames["seq"].tolist() == list(range(500))
+
+
 def test_bad_parameters_are_refused_before_sending(veth_pair):
     with pytest.raises(ValueError, match="outside 64..9000"):
         generate.send(veth_pair.rx.ip, frame_size=63, count=1)
@@ -165,6 +172,8 @@ def test_bad_parameters_are_refused_before_sending(veth_pair):
         generate.send(veth_pair.rx.ip, count=1, rate_bps=1e6, arrivals="bernoulli")
     with pytest.raises(ValueError, match="dscp"):
         generate.send(veth_pair.rx.ip, count=1, dscp=64)
+    with pytest.raises(OSError, match="outside 1..=99"):
+        generate.send(veth_pair.rx.ip, count=1, realtime_priority=100, netns=veth_pair.tx.netns)
     with pytest.raises(OSError, match="network namespace"):
         generate.send(veth_pair.rx.ip, count=1, netns="blt-no-such-namespace")
 

@@ -51,6 +51,7 @@ def test_throughput_row_names_units():
     assert row["load_per_port_pct"] == 25.0
     assert row["throughput_total_line_bps"] == 42_560_000
     assert row["resolution_pct"] == 0.1
+    assert row["repeated_trials_late_source"] == 0
 
 
 def test_sources_parse_with_optional_address():

@@ -64,6 +64,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tests", type=_tests, default=list(TESTS),
                    help=f"comma-separated subset of {','.join(TESTS)}")
     p.add_argument("--dscp", type=int, default=0, help="DSCP of the test frames")
+    p.add_argument("--realtime-priority", type=int,
+                   help="run the senders SCHED_FIFO at this priority (1..99, root)")
+    p.add_argument("--max-late-ms", type=float,
+                   help="repeat throughput trials whose senders ran later than this")
     p.add_argument("--trial-s", type=float, default=60.0,
                    help="throughput and frame-loss trial duration, s")
     p.add_argument("--wait-s", type=float, default=2.0,
@@ -90,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> dict[str, list[dict]]:
     """Run the selected tests for every frame size; return rows per test."""
     tester = Tester(args.source, args.sink_ip, sink_netns=args.sink_netns,
-                    sink_port=args.port, line_rate_bps=args.line_rate_bps, dscp=args.dscp)
+                    sink_port=args.port, line_rate_bps=args.line_rate_bps, dscp=args.dscp,
+                    realtime_priority=args.realtime_priority)
     if args.learning_frames:
         tester.learn(args.learning_frames)
     rows: dict[str, list[dict]] = {t: [] for t in args.tests}
@@ -98,7 +103,9 @@ def run(args: argparse.Namespace) -> dict[str, list[dict]]:
         measured = None
         if "throughput" in args.tests:
             res = throughput(tester, size, trial_s=args.trial_s,
-                             resolution=args.resolution_pct / 100, wait_s=args.wait_s)
+                             resolution=args.resolution_pct / 100, wait_s=args.wait_s,
+                             max_late_s=None if args.max_late_ms is None
+                             else args.max_late_ms / 1e3)
             measured = res.load
             rows["throughput"].append(res.row())
         if "latency" in args.tests:

@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod header;
 pub mod netns;
+pub mod realtime;
 pub mod receiver;
 pub mod schedule;
 pub mod sender;
@@ -85,7 +86,7 @@ pub fn tx_stamps_bytes(report: &SendReport) -> Vec<u8> {
     dst_ip, dst_port, frame_sizes, rate_bps=None, arrivals="constant", link_bps=None,
     burst_frames=1, count=None, duration_s=None, start_realtime_ns=None, tos=0, flow=0,
     first_seq=0, src_ip=None, src_port=0, netns=None, tx_timestamps=false, seed=1, batch=32,
-    spin_ns=50_000
+    spin_ns=50_000, realtime_priority=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn send<'py>(
@@ -110,6 +111,7 @@ fn send<'py>(
     seed: u64,
     batch: usize,
     spin_ns: u64,
+    realtime_priority: Option<i32>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let arrivals = match (arrivals, link_bps) {
         ("constant", _) => Arrivals::Constant,
@@ -162,6 +164,7 @@ fn send<'py>(
         tx_timestamps,
         batch,
         spin_ns,
+        realtime_priority,
     };
     let stop = AtomicBool::new(false);
     let report = py

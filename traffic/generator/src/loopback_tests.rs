@@ -22,6 +22,7 @@ fn config(port: u16, count: u64) -> SendConfig {
         tx_timestamps: true,
         batch: 8,
         spin_ns: 20_000,
+        realtime_priority: None,
     }
 }
 

@@ -39,6 +39,8 @@ pub struct SendConfig {
     pub batch: usize,
     /// Spin (rather than sleep) for the last `spin_ns` before a departure.
     pub spin_ns: u64,
+    /// Run the sending thread SCHED_FIFO at this priority for the run.
+    pub realtime_priority: Option<i32>,
 }
 
 /// Kernel software TX timestamp of one frame.
@@ -218,6 +220,10 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
     }
     let batch = cfg.batch.clamp(1, 1024);
     let fd = open_socket(cfg)?;
+    let _realtime = cfg
+        .realtime_priority
+        .map(crate::realtime::RealtimeGuard::enter)
+        .transpose()?;
     // Pacing precision matters more than power here; failure only costs precision.
     let _ = crate::clock::tighten_timer_slack();
 
