@@ -59,6 +59,8 @@ class Parser:
         self.i = 0
         self.type_names: set[str] = set()
         self.speculating = 0
+        # Declarations a typedef declared inline, emitted just before it.
+        self.pending: list[ast.Declaration] = []
 
     # ------------------------------------------------------------ token helpers
 
@@ -126,7 +128,10 @@ class Parser:
         while not self.at("EOF"):
             if self.accept(";"):
                 continue
-            decls.append(self.declaration())
+            decl = self.declaration()
+            decls.extend(self.pending)
+            self.pending.clear()
+            decls.append(decl)
         return ast.Program(pos=pos, declarations=decls)
 
     def declaration(self) -> ast.Node:
@@ -400,11 +405,12 @@ class Parser:
         """`typedef T name;` or `type T name;`."""
         tok = self.advance()
         if self.at("header", "header_union", "struct", "enum"):
-            raise self.error(
-                f"{tok.text} of an inline {self.peek().text} declaration is not supported: "
-                "declare the type first, then name it"
-            )
-        type_node = self.type_ref()
+            # `typedef struct S {...} N;`: the inline declaration comes out first, then the alias.
+            inner = self.enum([]) if self.at("enum") else self.struct_like([])
+            self.pending.append(inner)
+            type_node: ast.TypeNode = ast.NamedType(pos=inner.pos, name=inner.name)
+        else:
+            type_node = self.type_ref()
         name = self.name("a type name")
         self.expect(";")
         self.type_names.add(name.text)

@@ -397,11 +397,13 @@ def test_annotation_forms():
         ("varbit x;", "t.p4:1:1: error: syntax error: varbit needs a maximum width: varbit<W>"),
         ("action a() { f(1; }", "t.p4:1:17: error: syntax error: expected ')' or ',', found ';'"),
         ("struct s {", "t.p4:1:11: error: syntax error: expected a type, found end of file"),
-        (
-            "typedef struct s { } t;",
-            "t.p4:1:9: error: typedef of an inline struct declaration is not supported: declare the type first, then name it",
-        ),
     ],
 )
 def test_syntax_errors_are_located(text, message):
     assert syntax_error(text) == message
+
+
+def test_typedef_of_an_inline_declaration_declares_both():
+    struct, alias = prog("typedef struct s_t { bit<8> f; } alias_t;")
+    assert isinstance(struct, ast.StructDeclaration) and struct.name == "s_t"
+    assert alias.name == "alias_t" and alias.type_node.name == "s_t"
