@@ -10,6 +10,7 @@ from ..types import (
     Error,
     Extern,
     InfInt,
+    ListLiteral,
     ListOf,
     P4Type,
     PackageType,
@@ -225,18 +226,14 @@ class StatementChecker(CallChecker):
                         s.decl.pos, f"loop variable of type {t} cannot range over {element}"
                     )
                 s.decl.p4type = t
-                if isinstance(s.collection, ast.RangeExpression):
-                    self.coerce(s.collection.low, t, "loop range")
-                    self.coerce(s.collection.high, t, "loop range")
+                self._fit_collection(s.collection, t)
                 self.scope.declare(s.decl.name, s.decl, s.decl.pos)
             else:
                 var_t = self.check_expr(s.var)
                 problem = lvalue_problem(s.var)
                 if problem:
                     raise self.fail(s.var.pos, f"loop variable: {problem}")
-                if isinstance(s.collection, ast.RangeExpression):
-                    self.coerce(s.collection.low, var_t, "loop range")
-                    self.coerce(s.collection.high, var_t, "loop range")
+                self._fit_collection(s.collection, var_t)
             self.where.loop_depth += 1
             try:
                 self.check_statement(s.body)
@@ -255,7 +252,18 @@ class StatementChecker(CallChecker):
             return t.element
         if isinstance(t, ListOf):
             return t.element
+        if isinstance(t, ListLiteral):
+            sized = [e for e in t.elements if not isinstance(e, InfInt)]
+            return sized[0] if sized else InfInt()
         raise self.fail(c.pos, f"cannot iterate over a value of type {t}")
+
+    def _fit_collection(self, c: ast.Expression, t: P4Type) -> None:
+        """Give a range's bounds or a list's elements the loop variable's type."""
+        if isinstance(c, ast.RangeExpression):
+            self.coerce(c.low, t, "loop range")
+            self.coerce(c.high, t, "loop range")
+        elif isinstance(c, ast.ListExpression):
+            self.coerce(c, ListOf(t), "loop list")
 
 
 def _describe(node: ast.Node) -> str:

@@ -434,10 +434,12 @@ def test_for_loops(control):
         for (bit<8> i = 0; i < 4; i = i + 1) { meta.x = meta.x + i; }
         for (bit<8> j in 1 .. 3) { meta.x = j; }
         for (h_t e in hdr.st) { meta.x = e.a; }
+        for (bit<16> v in { 1, 2, 300 }) { meta.y = v; }
     }
 """
     )
-    loop, rng, each = apply_stmts(c)
+    loop, rng, each, listed = apply_stmts(c)
+    assert [x.type for x in listed.collection.components] == [types.Bits(16)] * 3
     assert loop.cond.type == types.Bool()
     assert rng.collection.low.type == types.Bits(8)
     assert each.decl.p4type.name == "h_t"
