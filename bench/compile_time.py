@@ -26,6 +26,7 @@ def compile_ms(path):
 
 
 def main():
+    """Compile every program and print the figures as one JSON line."""
     programs = sorted((ROOT / "p4src").glob("*.p4")) + sorted((ROOT / "tests" / "p4").glob("*.p4"))
     per_program = {str(p.relative_to(ROOT)): round(compile_ms(p), 1) for p in programs}
     print(json.dumps({

@@ -23,6 +23,7 @@ class _ArgumentParser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so every error has one format."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Report a bad command line as a `UsageError`."""
         raise UsageError(message)
 
 

@@ -109,7 +109,6 @@ class Actions:
         self.ctx.actions.append(entry)
         self.ctx.action_order[name] = self.sort_key(decl, home)
         self._known[key] = (name, entry["id"])
-        self.ctx.action_ids[name] = entry["id"]
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_action(decl, body_env)
         annotations = [annotation_text(a) for a in decl.annotations if a.name not in ("name", "id")]
@@ -122,8 +121,6 @@ class Actions:
         entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [],
                        "primitives": []}
         self.ctx.actions.append(entry)
-        self.ctx.action_ids[name] = entry["id"]
-        self.ctx.hidden_actions.add(name)
         self.ctx.action_order[name] = self.hidden_key()
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_statements(statements, env)
@@ -134,8 +131,6 @@ class Actions:
         name = self.ctx.unique(base)
         entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [], "primitives": []}
         self.ctx.actions.append(entry)
-        self.ctx.action_ids[name] = entry["id"]
-        self.ctx.hidden_actions.add(name)
         self.ctx.action_order[name] = self.hidden_key()
         sl = StatementLowering(self.ctx, self.externs)
         for target, expr in pairs:

@@ -134,10 +134,7 @@ class Context:
         self.calculations: list[dict] = []
         self.checksums: list[dict] = []
         self.actions: list[dict] = []
-        self.action_ids: dict[str, int] = {}
         self.field_aliases: list[list] = []
-        self.hidden_actions: set[str] = set()
-        self.digest_types: dict[str, t.P4Type] = {}
         self.action_order: dict[str, tuple] = {}
         self.table_order: dict[str, tuple] = {}
         self.field_list_members: dict[int, list[FieldRef]] = {}
@@ -401,7 +398,6 @@ class Context:
         remap = {a["id"]: new for new, a in enumerate(ordered)}
         for a in ordered:
             a["id"] = remap[a["id"]]
-            self.action_ids[a["name"]] = a["id"]
         self.actions[:] = ordered
         self.cp.actions.sort(key=lambda a: self.action_order.get(a.name, (9,)))
         self.cp.tables.sort(key=lambda t: self.table_order.get(t.name, (9,)))

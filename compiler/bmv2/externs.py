@@ -256,7 +256,6 @@ class Externs:
             if isinstance(data_type, t.StructLike):
                 fields = [CpParam(n, field_width(strip_type(ft))) for n, ft in data_type.fields]
             self.ctx.cp.digests.append(CpDigest(type_name, type_name, fields))
-            self.ctx.digest_types[type_name] = data_type
         receiver = sl.exprs.constant_int(args[0])
         sl.emit(
             "generate_digest",

@@ -17,7 +17,3 @@ def hexstr(value: int, bits: int | None = None) -> str:
         digits = digits.rjust(2 * byte_width(bits), "0")
     return f"{sign}0x{digits}"
 
-
-def hexstr_operand(value: int, bits: int | None = None) -> dict:
-    """A `{"type": "hexstr", "value": …}` operand (padded when `bits` is given)."""
-    return {"type": "hexstr", "value": hexstr(value, bits)}

@@ -12,7 +12,6 @@ from .context import (
     Context,
     annotation_int,
     annotation_string,
-    field_width,
     is_signed,
     strip_type,
     unsupported,
@@ -191,7 +190,3 @@ class Stateful:
             "size": int_arg(args[1]),
             "selector": enum_member(args[0]),
         }
-
-    def field_width_of(self, p4type: t.P4Type) -> int:
-        """Width of a scalar type in bits."""
-        return field_width(strip_type(p4type))
