@@ -122,6 +122,10 @@ fn match_tuple(py: Python<'_>, m: &MatchValue) -> PyResult<Py<PyAny>> {
     Ok(t.into_pyobject(py)?.into_any().unbind())
 }
 
+fn rates_tuple(r: Option<[MeterRate; 2]>) -> Option<(u64, u64, u64, u64)> {
+    r.map(|[c, p]| (c.units_per_s, c.burst, p.units_per_s, p.burst))
+}
+
 fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue>> {
     v.into_iter().map(match_value).collect()
 }
@@ -442,6 +446,57 @@ impl PyEngine {
         self.inner.table_meter_set(table, handle, r).map_err(rt)
     }
 
+    /// Overwrites an entry's direct counter.
+    fn table_counter_write(
+        &mut self,
+        table: &str,
+        handle: u32,
+        packets: u64,
+        bytes: u64,
+    ) -> PyResult<()> {
+        self.inner
+            .table_counter_write(table, handle, CounterCell { packets, bytes })
+            .map_err(rt)
+    }
+
+    /// An entry's direct meter as (cir, cburst, pir, pburst), or None if unconfigured.
+    fn table_meter_get(&self, table: &str, handle: u32) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        self.inner
+            .table_meter_get(table, handle)
+            .map(rates_tuple)
+            .map_err(rt)
+    }
+
+    /// Action profile members as (member id, action, data).
+    fn profile_members(&self, profile: &str) -> PyResult<Vec<(u32, String, Vec<u128>)>> {
+        self.inner.profile_members(profile).map_err(rt)
+    }
+
+    /// Selector groups as (group id, member ids).
+    fn profile_groups(&self, profile: &str) -> PyResult<Vec<(u32, Vec<u32>)>> {
+        self.inner.profile_groups(profile).map_err(rt)
+    }
+
+    /// Names of the action profiles and selectors.
+    fn profile_names(&self) -> Vec<String> {
+        self.inner
+            .prog
+            .profiles
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
+    /// Multicast group ids.
+    fn mc_groups(&self) -> Vec<u16> {
+        self.inner.mc_groups()
+    }
+
+    /// Clone session ids.
+    fn clone_sessions(&self) -> Vec<u32> {
+        self.inner.clone_sessions()
+    }
+
     /// Adds (or with `modify` replaces) an action profile member.
     #[pyo3(signature = (profile, member, action, data, modify = false))]
     fn profile_member_set(
@@ -524,6 +579,14 @@ impl PyEngine {
             },
         ];
         self.inner.meter_set(name, index, Some(r)).map_err(rt)
+    }
+
+    /// A meter cell as (cir, cburst, pir, pburst), or None if unconfigured.
+    fn meter_get(&self, name: &str, index: u64) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        self.inner
+            .meter_get(name, index)
+            .map(rates_tuple)
+            .map_err(rt)
     }
 
     /// Clears a meter cell's configuration (green for every packet).

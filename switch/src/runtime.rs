@@ -358,6 +358,55 @@ impl Engine {
         Ok(())
     }
 
+    /// The direct meter configuration of an entry (committed, peak), if set.
+    pub fn table_meter_get(&self, table: &str, handle: u32) -> R<Option<[MeterRate; 2]>> {
+        let t = self.table_index(table)?;
+        self.st.tables[t]
+            .entry(handle)
+            .map(|e| e.meter.rates)
+            .ok_or_else(|| {
+                RuntimeError::NotFound(format!("table {table}: no entry with handle {handle}"))
+            })
+    }
+
+    /// Action profile members as (member id, action name, data), by member id.
+    pub fn profile_members(&self, profile: &str) -> R<Vec<(u32, String, Vec<u128>)>> {
+        let p = self.profile_index(profile)?;
+        let mut v: Vec<_> = self.st.profiles[p]
+            .members
+            .iter()
+            .map(|(m, (a, d))| (*m, self.prog.actions[*a as usize].name.clone(), d.clone()))
+            .collect();
+        v.sort_by_key(|x| x.0);
+        Ok(v)
+    }
+
+    /// Selector groups as (group id, member ids), by group id.
+    pub fn profile_groups(&self, profile: &str) -> R<Vec<(u32, Vec<u32>)>> {
+        let p = self.profile_index(profile)?;
+        let mut v: Vec<_> = self.st.profiles[p]
+            .groups
+            .iter()
+            .map(|(g, m)| (*g, m.clone()))
+            .collect();
+        v.sort_by_key(|x| x.0);
+        Ok(v)
+    }
+
+    /// Multicast group ids, ascending.
+    pub fn mc_groups(&self) -> Vec<u16> {
+        let mut v: Vec<u16> = self.mcast.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Clone session ids, ascending.
+    pub fn clone_sessions(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.sessions.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
     fn profile_index(&self, profile: &str) -> R<usize> {
         self.prog
             .profiles

@@ -214,3 +214,28 @@ def test_optional_match_spec_on_ternary_key(tables):
 
     _engine.Engine.table_add(tables, t, [("optional", None, None), ("exact", 17, None)], "MyIngress.set_res", [3], 1)
     assert result(tables, frame("11.0.0.1", TERNARY)) == (1, 3)
+
+
+def test_read_back_profiles_meters_groups_and_sessions(tables):
+    tables.profile_member_set("MyIngress.sel", 2, "MyIngress.set_res_port", [5, 6])
+    tables.profile_member_set("MyIngress.sel", 1, "MyIngress.set_res_port", [7, 8])
+    tables.profile_group_set("MyIngress.sel", 4, [2, 1])
+    assert tables.profile_members("MyIngress.sel") == [
+        (1, "MyIngress.set_res_port", [7, 8]),
+        (2, "MyIngress.set_res_port", [5, 6]),
+    ]
+    assert tables.profile_groups("MyIngress.sel") == [(4, [2, 1])]
+    assert tables.profile_names() == ["MyIngress.prof", "MyIngress.sel"]
+    h = tables.table_add("MyIngress.t_direct_meter", ["10.0.0.3"], "MyIngress.set_res_colour", [])
+    assert tables.table_meter_get("MyIngress.t_direct_meter", h) is None
+    tables.table_meter_set("MyIngress.t_direct_meter", h, 100, 10, 200, 20)
+    assert tables.table_meter_get("MyIngress.t_direct_meter", h) == (100, 10, 200, 20)
+    h2 = tables.table_add("MyIngress.t_exact_multi", [1, 2, 0, 1], "NoAction", [])
+    tables.table_counter_write("MyIngress.t_exact_multi", h2, 5, 500)
+    assert tables.table_counter("MyIngress.t_exact_multi", h2) == (5, 500)
+    tables.mc_group_set(9, [(1, 1)])
+    tables.mc_group_set(3, [(2, 1)])
+    assert tables.mc_groups() == [3, 9]
+    tables.clone_session_set(12, port=3)
+    assert tables.clone_sessions() == [12]
+    assert tables.clone_session_get(12) == (3, None, None)
