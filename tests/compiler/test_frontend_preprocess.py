@@ -33,10 +33,16 @@ def test_defines_and_include_dirs_pass_through(tmp_path):
 def test_v1model_version_macro_and_constant(tmp_path):
     src = tmp_path / "v.p4"
     src.write_text("#include <v1model.p4>\nconst bit<32> v = __v1model_version;\n")
-    assert frontend.load(src).declaration("v").value.const_value == 20180101
-    src.write_text("#define V1MODEL_VERSION 20200408\n#include <v1model.p4>\nPortId_t p = 0;\n")
-    # the 2020 revision declares PortId_t; a top-level variable is still an error
-    assert "cannot be declared at the top level" in _first_error(src)
+    program = frontend.load(src)
+    assert program.declaration("v").value.const_value == 20180101
+    assert program.declaration("register").p4type.type_params == ("T",)
+    src.write_text(
+        "#define V1MODEL_VERSION 20200408\n#include <v1model.p4>\nconst PortId_t p = 3;\n"
+    )
+    program = frontend.load(src)
+    assert program.declaration("__v1model_version").value.const_value == 20200408
+    assert program.declaration("register").p4type.type_params == ("T", "I")
+    assert program.declaration("p").p4type.width == 9
 
 
 def _first_error(src):
