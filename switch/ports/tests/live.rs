@@ -227,3 +227,23 @@ fn an_open_port_makes_its_interface_promiscuous_until_closed() {
     drop(port);
     assert_eq!(veth.promiscuity(&veth.a), 0);
 }
+
+#[test]
+fn frames_a_full_qdisc_refuses_are_counted_as_dropped() {
+    if !root_or_skip("frames_a_full_qdisc_refuses_are_counted_as_dropped") {
+        return;
+    }
+    let veth = VethPair::create();
+    // A shaper that holds about two frames: a burst of 100 overflows it.
+    veth.tc(&[
+        "qdisc", "add", "dev", &veth.a, "root", "tbf", "rate", "1mbit", "burst", "1600", "limit",
+        "3000",
+    ]);
+    let mut tx = veth.open(&veth.a);
+    let sent: Vec<Vec<u8>> = (0..100).map(|seq| frame(1, seq, 1400)).collect();
+    assert_eq!(tx.send(sent.iter().map(Vec::as_slice)).unwrap(), 100);
+    let c = tx.counters();
+    assert!(c.tx_dropped > 0, "{c:?}");
+    assert_eq!(c.tx_frames + c.tx_dropped, 100, "{c:?}");
+    assert_eq!(c.tx_bytes, c.tx_frames * 1400);
+}

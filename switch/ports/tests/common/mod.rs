@@ -96,6 +96,13 @@ impl VethPair {
         }
     }
 
+    /// Run `tc ARGS...` inside the namespace.
+    pub fn tc(&self, args: &[&str]) {
+        let mut cmd = vec!["ip", "netns", "exec", &self.ns, "tc"];
+        cmd.extend_from_slice(args);
+        run(&cmd).unwrap();
+    }
+
     /// The `promiscuity` count the kernel reports for `iface`.
     pub fn promiscuity(&self, iface: &str) -> u32 {
         let text = output(&["ip", "-n", &self.ns, "-d", "link", "show", iface]);
