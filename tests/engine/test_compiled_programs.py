@@ -75,3 +75,27 @@ def test_packet_io_through_cpu_port():
     e.drain()
     assert e.received() == [(3, frame, 10)]
     assert e.packet_in() == []
+
+
+def test_ecn_marks_above_queue_threshold():
+    from engine_helpers import csum16, ipv4
+
+    e = engine("ecn_queue_threshold")
+    e.table_add("EcnIngress.fwd", [("10.0.0.0", 8)], "EcnIngress.forward", [2])
+    e.table_add("EcnEgress.ecn_threshold", [2], "EcnEgress.set_threshold", [3])
+    e.configure_port(2, rate_bps=100_000_000)
+    ect = bytearray(ipv4("10.1.1.1", payload=bytes(60)))
+    ect[15] = 0x02  # ECN = ECT(0)
+    ect[24:26] = b"\0\0"
+    ect[24:26] = csum16(bytes(ect[14:34])).to_bytes(2, "big")
+    for _ in range(10):
+        e.send(1, bytes(ect), 0)
+    e.send(1, ipv4("10.1.1.1", payload=bytes(60)), 0)  # not ECN-capable: never marked
+    e.drain()
+    out = e.received()
+    assert len(out) == 11
+    ecn = [f[15] & 3 for _, f, _ in out]
+    assert ecn == [2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 0]
+    assert all(csum16(f[14:34]) == 0 for _, f, _ in out)
+    assert e.counter_read("EcnEgress.ce_marked", 2) == (6, 6 * len(ect))
+    assert e.register_read("EcnEgress.max_depth", 2) == 9
