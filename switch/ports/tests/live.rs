@@ -247,3 +247,27 @@ fn frames_a_full_qdisc_refuses_are_counted_as_dropped() {
     assert_eq!(c.tx_frames + c.tx_dropped, 100, "{c:?}");
     assert_eq!(c.tx_bytes, c.tx_frames * 1400);
 }
+
+#[test]
+fn a_port_counts_a_link_down_and_works_again_once_it_is_up() {
+    if !root_or_skip("a_port_counts_a_link_down_and_works_again_once_it_is_up") {
+        return;
+    }
+    let veth = VethPair::create();
+    let mut tx = veth.open(&veth.a);
+    let mut rx = set_of(1, veth.open(&veth.b));
+    veth.set_up(&veth.b, false);
+    // The kernel reports the link going down as a socket error: the wait wakes for it and
+    // receiving counts it instead of failing.
+    let outcome = rx.wait(Some(1_000_000_000)).unwrap();
+    assert_eq!(outcome.ready_ports, 1);
+    let mut batch = rx.new_batch();
+    assert_eq!(rx.recv_next(&mut batch).unwrap(), None);
+    assert_eq!(rx.port(1).unwrap().counters().rx_link_down, 1);
+    veth.set_up(&veth.b, true);
+    let after = frame(1, 7, 90);
+    assert_eq!(tx.send([after.as_slice()]).unwrap(), 1);
+    let got = receive(&mut rx, 1);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].bytes, after);
+}

@@ -96,6 +96,12 @@ impl VethPair {
         }
     }
 
+    /// Bring `iface` up or down.
+    pub fn set_up(&self, iface: &str, up: bool) {
+        let state = if up { "up" } else { "down" };
+        run(&["ip", "-n", &self.ns, "link", "set", iface, state]).unwrap();
+    }
+
     /// Run `tc ARGS...` inside the namespace.
     pub fn tc(&self, args: &[&str]) {
         let mut cmd = vec!["ip", "netns", "exec", &self.ns, "tc"];
