@@ -38,6 +38,14 @@ class StackMember:
 
 
 @dataclass(frozen=True)
+class UnionStackNext:
+    """`us.next.member` of a header-union stack (an extract target in parsers)."""
+
+    stack: StackRef
+    member: str
+
+
+@dataclass(frozen=True)
 class StackLastField:
     """`s.last.f`: field of the last valid element (`stack_field`)."""
 
@@ -215,6 +223,8 @@ class ExpressionLowering:
             if name in ("next", "last", "lastIndex", "size"):
                 return StackMember(base, name)
             raise CompileError(e.pos, f"header stack has no member {name}")
+        if isinstance(base, StackMember) and base.member == "next" and base.stack.is_union_stack:
+            return UnionStackNext(base.stack, name)
         if isinstance(base, StackMember) and base.member == "last":
             element = base.stack.p4type.element
             return StackLastField(base.stack, name, element.field_type(name))

@@ -9,7 +9,7 @@ from .. import types as t
 from ..diagnostics import CompileError
 from .calculations import Calculations
 from .context import Context, field_width, strip_type, unsupported
-from .expressions import StackMember, expr_op, primitive_arg, to_bool, to_data
+from .expressions import StackMember, UnionStackNext, expr_op, primitive_arg, to_bool, to_data
 from .hexstr import hexstr
 from .lists import FieldLists
 from .model import CpDigest, CpParam
@@ -186,6 +186,8 @@ class Externs:
             stack = target.stack
             kind = "union_stack" if stack.is_union_stack else "stack"
             operand = {"type": kind, "value": stack.name}
+        elif isinstance(target, UnionStackNext):
+            operand = {"type": "union_stack", "value": [target.stack.name, target.member]}
         elif isinstance(target, HeaderRef):
             operand = {"type": "regular", "value": target.name}
         elif isinstance(target, StackRef | UnionRef):

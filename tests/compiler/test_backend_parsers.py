@@ -182,3 +182,38 @@ def test_varbit_extract_with_lookahead_length(tmp_path):
     assert ops[1]["op"] == "extract_VL"
     assert ops[1]["parameters"][0] == {"type": "regular", "value": "opts"}
     assert "lookahead" not in str(ops[1]["parameters"][1])
+
+
+UNION_STACK = """
+#include <core.p4>
+#include <v1model.p4>
+header a_t { bit<8> kind; bit<8> v; }
+header b_t { bit<8> kind; bit<16> w; }
+header_union ab_t { a_t a; b_t b; }
+struct headers_t { ab_t[2] items; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        transition select(pkt.lookahead<bit<8>>()) { 1: parse_a; 2: parse_b; default: accept; }
+    }
+    state parse_a { pkt.extract(hdr.items.next.a); transition start; }
+    state parse_b { pkt.extract(hdr.items.next.b); transition start; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.items); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_header_union_stack_extracts(tmp_path):
+    src = tmp_path / "ustack.p4"
+    src.write_text(UNION_STACK)
+    doc = compile(src)[0]
+    st = {s["name"]: s for s in doc["parsers"][0]["parse_states"]}
+    assert st["parse_b"]["parser_ops"] == [{"parameters": [{"type": "union_stack", "value": ["items", "b"]}],
+                                            "op": "extract"}]
+    unions = {u["name"]: u["id"] for u in doc["header_unions"]}
+    assert doc["header_union_stacks"] == [{"name": "items", "id": 0, "union_type": "ab_t",
+                                           "header_union_ids": [unions["items[0]"], unions["items[1]"]]}]
+    assert doc["deparsers"][0]["order"] == ["items[0].a", "items[0].b", "items[1].a", "items[1].b"]
