@@ -315,6 +315,11 @@ class ExpressionChecker(TypeResolver, Coercer):
         """The common type of a binary operation's operands (an `int` adopts the other side)."""
         if isinstance(lt, InfInt) and isinstance(rt, InfInt):
             return lt
+        # A serializable enum meets an int as its underlying type (implicit cast).
+        if isinstance(lt, InfInt) and isinstance(rt, SerEnum):
+            rt = rt.underlying
+        if isinstance(rt, InfInt) and isinstance(lt, SerEnum):
+            lt = lt.underlying
         if isinstance(lt, InfInt):
             self.coerce(e.left, rt, f"left operand of '{e.op}'")
             return rt

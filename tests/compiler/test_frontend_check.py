@@ -498,3 +498,21 @@ bit<8> pick(in bool b) { if (b) { return 1; } else { return 2; } }
     )
     assert p.declaration("DEFAULTS").value.const_value == (1, 300, True, -2)
     assert p.declaration("PAIR").value.const_value == (7, False)
+
+
+def test_serializable_enum_meets_ints_as_its_underlying_type(compile_p4, prelude):
+    p = compile_p4(
+        prelude
+        + """enum bit<8> Op { ADD = 1, SUB = 2 }
+control C(inout ms meta) {
+    apply {
+        Op op = Op.ADD;
+        meta.f = op == 2;
+        meta.x = op + meta.x;
+    }
+}
+"""
+    )
+    _, cmp, add = p.declaration("C").body.components
+    assert cmp.right.type == types.Bool() and cmp.right.right.type == types.Bits(8)
+    assert add.right.type == types.Bits(8)
