@@ -112,7 +112,8 @@ class Actions:
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_action(decl, body_env)
         annotations = [annotation_text(a) for a in decl.annotations if a.name not in ("name", "id")]
-        self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
+        if ast.find_annotation(decl.annotations, "hidden") is None:
+            self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
         return name, entry["id"]
 
     def hidden(self, statements: list[Any], env: Env, base: str) -> tuple[str, int]:

@@ -567,7 +567,8 @@ class TableBuilder:
         entries_prop = self.prop("entries")
         pos = self.decl.pos
         self.ctx.table_order[name] = (self.control.actions.control_rank, (*self.env.anchor, (pos.line, pos.column)))
-        self.ctx.cp.tables.append(
+        cp_tables = self.ctx.cp.tables if ast.find_annotation(self.decl.annotations, "hidden") is None else []
+        cp_tables.append(
             CpTable(
                 name=name,
                 keys=cp_keys,

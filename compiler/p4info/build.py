@@ -97,12 +97,14 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
             match.bitwidth = key.bitwidth
             match.match_type = MATCH_TYPES[key.match_kind]
         for ref in table.actions:
+            if (Prefix.ACTION, ref.action) not in ids:
+                continue  # a @hidden action: not in P4Info
             action_ref = msg.action_refs.add()
             action_ref.id = ids[(Prefix.ACTION, ref.action)]
             if ref.scope != "TABLE_AND_DEFAULT":
                 action_ref.scope = SCOPES[ref.scope]
             action_ref.annotations.extend(ref.annotations)
-        if table.default_action is not None:
+        if table.default_action is not None and (Prefix.ACTION, table.default_action) in ids:
             default_id = ids[(Prefix.ACTION, table.default_action)]
             if table.const_default:
                 msg.const_default_action_id = default_id

@@ -213,3 +213,15 @@ def test_pkginfo_annotation_on_main(tmp_path):
     p = compile(src)[1]
     assert (p.pkg_info.name, p.pkg_info.version, p.pkg_info.organization, p.pkg_info.arch) == (
         "l2", "1.2", "bufferlab", "v1model")
+
+
+def test_hidden_tables_and_actions_stay_out_of_p4info(tmp_path):
+    src = tmp_path / "hidden.p4"
+    text = (P4 / "basic_l2_forward.p4").read_text()
+    text = text.replace('#include "include/std_headers.p4"', f'#include "{P4}/include/std_headers.p4"')
+    text = text.replace("    table dmac {", "    @hidden table dmac {").replace("    action drop() {", "    @hidden action drop() {")
+    src.write_text(text)
+    doc, p = compile(src)
+    assert [t.preamble.name for t in p.tables] == []
+    assert [a.preamble.name for a in p.actions] == ["L2Ingress.forward"]
+    assert [t["name"] for t in doc["pipelines"][0]["tables"]] == ["L2Ingress.dmac"]
