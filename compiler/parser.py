@@ -205,11 +205,11 @@ class Parser:
                 body.append(self.advance())
             return ast.Annotation(pos=at.pos, name=inner.text, body=body)
         ann = ast.Annotation(pos=at.pos, name=name_tok.text)
-        if self.peek().kind == "(" and self.peek().start == name_tok.end:
+        if self.peek().kind == "(":
             ann.body = self.balanced("(", ")")
             if name_tok.text in EXPRESSION_ANNOTATIONS and ann.body:
                 ann.args = _parse_annotation_args(ann)
-        elif self.peek().kind == "[" and self.peek().start == name_tok.end:
+        elif self.peek().kind == "[":
             self.advance()
             ann.structured = True
             if self.peek().kind == "IDENT" and self.peek(1).kind == "=":

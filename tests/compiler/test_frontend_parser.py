@@ -407,3 +407,8 @@ def test_typedef_of_an_inline_declaration_declares_both():
     struct, alias = prog("typedef struct s_t { bit<8> f; } alias_t;")
     assert isinstance(struct, ast.StructDeclaration) and struct.name == "s_t"
     assert alias.name == "alias_t" and alias.type_node.name == "s_t"
+
+
+def test_annotation_body_may_follow_whitespace():
+    (d,) = prog('@name ("spaced") @id (4) const bit<8> c = 1;')
+    assert [a.args[0].value for a in d.annotations] == ["spaced", 4]
