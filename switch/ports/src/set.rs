@@ -34,8 +34,8 @@ impl Waker {
     }
 }
 
-/// What ended a wait. Neither woken nor ready means the timeout passed (or a signal
-/// arrived); the caller rechecks its own state either way.
+/// What ended a wait. All fields zero means the timeout passed (or a signal arrived);
+/// the caller rechecks its own state either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaitOutcome {
     /// The wake-up handle was used since the previous wait.
@@ -43,6 +43,9 @@ pub struct WaitOutcome {
     /// Number of ports with frames (or an error) waiting; drain them with
     /// [`PortSet::recv_next`].
     pub ready_ports: usize,
+    /// Number of ports marked with [`PortSet::set_tx_pending`] whose send buffer has
+    /// room again; list them with [`PortSet::writable`].
+    pub writable_ports: usize,
 }
 
 struct Member {
@@ -59,6 +62,8 @@ pub struct PortSet {
     /// Member indices that were readable at the last wait, served in order.
     ready: Vec<usize>,
     next_ready: usize,
+    /// Switch port numbers that were writable (and wanted to be) at the last wait.
+    writable: Vec<u32>,
 }
 
 impl PortSet {
@@ -85,6 +90,7 @@ impl PortSet {
             pollfds,
             ready: Vec::new(),
             next_ready: 0,
+            writable: Vec::new(),
         })
     }
 
@@ -103,7 +109,30 @@ impl PortSet {
         });
         self.members.push(Member { port, live });
         self.ready.reserve(self.members.len() - self.ready.len());
+        self.writable
+            .reserve(self.members.len() - self.writable.len());
         Ok(())
+    }
+
+    /// Mark whether port `port` has frames that `send` could not take (its socket's send
+    /// buffer was full): while marked, waits also end when the buffer has room again.
+    /// Returns false if the set has no such port.
+    pub fn set_tx_pending(&mut self, port: u32, pending: bool) -> bool {
+        let Some(i) = self.members.iter().position(|m| m.port == port) else {
+            return false;
+        };
+        let pfd = &mut self.pollfds[i + 1];
+        if pending {
+            pfd.events |= libc::POLLOUT;
+        } else {
+            pfd.events &= !libc::POLLOUT;
+        }
+        true
+    }
+
+    /// Switch port numbers of the marked ports found writable by the last wait.
+    pub fn writable(&self) -> &[u32] {
+        &self.writable
     }
 
     /// A handle that interrupts this set's waits from another thread.
@@ -155,6 +184,7 @@ impl PortSet {
     /// no timeout; Some(0): just look).
     pub fn wait(&mut self, timeout_ns: Option<u64>) -> Result<WaitOutcome, PortError> {
         self.ready.clear();
+        self.writable.clear();
         self.next_ready = 0;
         let ts = timeout_ns.map(|ns| libc::timespec {
             tv_sec: (ns / 1_000_000_000).min(libc::time_t::MAX as u64) as libc::time_t,
@@ -205,8 +235,12 @@ impl PortSet {
             if pfd.revents & (libc::POLLIN | libc::POLLERR) != 0 {
                 self.ready.push(i);
             }
+            if pfd.events & pfd.revents & libc::POLLOUT != 0 {
+                self.writable.push(self.members[i].port);
+            }
         }
         outcome.ready_ports = self.ready.len();
+        outcome.writable_ports = self.writable.len();
         Ok(outcome)
     }
 

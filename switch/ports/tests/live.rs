@@ -271,3 +271,57 @@ fn a_port_counts_a_link_down_and_works_again_once_it_is_up() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].bytes, after);
 }
+
+#[test]
+fn a_full_send_buffer_takes_part_of_a_batch_and_the_wait_says_when_to_go_on() {
+    if !root_or_skip("a_full_send_buffer_takes_part_of_a_batch_and_the_wait_says_when_to_go_on") {
+        return;
+    }
+    let veth = VethPair::create();
+    // A slow shaper with a long queue: frames wait in it while holding the small send
+    // buffer, so sendmmsg runs out of buffer (EAGAIN) before the qdisc drops anything.
+    veth.tc(&[
+        "qdisc", "add", "dev", &veth.a, "root", "tbf", "rate", "10mbit", "burst", "1600", "limit",
+        "10000000",
+    ]);
+    let config = PortConfig {
+        sndbuf_bytes: 16 << 10,
+        ..PortConfig::default()
+    };
+    let mut set = set_of(1, veth.open_with(&veth.a, &config));
+    let mut sent: Vec<Vec<u8>> = (0..100).map(|seq| frame(1, seq, 1400)).collect();
+    // One frame over the maximum, late in the list: counted once however often the
+    // frames after a partial send are offered again.
+    sent[80] = frame(1, 80, 1600);
+    let mut consumed = set
+        .port_mut(1)
+        .unwrap()
+        .send(sent.iter().map(Vec::as_slice))
+        .unwrap();
+    assert!(consumed > 0 && consumed < 80, "{consumed}");
+    assert!(set.set_tx_pending(1, true));
+    assert!(!set.set_tx_pending(5, true));
+    let mut writable_wakes = 0;
+    let give_up = clock::monotonic_ns() + 10_000_000_000;
+    while consumed < sent.len() && clock::monotonic_ns() < give_up {
+        let outcome = set.wait(Some(100_000_000)).unwrap();
+        if outcome.writable_ports == 1 {
+            assert_eq!(set.writable(), [1]);
+            writable_wakes += 1;
+            let port = set.port_mut(1).unwrap();
+            consumed += port
+                .send(sent.iter().skip(consumed).map(Vec::as_slice))
+                .unwrap();
+        }
+    }
+    assert_eq!(consumed, 100);
+    assert!(writable_wakes > 0);
+    let c = set.port(1).unwrap().counters();
+    assert_eq!(
+        (c.tx_frames, c.tx_oversize, c.tx_dropped),
+        (99, 1, 0),
+        "{c:?}"
+    );
+    set.set_tx_pending(1, false);
+    assert_eq!(set.wait(Some(0)).unwrap().writable_ports, 0);
+}
