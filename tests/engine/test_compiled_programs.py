@@ -99,3 +99,37 @@ def test_ecn_marks_above_queue_threshold():
     assert all(csum16(f[14:34]) == 0 for _, f, _ in out)
     assert e.counter_read("EcnEgress.ce_marked", 2) == (6, 6 * len(ect))
     assert e.register_read("EcnEgress.max_depth", 2) == 9
+
+
+def test_digest_mac_learning():
+    e = engine("digest_mac_learning")
+    e.mc_group_set(1, [(1, 0), (2, 0), (3, 0)])
+    src = 0x0800000001AB
+    e.send(2, eth(0x0800000002CD, src=src, size=60), 7_000)
+    e.drain()
+    ((name, list_id, values, t),) = e.digests()
+    assert values == [src, 2] and t == 7_000 and list_id >= 1 and name
+    assert sorted(p for p, _, _ in e.received()) == [1, 2, 3]
+    # Once learned, no more digests for that source.
+    e.table_add("LearnIngress.smac", [src], "NoAction", [])
+    e.table_add("LearnIngress.dmac", [0x0800000002CD], "LearnIngress.forward", [3])
+    e.send(2, eth(0x0800000002CD, src=src, size=60), 8_000)
+    e.drain()
+    assert e.digests() == []
+    assert [p for p, _, _ in e.received()] == [3]
+
+
+def test_direct_meter_policer_drops_red():
+    e = engine("direct_meter_policer")
+    h = e.table_add("DmIngress.policer", [0xAA], "DmIngress.metered", [])
+    # 1000 packets/s committed (burst 2), 2000 packets/s peak (burst 3).
+    e.table_meter_set("DmIngress.policer", h, 1000, 2, 2000, 3)
+    for _ in range(5):
+        e.send(4, eth(1, src=0xAA, size=60), 0)
+    e.drain()
+    # Green, green, yellow pass; the peak bucket is empty for the last two: red, dropped.
+    assert len(e.received()) == 3
+    # After 10 ms both buckets are full again.
+    e.send(4, eth(1, src=0xAA, size=60), 10_000_000)
+    e.drain()
+    assert len(e.received()) == 1
