@@ -124,7 +124,8 @@ impl RxBatch {
         }
     }
 
-    /// Switch port number of the port whose frames the batch holds.
+    /// Switch port number of the port whose frames the batch holds, as tagged by
+    /// [`PortSet::recv_next`](crate::PortSet::recv_next) (0 until a set tags it).
     pub fn port(&self) -> u32 {
         self.port
     }
@@ -164,6 +165,51 @@ impl RxBatch {
             bytes: &self.data[slot.start..slot.start + slot.len],
             kernel_ns: slot.kernel_ns,
         }
+    }
+
+    /// Turn the `count` messages the kernel just filled into frames, counting what the
+    /// port skips.
+    fn port_frames(&mut self, port: &mut LivePort, count: usize) {
+        for i in 0..count {
+            let hdr = &self.headers[i];
+            let wire_len = hdr.msg_len as usize;
+            let truncated = hdr.msg_hdr.msg_flags & libc::MSG_TRUNC != 0;
+            let anc = ancillary(&hdr.msg_hdr);
+            let vlan = anc.vlan.filter(|_| wire_len >= MACS_LEN);
+            let len = wire_len + if vlan.is_some() { VLAN_HLEN } else { 0 };
+            if truncated || len > port.max_frame_bytes || len > self.max_frame_bytes {
+                port.counters.rx_oversize += 1;
+                continue;
+            }
+            let base = i * self.slot_bytes;
+            let start = match vlan {
+                Some((tpid, tci)) => {
+                    self.data
+                        .copy_within(base + VLAN_HLEN..base + VLAN_HLEN + MACS_LEN, base);
+                    self.data[base + MACS_LEN..base + MACS_LEN + 2]
+                        .copy_from_slice(&tpid.to_be_bytes());
+                    self.data[base + MACS_LEN + 2..base + MACS_LEN + 4]
+                        .copy_from_slice(&tci.to_be_bytes());
+                    base
+                }
+                None => base + VLAN_HLEN,
+            };
+            if anc.kernel_ns.is_none() {
+                port.counters.rx_no_timestamp += 1;
+            }
+            port.counters.rx_frames += 1;
+            port.counters.rx_bytes += len as u64;
+            self.frames.push(FrameSlot {
+                start,
+                len,
+                kernel_ns: anc.kernel_ns,
+            });
+        }
+    }
+
+    /// Tag the batch with the switch port number it was received on.
+    pub(crate) fn set_port(&mut self, port: u32) {
+        self.port = port;
     }
 
     /// Point every message header at its slot, control buffer and full lengths again
@@ -572,53 +618,6 @@ impl LivePort {
         }
         self.counters.kernel_drops += u64::from(stats.tp_drops);
         Ok(self.counters.kernel_drops)
-    }
-}
-
-impl RxBatch {
-    /// Turn the `count` messages the kernel just filled into frames, counting what the
-    /// port skips.
-    fn port_frames(&mut self, port: &mut LivePort, count: usize) {
-        for i in 0..count {
-            let hdr = &self.headers[i];
-            let wire_len = hdr.msg_len as usize;
-            let truncated = hdr.msg_hdr.msg_flags & libc::MSG_TRUNC != 0;
-            let anc = ancillary(&hdr.msg_hdr);
-            let vlan = anc.vlan.filter(|_| wire_len >= MACS_LEN);
-            let len = wire_len + if vlan.is_some() { VLAN_HLEN } else { 0 };
-            if truncated || len > port.max_frame_bytes || len > self.max_frame_bytes {
-                port.counters.rx_oversize += 1;
-                continue;
-            }
-            let base = i * self.slot_bytes;
-            let start = match vlan {
-                Some((tpid, tci)) => {
-                    self.data
-                        .copy_within(base + VLAN_HLEN..base + VLAN_HLEN + MACS_LEN, base);
-                    self.data[base + MACS_LEN..base + MACS_LEN + 2]
-                        .copy_from_slice(&tpid.to_be_bytes());
-                    self.data[base + MACS_LEN + 2..base + MACS_LEN + 4]
-                        .copy_from_slice(&tci.to_be_bytes());
-                    base
-                }
-                None => base + VLAN_HLEN,
-            };
-            if anc.kernel_ns.is_none() {
-                port.counters.rx_no_timestamp += 1;
-            }
-            port.counters.rx_frames += 1;
-            port.counters.rx_bytes += len as u64;
-            self.frames.push(FrameSlot {
-                start,
-                len,
-                kernel_ns: anc.kernel_ns,
-            });
-        }
-    }
-
-    /// Tag the batch with the switch port number it was received on.
-    pub(crate) fn set_port(&mut self, port: u32) {
-        self.port = port;
     }
 }
 
