@@ -238,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as err:
         print(f"bufferlab-gen: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("bufferlab-gen: interrupted", file=sys.stderr)
+        return 130
     if args.tx_stamps_csv is not None:
         write_tx_stamps_csv(result.tx_stamps, args.tx_stamps_csv)
     print(json.dumps(result.figures()))

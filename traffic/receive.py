@@ -89,7 +89,11 @@ class Receiver:
         return self._result(self._core.stop())
 
     def join(self) -> ReceiveResult:
-        """Wait for a limit given to start() to end the run and return what arrived."""
+        """Wait for a limit given to start() to end the run and return what arrived.
+
+        Ctrl-C interrupts the wait (KeyboardInterrupt) without ending the run: stop() then
+        returns everything received so far.
+        """
         return self._result(self._core.join())
 
     def close(self) -> None:
@@ -154,7 +158,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         rx = Receiver(args.port, netns=args.netns, bind_ip=args.bind)
         rx.start(max_frames=args.max_frames, idle_timeout_s=args.idle_timeout_s,
                  duration_s=args.duration_s)
-        result = rx.join()
+        # One line on stderr once frames are being received: scripts wait for it.
+        print(f"bufferlab-recv: receiving on UDP port {rx.port}", file=sys.stderr, flush=True)
+        try:
+            result = rx.join()
+        except KeyboardInterrupt:
+            result = rx.stop()
         kernel_tx = 0
         for path in args.tx_stamps_csv:
             kernel_tx += apply_tx_stamps(result.frames, read_tx_stamps_csv(path))

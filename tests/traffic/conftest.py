@@ -156,3 +156,4 @@ def veth_pair(netns_lab):
 def jumbo_veth_pair(netns_lab):
     """A VethPair with MTU 9000 for jumbo frames."""
     return make_veth_pair(netns_lab, mtu=9000)
+

@@ -183,13 +183,12 @@ def test_command_line_tools_together(veth_pair, tmp_path):
     stamps = tmp_path / "tx.csv"
     recv = subprocess.Popen(
         [sys.executable, "-m", "bufferlab.traffic.receive", "--netns", veth_pair.rx.netns,
-         "--port", str(PORT), "--idle-timeout-s", "1.5", "--csv", str(records),
+         "--port", str(PORT), "--idle-timeout-s", "3", "--csv", str(records),
          "--sent", "5=100"],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        # The receiver binds before it waits; give the interpreter time to get there.
-        time.sleep(0.8)
+        assert recv.stderr.readline().startswith("bufferlab-recv: receiving on UDP port")
         gen = subprocess.run(
             [sys.executable, "-m", "bufferlab.traffic.generate", "--netns", veth_pair.tx.netns,
              "--dst", veth_pair.rx.ip, "--port", str(PORT), "--rate-bps", "10Mbit",

@@ -1,6 +1,8 @@
 """The receiver on a veth pair: kernel RX timestamps, classes, duplicates, reordering and
 frames that are not bufferlab's."""
 
+import json
+import signal
 import subprocess
 import sys
 
@@ -92,3 +94,22 @@ def test_port_in_use_and_bad_namespace_are_clear_errors(veth_pair):
     assert rx.port != 0
     with pytest.raises(RuntimeError, match="not running"):
         rx.stop()
+
+
+def test_ctrl_c_ends_the_command_line_receiver_with_its_summary(veth_pair):
+    recv = subprocess.Popen(
+        [sys.executable, "-m", "bufferlab.traffic.receive", "--netns", veth_pair.rx.netns,
+         "--port", str(PORT), "--duration-s", "600"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert recv.stderr.readline().startswith("bufferlab-recv: receiving on UDP port")
+        generate.send(veth_pair.rx.ip, PORT, count=20, rate_bps=1e6, flow=4,
+                      netns=veth_pair.tx.netns)
+        recv.send_signal(signal.SIGINT)
+        out, _ = recv.communicate(timeout=30)
+    finally:
+        recv.kill()
+    assert recv.returncode == 0
+    summary = json.loads(out)
+    assert summary["flows"]["4"]["received_frames"] == 20

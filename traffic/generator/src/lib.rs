@@ -166,9 +166,20 @@ fn send<'py>(
         spin_ns,
         realtime_priority,
     };
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || sender::run(&cfg, schedule, &stop))
+    };
+    if let Err(interrupted) = wait_for(py, &worker) {
+        stop.store(true, Ordering::Relaxed);
+        // The run stops within one departure; its partial figures go with the interrupt.
+        let _ = py.detach(|| worker.join());
+        return Err(interrupted);
+    }
     let report = py
-        .detach(|| sender::run(&cfg, schedule, &stop))
+        .detach(|| worker.join())
+        .map_err(|_| PyRuntimeError::new_err("sender thread panicked"))?
         .map_err(os_error)?;
     let out = PyDict::new(py);
     out.set_item("sent_frames", report.sent)?;
@@ -188,6 +199,19 @@ fn send<'py>(
         },
     )?;
     Ok(out)
+}
+
+/// How often a waiting Python caller looks for signals (Ctrl-C) while Rust works.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Wait for `worker` to finish, releasing the GIL, but return early with Python's error if
+/// a signal handler raises (so Ctrl-C works during a long run).
+fn wait_for<T>(py: Python<'_>, worker: &JoinHandle<T>) -> PyResult<()> {
+    while !worker.is_finished() {
+        py.detach(|| std::thread::sleep(SIGNAL_POLL));
+        py.check_signals()?;
+    }
+    Ok(())
 }
 
 type RxWorker = JoinHandle<std::io::Result<RxReport>>;
@@ -210,6 +234,22 @@ impl PyReceiver {
     }
 
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        // Poll rather than join at once, so Ctrl-C interrupts a wait; the run keeps going
+        // and a later stop() still returns its frames.
+        loop {
+            let guard = self
+                .worker
+                .lock()
+                .map_err(|_| PyRuntimeError::new_err("receiver state poisoned"))?;
+            match guard.as_ref() {
+                None => return Err(PyRuntimeError::new_err("receiver is not running")),
+                Some(worker) if worker.is_finished() => break,
+                Some(_) => {}
+            }
+            drop(guard);
+            py.detach(|| std::thread::sleep(SIGNAL_POLL));
+            py.check_signals()?;
+        }
         let worker = self
             .worker
             .lock()
