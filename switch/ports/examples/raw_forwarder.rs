@@ -163,6 +163,7 @@ fn run(args: Args) -> Result<String, String> {
         };
         set.wait(timeout).map_err(|e| e.to_string())?;
         while let Some(port) = set.recv_next(&mut batch).map_err(|e| e.to_string())? {
+            // The ports are 1 and 2: each forwards to the other.
             let out = set.port_mut(3 - port).ok_or("no output port")?;
             forward(&batch, out, &mut tally)?;
         }
