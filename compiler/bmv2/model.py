@@ -132,6 +132,7 @@ class CpValueSet:
     bitwidth: int
     size: int
     explicit_id: int | None = None
+    fields: list[CpParam] = field(default_factory=list)
 
 
 @dataclass

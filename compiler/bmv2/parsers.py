@@ -24,7 +24,7 @@ from .context import (
 )
 from .expressions import to_data
 from .hexstr import byte_width
-from .model import CpValueSet
+from .model import CpParam, CpValueSet
 from .statements import Frame, Label, StatementLowering
 from .storage import Env, ExprRef, FieldRef, InstanceRef
 
@@ -76,6 +76,9 @@ class ParserLowering:
             name = self.cp_name(local, env)
             elem = strip_type(local.element_type.resolved)
             width = field_width(elem) if not isinstance(elem, t.StructLike) else t.bit_width(elem)
+            members = []
+            if isinstance(elem, t.StructLike):
+                members = [CpParam(n, field_width(strip_type(ft))) for n, ft in elem.fields]
             size = int(local.size.const_value)
             entry: dict = {"name": name, "id": self.ctx.next_id("parse_vsets")}
             info = self.ctx.source_info(local)
@@ -85,7 +88,7 @@ class ParserLowering:
             entry["max_size"] = size
             self.ctx.parse_vsets.append(entry)
             self.ctx.cp.value_sets.append(
-                CpValueSet(name, width, size, annotation_int(local.annotations, "id"))
+                CpValueSet(name, width, size, annotation_int(local.annotations, "id"), members)
             )
             env.bind(local, InstanceRef(local, name))
             return

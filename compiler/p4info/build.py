@@ -180,10 +180,14 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
     for vset in cp.value_sets:
         msg = info.value_sets.add()
         preamble(msg, Prefix.VALUE_SET, vset.name)
-        match = msg.match.add()
-        match.id = 1
-        match.bitwidth = vset.bitwidth
-        match.match_type = p4info_pb2.MatchField.EXACT
+        members = vset.fields or [CpParam("", vset.bitwidth)]
+        for field_id, member in enumerate(members, start=1):
+            match = msg.match.add()
+            match.id = field_id
+            if member.name:
+                match.name = member.name
+            match.bitwidth = member.bitwidth
+            match.match_type = p4info_pb2.MatchField.EXACT
         msg.size = vset.size
     for register in cp.registers:
         msg = info.registers.add()

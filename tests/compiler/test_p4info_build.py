@@ -225,3 +225,30 @@ def test_hidden_tables_and_actions_stay_out_of_p4info(tmp_path):
     assert [t.preamble.name for t in p.tables] == []
     assert [a.preamble.name for a in p.actions] == ["L2Ingress.forward"]
     assert [t["name"] for t in doc["pipelines"][0]["tables"]] == ["L2Ingress.dmac"]
+
+
+def test_struct_value_set_has_one_match_field_per_member(tmp_path):
+    src = tmp_path / "pvs.p4"
+    src.write_text("""
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<16> b; }
+struct pair_t { bit<8> a; bit<16> b; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    value_set<pair_t>(8) pairs;
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.a, hdr.h.b) { pairs: accept; default: reject; }
+    }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+""")
+    doc, p = compile(src)
+    assert doc["parse_vsets"][0]["compressed_bitwidth"] == 24
+    vset = p.value_sets[0]
+    assert [(m.id, m.name, m.bitwidth) for m in vset.match] == [(1, "a", 8), (2, "b", 16)]
