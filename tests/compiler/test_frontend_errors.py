@@ -112,6 +112,10 @@ import pytest
             "register<bit<8>>(hdr.h.c) r; apply { }",
             "prog.p4:7:18: error: argument 'size' of register constructor has no direction and must be a compile-time constant",
         ),
+        (
+            "apply { verify(meta.f, error.NoMatch); }",
+            "prog.p4:7:9: error: verify may only be called in a parser state",
+        ),
         # argument counts
         (
             "apply { mark_to_drop(); }",
