@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use bufferlab_tm::{DropReason, TmConfig, TrafficManager};
+use bufferlab_tm::{TmConfig, TrafficManager};
 
 use crate::bits::mask;
 use crate::error::{LoadError, RuntimeError};
@@ -451,7 +451,6 @@ impl Engine {
         let prio = sm.priority.map_or(0, |f| self.field(h, f));
         let pkt = &mut self.pool[h as usize];
         let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
-        pkt.enq_time = now;
         match self.tm.enqueue(now, port, prio.min(255) as u8, bytes, h) {
             Ok(e) => {
                 let m1 = self.fmask(sm.enq_timestamp);
@@ -461,9 +460,7 @@ impl Engine {
                 set(pkt, sm.enq_qdepth, m2, u128::from(e.enq_qdepth_pkts));
             }
             Err(r) => {
-                debug_assert!(
-                    r.reason != DropReason::PortOutOfRange || port >= bufferlab_tm::NUM_PORTS
-                );
+                // The reason is counted per queue and port by the traffic manager.
                 self.stats.dropped_by_tm += 1;
                 self.release(r.item);
             }

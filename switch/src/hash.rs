@@ -6,7 +6,6 @@
 #[derive(Clone, Debug)]
 pub struct Crc {
     width: u32,
-    poly: u64,
     init: u64,
     xor_out: u64,
     reflect_in: bool,
@@ -54,7 +53,6 @@ impl Crc {
         }
         Crc {
             width,
-            poly,
             init,
             xor_out,
             reflect_in,
@@ -81,11 +79,6 @@ impl Crc {
     /// Width in bits.
     pub fn width(&self) -> u32 {
         self.width
-    }
-
-    /// Polynomial, for reading the configuration back.
-    pub fn poly(&self) -> u64 {
-        self.poly
     }
 
     /// Computes the CRC of `data`.

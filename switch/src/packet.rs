@@ -109,8 +109,6 @@ pub struct Packet {
     pub flags: PacketFlags,
     /// Time of the current pipeline pass, ns.
     pub now: u64,
-    /// Traffic-manager enqueue time, ns.
-    pub enq_time: u64,
 }
 
 impl Packet {
@@ -133,7 +131,6 @@ impl Packet {
         self.len_reg = frame.len() as i64;
         self.flags = PacketFlags::default();
         self.now = now;
-        self.enq_time = 0;
     }
 
     /// Copies `other` into `self` reusing buffers.
@@ -148,6 +145,5 @@ impl Packet {
         self.len_reg = other.len_reg;
         self.flags = other.flags;
         self.now = other.now;
-        self.enq_time = other.enq_time;
     }
 }

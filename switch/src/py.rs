@@ -690,8 +690,8 @@ impl PyEngine {
     ) -> PyResult<()> {
         let mut c = self.inner.port_config(port).map_err(rt)?;
         let n = MAX_QUEUES as usize;
-        let fixed = |v: &[u64], what: &str| -> PyResult<()> {
-            if v.len() > n {
+        let fixed = |len: usize, what: &str| -> PyResult<()> {
+            if len > n {
                 return Err(invalid(format!("{what}: at most {n} queues")));
             }
             Ok(())
@@ -709,10 +709,7 @@ impl PyEngine {
             c.num_queues = v;
         }
         if let Some(q) = drr_quantum_bytes {
-            fixed(
-                &q.iter().map(|x| u64::from(*x)).collect::<Vec<_>>(),
-                "drr_quantum_bytes",
-            )?;
+            fixed(q.len(), "drr_quantum_bytes")?;
             let mut quantum_bytes = [1500u32; MAX_QUEUES as usize];
             quantum_bytes[..q.len()].copy_from_slice(&q);
             c.scheduling = Scheduling::Drr { quantum_bytes };
@@ -721,19 +718,19 @@ impl PyEngine {
             c.scheduling = Scheduling::StrictPriority;
         }
         if let Some(l) = queue_limit_pkts {
-            fixed(&vec![0; l.len()], "queue_limit_pkts")?;
+            fixed(l.len(), "queue_limit_pkts")?;
             for (i, v) in l.iter().enumerate() {
                 c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Packets);
             }
         }
         if let Some(l) = queue_limit_bytes {
-            fixed(&vec![0; l.len()], "queue_limit_bytes")?;
+            fixed(l.len(), "queue_limit_bytes")?;
             for (i, v) in l.iter().enumerate() {
                 c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Bytes);
             }
         }
         if let Some(r) = queue_rate_pps {
-            fixed(&r, "queue_rate_pps")?;
+            fixed(r.len(), "queue_rate_pps")?;
             c.queue_rate_pps[..r.len()].copy_from_slice(&r);
         }
         if let Some((kind, a, b)) = threshold {
