@@ -364,3 +364,23 @@ def test_mutated_programs_fail_with_located_errors_only(tmp_path, seed):
 def test_load_text_without_preprocessing():
     program = frontend.load_text("const bit<8> x = 3;\nconst bit<8> y = x * 2;\n")
     assert program.declaration("y").value.const_value == 6 and program.main is None
+
+
+def test_every_node_has_a_position_in_an_original_file(compile_p4):
+    import dataclasses
+
+    program = compile_p4(KITCHEN_SINK)
+    files = set()
+    stack = [program.program]
+    count = 0
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(n)
+        elif isinstance(n, ast.Node):
+            count += 1
+            assert n.pos.line >= 1 and n.pos.column >= 1, n
+            files.add(n.pos.file.rsplit("/", 1)[-1])
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n) if f.compare)
+    assert count > 1000
+    assert files == {"core.p4", "v1model.p4", "prog.p4"}
