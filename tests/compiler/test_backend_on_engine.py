@@ -279,3 +279,46 @@ def test_value_switch_for_loops_and_functions(op, count, port, acc, kind):
     frame = mac(1) + mac(2) + b"\x88\xb8" + bytes([op, count]) + bytes(3) + bytes(41)
     out_port, out, _ = send(e, 3, frame)[0]
     assert (out_port, int.from_bytes(out[16:18], "big"), out[18]) == (port, acc, kind)
+
+
+@pytest.mark.parametrize(
+    ("dst_port", "src_port", "queue"),
+    [(9999, 40000, 0), (22, 40000, 7), (5205, 2000, 3), (9999, 80, 5), (5205, 80, 5)],
+)
+def test_range_entries_choose_the_priority_queue(dst_port, src_port, queue):
+    e = engine("range_match_l4_ports.p4")
+    e.configure_port(1, num_queues=8)
+    tcp = src_port.to_bytes(2, "big") + dst_port.to_bytes(2, "big") + bytes(16)
+    assert [p for p, _, _ in send(e, 2, ipv4_frame("10.0.0.1", proto=6, payload=tcp))] == [1]
+    assert e.queue_stats(1, queue)["enqueued_pkts"] == 1
+
+
+def test_action_selector_spreads_flows_over_members():
+    e = engine("action_selector_ecmp.p4")
+    profile = "EcmpIngress.ecmp_group_selector"
+    e.profile_member_set(profile, 1, "EcmpIngress.set_port", [5], False)
+    e.profile_member_set(profile, 2, "EcmpIngress.set_port", [6], False)
+    e.profile_group_set(profile, 10, [1, 2], False)
+    e.table_add_group("EcmpIngress.ecmp_group", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)}, 10)
+    ports = set()
+    for src_port in range(40):
+        tcp = src_port.to_bytes(2, "big") + (80).to_bytes(2, "big") + bytes(16)
+        ports |= {p for p, _, _ in send(e, 1, ipv4_frame("10.1.1.1", proto=6, payload=tcp))}
+    assert ports == {5, 6}
+
+
+def test_meter_marks_excess_packets_red():
+    e = engine("meter_color_marking.p4")
+    e.meter_set("MtrIngress.port_meter", 1, 1, 1, 1, 1)
+    assert [len(send(e, 1, ipv4_frame("10.0.0.1"), t)) for t in (0, 1_000, 2_000)] == [1, 0, 0]
+
+
+def test_packet_in_and_packet_out_headers():
+    e = engine("packet_io_controller_header.p4")
+    e.set_cpu_port(255)
+    e.table_add("IoIngress.punt", {"hdr.ethernet.etherType": 0x88CC}, "IoIngress.send_to_cpu", {})
+    send(e, 3, mac(1) + mac(2) + b"\x88\xcc" + bytes(46))
+    punted = e.packet_in()
+    assert [(p, f[:2]) for p, f, _ in punted] == [(255, (3 << 7).to_bytes(2, "big"))]
+    out = send(e, 255, (7 << 7).to_bytes(2, "big") + mac(1) + mac(2) + b"\x90\x00" + bytes(46))
+    assert [(p, len(f)) for p, f, _ in out] == [(7, 60)]
