@@ -322,3 +322,21 @@ def test_packet_in_and_packet_out_headers():
     assert [(p, f[:2]) for p, f, _ in punted] == [(255, (3 << 7).to_bytes(2, "big"))]
     out = send(e, 255, (7 << 7).to_bytes(2, "big") + mac(1) + mac(2) + b"\x90\x00" + bytes(46))
     assert [(p, len(f)) for p, f, _ in out] == [(7, 60)]
+
+
+def test_ecn_marking_from_queue_depth():
+    e = engine("ecn_queue_threshold.p4")
+    e.configure_port(2, rate_bps=10_000_000)
+    e.table_add("EcnIngress.fwd", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)}, "EcnIngress.forward", {"port": 2})
+    e.table_add("EcnEgress.ecn_threshold", {"standard_metadata.egress_port": 2}, "EcnEgress.set_threshold",
+                {"packets": 2})
+    frame = bytearray(ipv4_frame("10.0.0.9"))
+    frame[15] = 0x01
+    for _ in range(6):
+        e.send(1, bytes(frame), 0)
+    e.drain()
+    marks = [f[15] & 3 for _, f, _ in e.received()]
+    assert len(marks) == 6 and 3 in marks
+    assert marks == sorted(marks) and set(marks) == {1, 3}
+    assert e.counter_read("EcnEgress.ce_marked", 2)[0] == marks.count(3)
+    assert e.register_read("EcnEgress.max_depth", 2) >= 2
