@@ -1183,3 +1183,20 @@ pub fn restore_field_list(p: &Program, st: &State, pkt: &mut Packet, list: u32) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_operators_use_twos_complement() {
+        let m5 = sign_extend(0xfb, 8); // -5 as int<8>
+        assert_eq!(binop(BinOp::SLt, m5, 3), 1);
+        assert_eq!(binop(BinOp::Lt, m5, 3), 0);
+        assert_eq!(binop(BinOp::Sar, m5, 1) as i128, -3);
+        assert_eq!(binop(BinOp::Shr, 0xf0, 4), 0x0f);
+        assert_eq!(binop(BinOp::Shl, 1, 200), 0);
+        assert_eq!(binop(BinOp::Div, 7, 0), 0);
+        assert_eq!(binop(BinOp::Sub, 1, 2) & 0xff, 0xff);
+    }
+}

@@ -126,83 +126,7 @@ pub fn load(text: &str) -> R<Program> {
             );
         }
     }
-    let mut l = Loader {
-        p: Program {
-            fields: vec![],
-            headers: vec![],
-            stacks: vec![],
-            unions: vec![],
-            union_stacks: vec![],
-            num_varbits: 0,
-            parse_states: vec![],
-            init_state: None,
-            value_sets: vec![],
-            deparse_order: vec![],
-            actions: vec![],
-            tables: vec![],
-            conditionals: vec![],
-            profiles: vec![],
-            ingress: Pipeline {
-                name: "ingress".into(),
-                init: None,
-            },
-            egress: Pipeline {
-                name: "egress".into(),
-                init: None,
-            },
-            calculations: vec![],
-            checksums: vec![],
-            counters: vec![],
-            meters: vec![],
-            registers: vec![],
-            field_lists: HashMap::new(),
-            learn_lists: HashMap::new(),
-            errors: vec![],
-            error_codes: ErrorCodes {
-                packet_too_short: 1,
-                stack_out_of_bounds: 3,
-                header_too_short: 4,
-                parser_invalid_argument: 6,
-            },
-            std: StdMeta {
-                header: 0,
-                ingress_port: 0,
-                egress_spec: 0,
-                egress_port: 0,
-                instance_type: 0,
-                packet_length: 0,
-                enq_timestamp: None,
-                enq_qdepth: None,
-                deq_timedelta: None,
-                deq_qdepth: None,
-                ingress_global_timestamp: None,
-                egress_global_timestamp: None,
-                mcast_grp: None,
-                egress_rid: None,
-                checksum_error: None,
-                parser_error: None,
-                priority: None,
-                qid: None,
-            },
-            field_by_name: HashMap::new(),
-            header_by_name: HashMap::new(),
-        },
-        header_types: HashMap::new(),
-        stack_by_name: HashMap::new(),
-        union_by_name: HashMap::new(),
-        ustack_by_name: HashMap::new(),
-        calc_by_name: HashMap::new(),
-        register_by_name: HashMap::new(),
-        counter_by_name: HashMap::new(),
-        meter_by_name: HashMap::new(),
-        action_by_id: HashMap::new(),
-        node_by_name: HashMap::new(),
-        state_by_name: HashMap::new(),
-        vset_by_name: HashMap::new(),
-        profile_by_name: HashMap::new(),
-        header_json_ids: HashMap::new(),
-        union_json_ids: HashMap::new(),
-    };
+    let mut l = Loader::empty();
     l.header_types(&root)?;
     l.headers(&root)?;
     l.stacks_and_unions(&root)?;
@@ -222,6 +146,87 @@ pub fn load(text: &str) -> R<Program> {
 }
 
 impl Loader {
+    /// A loader with nothing loaded yet.
+    fn empty() -> Loader {
+        Loader {
+            p: Program {
+                fields: vec![],
+                headers: vec![],
+                stacks: vec![],
+                unions: vec![],
+                union_stacks: vec![],
+                num_varbits: 0,
+                parse_states: vec![],
+                init_state: None,
+                value_sets: vec![],
+                deparse_order: vec![],
+                actions: vec![],
+                tables: vec![],
+                conditionals: vec![],
+                profiles: vec![],
+                ingress: Pipeline {
+                    name: "ingress".into(),
+                    init: None,
+                },
+                egress: Pipeline {
+                    name: "egress".into(),
+                    init: None,
+                },
+                calculations: vec![],
+                checksums: vec![],
+                counters: vec![],
+                meters: vec![],
+                registers: vec![],
+                field_lists: HashMap::new(),
+                learn_lists: HashMap::new(),
+                errors: vec![],
+                error_codes: ErrorCodes {
+                    packet_too_short: 1,
+                    stack_out_of_bounds: 3,
+                    header_too_short: 4,
+                    parser_invalid_argument: 6,
+                },
+                std: StdMeta {
+                    header: 0,
+                    ingress_port: 0,
+                    egress_spec: 0,
+                    egress_port: 0,
+                    instance_type: 0,
+                    packet_length: 0,
+                    enq_timestamp: None,
+                    enq_qdepth: None,
+                    deq_timedelta: None,
+                    deq_qdepth: None,
+                    ingress_global_timestamp: None,
+                    egress_global_timestamp: None,
+                    mcast_grp: None,
+                    egress_rid: None,
+                    checksum_error: None,
+                    parser_error: None,
+                    priority: None,
+                    qid: None,
+                },
+                field_by_name: HashMap::new(),
+                header_by_name: HashMap::new(),
+            },
+            header_types: HashMap::new(),
+            stack_by_name: HashMap::new(),
+            union_by_name: HashMap::new(),
+            ustack_by_name: HashMap::new(),
+            calc_by_name: HashMap::new(),
+            register_by_name: HashMap::new(),
+            counter_by_name: HashMap::new(),
+            meter_by_name: HashMap::new(),
+            action_by_id: HashMap::new(),
+            node_by_name: HashMap::new(),
+            state_by_name: HashMap::new(),
+            vset_by_name: HashMap::new(),
+            profile_by_name: HashMap::new(),
+            header_json_ids: HashMap::new(),
+            union_json_ids: HashMap::new(),
+        }
+    }
+
     fn header_types(&mut self, root: &Value) -> R<()> {
         for (i, ht) in arr(root, "header_types").iter().enumerate() {
             let ctx = obj_ctx("header_types", i, ht);
@@ -1892,5 +1897,42 @@ impl Loader {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comp(width: u32) -> KeyComponent {
+        KeyComponent {
+            expr: Expr::Const(0),
+            width,
+        }
+    }
+
+    #[test]
+    fn transition_values_split_per_padded_component() {
+        let l = Loader::empty();
+        // A 12-bit and a 2-bit component: 0xaba and 0x3 are written 0x0aba03.
+        assert_eq!(
+            l.split_key("0x0aba03", &[comp(12), comp(2)], "t").unwrap(),
+            vec![0xaba, 0x3]
+        );
+        assert!(l
+            .split_key("0x01020304", &[comp(12), comp(2)], "t")
+            .is_err());
+    }
+
+    #[test]
+    fn errors_name_the_object() {
+        let e = load(r#"{"header_types": [{"name": "h_t", "id": 0, "fields": [["f", "x"]]}]}"#)
+            .unwrap_err();
+        assert_eq!(e.0, "header_types[0] 'h_t' field 0: 'f' has no width");
+        let e = load(r#"{"headers": []}"#).unwrap_err();
+        assert_eq!(
+            e.0,
+            "standard_metadata: required field 'ingress_port' is missing"
+        );
     }
 }
