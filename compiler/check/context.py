@@ -40,7 +40,7 @@ class CheckerBase:
     """Scopes, diagnostics and the enclosing-construct stack."""
 
     def __init__(self) -> None:
-        self.scope = Scope(kind="top")
+        self.scope = Scope()
         self.facts = ProgramFacts()
         self.warnings: list[CompileWarning] = []
         self.where = Where()
@@ -54,10 +54,10 @@ class CheckerBase:
         self.warnings.append(CompileWarning(pos, message))
 
     @contextmanager
-    def scoped(self, kind: str = "block"):  # noqa: ANN201
+    def scoped(self):  # noqa: ANN201
         """Open a nested scope for the duration of a `with` block."""
         saved = self.scope
-        self.scope = Scope(saved, kind)
+        self.scope = Scope(saved)
         try:
             yield self.scope
         finally:

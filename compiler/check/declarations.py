@@ -111,7 +111,7 @@ class DeclarationChecker(TableChecker):
             self.scope.declare(p.name, p, p.pos)
 
     def _prototype(self, proto: ast.MethodPrototype, return_override: P4Type | None = None) -> None:
-        with self.scoped("method"):
+        with self.scoped():
             self.declare_type_params(proto.type_params, proto)
             if proto.return_type is not None:
                 self.resolve_type(proto.return_type)
@@ -120,7 +120,7 @@ class DeclarationChecker(TableChecker):
         proto.p4type = Callable(tuple(proto.params), ret if ret is not None else Void())
 
     def _d_ExternDeclaration(self, d: ast.ExternDeclaration) -> None:
-        with self.scoped("extern"):
+        with self.scoped():
             names = self.declare_type_params(d.type_params, d)
             d.p4type = Extern(d.name, d, names)
             self.scope.declare(d.name, d, d.pos)
@@ -151,7 +151,7 @@ class DeclarationChecker(TableChecker):
         self.scope.declare(d.name, d, d.pos, overloadable=True)
 
     def _block_type(self, d: ast.Declaration, cls: type) -> None:
-        with self.scoped("type"):
+        with self.scoped():
             names = self.declare_type_params(d.type_params, d)
             self.resolve_params(d.params)
         d.p4type = cls(d.name, d, names, tuple(d.params))
@@ -177,7 +177,7 @@ class DeclarationChecker(TableChecker):
         self.resolve_params(d.constructor_params)
         d.p4type = ParserType(d.name, d, (), tuple(d.params))
         self.scope.declare(d.name, d, d.pos)
-        with self.scoped("parser"), self.inside(Where("parser", d)):
+        with self.scoped(), self.inside(Where("parser", d)):
             self.declare_params(d.params)
             self.declare_params(d.constructor_params)
             for name in BUILTIN_STATES:
@@ -196,7 +196,7 @@ class DeclarationChecker(TableChecker):
                 self._check_state(s)
 
     def _check_state(self, s: ast.ParserState) -> None:
-        with self.scoped("state"), self.inside(Where("state", s)):
+        with self.scoped(), self.inside(Where("state", s)):
             for c in s.components:
                 self.check_statement(c)
             t = s.transition
@@ -269,7 +269,7 @@ class DeclarationChecker(TableChecker):
         self.resolve_params(d.constructor_params)
         d.p4type = ControlType(d.name, d, (), tuple(d.params))
         self.scope.declare(d.name, d, d.pos)
-        with self.scoped("control"), self.inside(Where("control", d)):
+        with self.scoped(), self.inside(Where("control", d)):
             self.declare_params(d.params)
             self.declare_params(d.constructor_params)
             for local in d.locals:
@@ -311,13 +311,13 @@ class DeclarationChecker(TableChecker):
                     f"action {d.name}: directional parameter '{p.name}' must come before action data",
                 )
         d.p4type = Callable(tuple(d.params), Void())
-        with self.scoped("action"), self.inside(Where("action", d)):
+        with self.scoped(), self.inside(Where("action", d)):
             self.declare_params(d.params)
             self.check_block(d.body, new_scope=False)
         self.scope.declare(d.name, d, d.pos)
 
     def _d_FunctionDeclaration(self, d: ast.FunctionDeclaration) -> None:
-        with self.scoped("function"):
+        with self.scoped():
             self.declare_type_params(d.type_params, d)
             ret = self.resolve_type(d.return_type)
             self.resolve_params(d.params)

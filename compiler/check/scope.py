@@ -15,9 +15,8 @@ from ..diagnostics import CompileError, SourcePos
 class Scope:
     """One level of names; `parent` is the enclosing scope."""
 
-    def __init__(self, parent: Scope | None = None, kind: str = "block") -> None:
+    def __init__(self, parent: Scope | None = None) -> None:
         self.parent = parent
-        self.kind = kind
         self.names: dict[str, list[object]] = {}
 
     def declare(self, name: str, decl: object, pos: SourcePos, overloadable: bool = False) -> None:

@@ -8,12 +8,13 @@ from ..types import (
     Bool,
     Enum,
     Error,
-    InfInt,
+    Extern,
     MatchKind,
     NewType,
     P4Type,
     SerEnum,
     Set,
+    Specialized,
     Table,
     Varbit,
 )
@@ -187,20 +188,17 @@ class TableChecker(StatementChecker):
 
     def _check_value_property(self, p: ast.ValueProperty) -> None:
         v = p.value
-        if isinstance(v, ast.MethodCallExpression) and isinstance(v.callee, ast.PathExpression):
-            self.check_expr(v)
-        else:
-            self.check_expr(v)
+        t = self.check_expr(v)
         if p.name == "size":
             size = v.const_value
             if not isinstance(size, int) or isinstance(size, bool) or size < 0:
                 raise self.fail(v.pos, "table size must be a non-negative compile-time integer")
-            if isinstance(v.type, InfInt):
-                return
-        if p.name in ("implementation", "counters", "meters") and not isinstance(
-            v, ast.PathExpression | ast.MethodCallExpression
-        ):
-            raise self.fail(v.pos, f"table property {p.name} must name an extern instance")
+        if p.name in ("implementation", "counters", "meters"):
+            base = t.base if isinstance(t, Specialized) else t
+            if not isinstance(base, Extern):
+                raise self.fail(
+                    v.pos, f"table property {p.name} must be an extern instance, not {t}"
+                )
 
 
 def _key_name(element: ast.KeyElement) -> str:

@@ -153,7 +153,7 @@ class TypeResolver(CheckerBase):
             ast.HeaderUnionDeclaration: HeaderUnion,
             ast.StructDeclaration: Struct,
         }[type(decl)]
-        with self.scoped("type"):
+        with self.scoped():
             self.declare_type_params(decl.type_params, decl)
             seen: dict[str, ast.StructField] = {}
             fields = []

@@ -188,6 +188,10 @@ import pytest
             "action a() { } action b() { } table t { key = { meta.x : exact; } actions = { a; } } apply { switch (t.apply().action_run) { b: { } } }",
             "prog.p4:7:126: error: 'b' is not an action of table t",
         ),
+        (
+            "table t { key = { meta.x : exact; } actions = { NoAction; } counters = meta; } apply { }",
+            "prog.p4:7:72: error: table property counters must be an extern instance, not ms",
+        ),
         # statements
         (
             "apply { return 1; }",
