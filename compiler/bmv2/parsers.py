@@ -50,6 +50,7 @@ class ParserLowering:
         self.externs = externs
         self.instantiate = instantiate
         self.states: list[dict] = []
+        self.initialisers: list[Any] = []
 
     def lower(self, decl: ast.ParserDeclaration, env: Env) -> dict:
         """The `parser` JSON object for the top-level parser `decl` bound in `env`."""
@@ -60,14 +61,17 @@ class ParserLowering:
 
     def inline(self, decl: ast.ParserDeclaration, env: Env, prefix: str, accept: str | None) -> str:
         """Lower all states of `decl` with names prefixed; returns the start state's name."""
+        self.initialisers: list[Any] = []
         for local in decl.locals:
             self.local(local, env)
+        initialisers = self.initialisers
         names = {id(s): prefix + s.name for s in decl.states}
         start = next((s for s in decl.states if s.name == "start"), None)
         if start is None:
             raise CompileError(decl.pos, f"parser {decl.name} has no start state")
         for state in decl.states:
-            self.state(state, env, names, accept, prefix)
+            # Parser locals are initialised when the parser starts.
+            self.state(state, env, names, accept, prefix, initialisers if state is start else [])
         return names[id(start)]
 
     def local(self, local: Any, env: Env) -> None:
@@ -96,7 +100,7 @@ class ParserLowering:
             storage = self.ctx.local_storage(self.ctx.local_name(local.name), local.p4type or local.type_node.resolved)
             env.bind(local, storage)
             if local.init is not None:
-                raise unsupported(local, "an initialised parser-local variable")
+                self.initialisers.append((storage, local.init, local))
             return
         if isinstance(local, ast.ConstantDeclaration):
             return
@@ -125,11 +129,19 @@ class ParserLowering:
         return state
 
     def state(
-        self, s: ast.ParserState, env: Env, names: dict[int, str], accept: str | None, prefix: str
+        self,
+        s: ast.ParserState,
+        env: Env,
+        names: dict[int, str],
+        accept: str | None,
+        prefix: str,
+        initialisers: list[Any],
     ) -> None:
         """One P4 parse state (possibly split around sub-parser calls)."""
         current = self.new_state(names[id(s)])
         sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+        for storage, value, node in initialisers:
+            sl.assign(storage, value, env, node)
         scope = env.child()
         frame = Frame(end=Label(), outermost=True)
         split = 0

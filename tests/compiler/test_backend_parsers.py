@@ -217,3 +217,17 @@ def test_header_union_stack_extracts(tmp_path):
     assert doc["header_union_stacks"] == [{"name": "items", "id": 0, "union_type": "ab_t",
                                            "header_union_ids": [unions["items[0]"], unions["items[1]"]]}]
     assert doc["deparsers"][0]["order"] == ["items[0].a", "items[0].b", "items[1].a", "items[1].b"]
+
+
+def test_parser_locals_are_initialised_in_the_start_state(tmp_path):
+    src = tmp_path / "init.p4"
+    src.write_text(PARSER_WITH_PRIMITIVES.replace(
+        "parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {",
+        "parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {\n"
+        "    bit<8> seen = 3;").replace("meta.x = hdr.h.a + hdr.h.b;", "meta.x = seen;"))
+    doc = compile(src)[0]
+    ops = doc["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert ops[0] == {"parameters": [{"type": "field", "value": ["scalars", "seen_0"]},
+                                     {"type": "hexstr", "value": "0x03"}], "op": "set"}
+    assert {"parameters": [{"type": "field", "value": ["scalars", "userMetadata.x"]},
+                           {"type": "field", "value": ["scalars", "seen_0"]}], "op": "set"} in ops
