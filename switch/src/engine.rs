@@ -261,16 +261,20 @@ impl Engine {
         }
     }
 
+    /// Earliest time (ns) at which `advance` has something to do: a frame to
+    /// start transmitting or one to deliver; None when the switch is idle.
+    pub fn next_event_ns(&self) -> Option<u64> {
+        let next_tm = self.tm.next_event_time();
+        let next_arrival = self.pending.peek().map(|Reverse((a, ..))| *a);
+        next_tm.into_iter().chain(next_arrival).min()
+    }
+
     /// Runs until nothing is queued or in flight; returns the time reached.
     pub fn drain(&mut self) -> u64 {
-        loop {
-            let next_tm = self.tm.next_event_time();
-            let next_arrival = self.pending.peek().map(|Reverse((a, ..))| *a);
-            match next_tm.into_iter().chain(next_arrival).min() {
-                Some(t) => self.advance(t.max(self.now)),
-                None => return self.now,
-            }
+        while let Some(t) = self.next_event_ns() {
+            self.advance(t.max(self.now));
         }
+        self.now
     }
 
     /// Receives `count` copies of `frame` on `port`, the first at `t0_ns`, then

@@ -166,6 +166,11 @@ impl PyEngine {
         self.inner.drain()
     }
 
+    /// Earliest time (ns) at which `advance` has work (a transmission or a delivery), or None.
+    fn next_event_ns(&self) -> Option<u64> {
+        self.inner.next_event_ns()
+    }
+
     /// Current virtual time, ns.
     fn now(&self) -> u64 {
         self.inner.now()

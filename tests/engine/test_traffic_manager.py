@@ -135,3 +135,20 @@ def test_bad_port_settings_are_refused(meta):
         meta.configure_port(3, num_queues=9)
     with pytest.raises(InvalidArgumentError):
         meta.configure_port(600, rate_bps=GBPS)
+
+
+def test_next_event_tracks_transmissions_and_deliveries(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS, delay_ns=10_000)
+    assert meta.next_event_ns() is None
+    meta.send(2, eth(1, size=60), 0)
+    meta.send(2, eth(1, size=60), 0)
+    # The second frame starts when the first has left the port.
+    assert meta.next_event_ns() == WIRE_60
+    meta.advance(WIRE_60)
+    assert meta.next_event_ns() == WIRE_60 + 10_000
+    meta.advance(WIRE_60 + 10_000)
+    assert len(meta.received()) == 1
+    assert meta.next_event_ns() == 2 * WIRE_60 + 10_000
+    assert meta.drain() == 2 * WIRE_60 + 10_000
+    assert meta.next_event_ns() is None
