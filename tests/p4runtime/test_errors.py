@@ -298,3 +298,29 @@ def test_seventeenth_stream_is_resource_exhausted(open_stream):
     error = extra.recv()
     assert isinstance(error, grpc.RpcError)
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_large_failed_batch_stays_within_grpc_trailer_limit(stub, primary, helpers):
+    def l2(n):
+        return entry(L2_FWD, (1, "exact", {"value": n.to_bytes(2, "big")}), action=DROP)
+
+    # 60 updates: codes and messages fit.
+    updates = [(INSERT, l2(n)) for n in range(1, 60)] + [(INSERT, entry(99))]
+    with pytest.raises(grpc.RpcError) as error:
+        stub.Write(helpers.write_request(*updates))
+    details = helpers.error_details(error.value)
+    assert [d.canonical_code for d in details] == [C.OK] * 59 + [C.NOT_FOUND]
+    # 100 failing updates: codes kept, messages dropped.
+    updates = [(DELETE, l2(n)) for n in range(1000, 1100)]
+    with pytest.raises(grpc.RpcError) as error:
+        stub.Write(helpers.write_request(*updates))
+    details = helpers.error_details(error.value)
+    assert [d.canonical_code for d in details] == [C.NOT_FOUND] * 100
+    assert all(d.message == "" for d in details)
+    # 1000 updates: too many even for codes; the client still gets UNKNOWN and a summary.
+    updates = [(DELETE, l2(n)) for n in range(2000, 3000)]
+    with pytest.raises(grpc.RpcError) as error:
+        stub.Write(helpers.write_request(*updates))
+    assert error.value.code() == grpc.StatusCode.UNKNOWN
+    assert "1000 of 1000 updates failed" in error.value.details()
+    assert helpers.error_details(error.value) == []

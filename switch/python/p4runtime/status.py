@@ -55,14 +55,33 @@ def p4_error(error: P4RuntimeError | None) -> p4runtime_pb2.Error:
     return p4runtime_pb2.Error(canonical_code=error.canonical_code, message=error.message)
 
 
+# The details travel base64-encoded in one trailer; gRPC clients refuse trailers above their
+# metadata limit (8 KiB soft, 16 KiB hard by default) and then lose the whole status.
+MAX_DETAILS_BYTES = 4096
+
+
 def batch_status(errors: list[P4RuntimeError | None], summary: str) -> status_pb2.Status:
-    """The UNKNOWN `google.rpc.Status` whose details hold one p4.v1.Error per update, in order."""
-    status = status_pb2.Status(code=code_pb2.UNKNOWN, message=summary)
-    for error in errors:
-        detail = any_pb2.Any()
-        detail.Pack(p4_error(error))
-        status.details.append(detail)
-    return status
+    """The UNKNOWN `google.rpc.Status` whose details hold one p4.v1.Error per update, in order.
+
+    A batch too large for the trailer first loses the error messages (codes stay); if even
+    the codes do not fit, the details are left out and the message says so.
+    """
+    for keep_messages in (True, False):
+        status = status_pb2.Status(code=code_pb2.UNKNOWN, message=summary)
+        for error in errors:
+            item = p4_error(error)
+            if not keep_messages:
+                item.ClearField("message")
+            detail = any_pb2.Any()
+            detail.Pack(item)
+            status.details.append(detail)
+        if status.ByteSize() <= MAX_DETAILS_BYTES:
+            return status
+    return status_pb2.Status(
+        code=code_pb2.UNKNOWN,
+        message=f"{summary} (per-update details left out: {len(errors)} updates exceed "
+        "the gRPC trailer limit)",
+    )
 
 
 def abort_with_details(context: grpc.ServicerContext, status: status_pb2.Status) -> None:
