@@ -64,3 +64,19 @@ def test_damaged_json_loads_or_fails_cleanly(name):
             e.send(1, frame, i)
         e.drain()
     assert failures > 0
+
+
+def test_random_frames_through_compiled_programs():
+    from pathlib import Path
+
+    from bufferlab.compiler import compile as compile_p4
+
+    rng = random.Random("compiled")
+    for program in sorted((Path(__file__).resolve().parents[2] / "tests" / "p4").glob("*.p4")):
+        doc, _ = compile_p4(program)
+        e = Engine(json.dumps(doc))
+        e.set_cpu_port(255)
+        for i, frame in enumerate(random_frames(rng, 40)):
+            e.send(rng.choice([0, 1, 2, 3, 255]), frame, i * 1000)
+        e.drain()
+        assert e.stats()["received"] == 40, program.name
