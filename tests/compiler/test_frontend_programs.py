@@ -384,3 +384,13 @@ def test_every_node_has_a_position_in_an_original_file(compile_p4):
             stack.extend(getattr(n, f.name) for f in dataclasses.fields(n) if f.compare)
     assert count > 1000
     assert files == {"core.p4", "v1model.p4", "prog.p4"}
+
+
+def test_deep_nesting_compiles_or_fails_with_a_compile_error():
+    nested = "const bit<8> x = " + "(" * 500 + "7" + ")" * 500 + ";"
+    assert frontend.load_text(nested).declaration("x").value.const_value == 7
+    long_sum = "const bit<16> y = " + " + ".join(["1"] * 3000) + ";"
+    assert frontend.load_text(long_sum).declaration("y").value.const_value == 3000
+    absurd = "const bit<8> z = " + "(" * 100000 + "1" + ")" * 100000 + ";"
+    with pytest.raises(CompileError, match="nested too deeply"):
+        frontend.load_text(absurd, "deep.p4")
