@@ -2,6 +2,7 @@
 frames that are not bufferlab's."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -113,3 +114,23 @@ def test_ctrl_c_ends_the_command_line_receiver_with_its_summary(veth_pair):
     assert recv.returncode == 0
     summary = json.loads(out)
     assert summary["flows"]["4"]["received_frames"] == 20
+
+
+def test_a_namespace_given_as_a_process_path_like_a_mininet_host(veth_pair):
+    # Mininet hosts are processes in unnamed namespaces: /proc/<pid>/ns/net names them.
+    holder = subprocess.Popen(["ip", "netns", "exec", veth_pair.rx.netns, "sleep", "60"])
+    try:
+        path = f"/proc/{holder.pid}/ns/net"
+        # `ip netns exec` enters the namespace just after the fork: wait until it has.
+        target = os.stat(f"/run/netns/{veth_pair.rx.netns}").st_ino
+        while os.stat(path).st_ino != target:
+            assert holder.poll() is None
+        with Receiver(PORT, netns=path) as rx:
+            rx.start(max_frames=7, idle_timeout_s=2.0)
+            generate.send(veth_pair.rx.ip, PORT, count=10, rate_bps=1e6, netns=veth_pair.tx.netns)
+            got = rx.join()
+    finally:
+        holder.kill()
+        holder.wait()
+    # max_frames is exact: the other three stay queued for whoever reads next.
+    assert got.frames["seq"].tolist() == list(range(7))

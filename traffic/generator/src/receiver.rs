@@ -38,7 +38,7 @@ pub struct RxRecord {
 /// When a receive run ends (besides the stop flag).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RxLimits {
-    /// Stop after this many data frames.
+    /// Stop after exactly this many data frames.
     pub max_frames: Option<u64>,
     /// Stop when no frame arrived for this long, ns.
     pub idle_timeout_ns: Option<u64>,
@@ -186,12 +186,16 @@ impl Receiver {
                 hdr.msg_controllen = CONTROL_WORDS * 8;
                 hdr.msg_flags = 0;
             }
+            // Never read past max_frames: what stays queued belongs to whoever reads next.
+            let want = limits.max_frames.map_or(self.batch, |m| {
+                (m - report.records.len() as u64).min(self.batch as u64) as usize
+            });
             // SAFETY: every message points at buffers that live through the call.
             let rc = unsafe {
                 libc::recvmmsg(
                     self.fd.as_raw_fd(),
                     msgs.as_mut_ptr(),
-                    self.batch as libc::c_uint,
+                    want as libc::c_uint,
                     libc::MSG_WAITFORONE,
                     std::ptr::null_mut(),
                 )
