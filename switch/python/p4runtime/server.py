@@ -160,18 +160,22 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self, request: p4runtime_pb2.WriteRequest, context: grpc.ServicerContext
     ) -> p4runtime_pb2.WriteResponse:
         """Apply updates in order; any failure ⇒ UNKNOWN with one p4.v1.Error per update."""
-        try:
-            self._check_device(request.device_id)
-            check_default_role(request)
-            self.arbitration.check_primary(election_id_of(request))
-            entities = self._entities()
-            if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
-                raise P4RuntimeError("UNIMPLEMENTED", "only CONTINUE_ON_ERROR atomicity")
-        except P4RuntimeError as error:
-            context.abort(error.grpc_code, error.message)
-        errors: list[P4RuntimeError | None] = []
-        for update in request.updates:
-            errors.append(self._guard(lambda u=update: self._call(entities.write, u)))
+        # The whole batch runs under the lock: it is serialisable against other writes and
+        # against a pipeline change.
+        with self._lock:
+            try:
+                self._check_device(request.device_id)
+                check_default_role(request)
+                self.arbitration.check_primary(election_id_of(request))
+                entities = self._entities()
+                if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
+                    raise P4RuntimeError("UNIMPLEMENTED", "only CONTINUE_ON_ERROR atomicity")
+            except P4RuntimeError as error:
+                context.abort(error.grpc_code, error.message)
+            errors = [
+                self._guard(lambda u=update: self._call(entities.write, u))
+                for update in request.updates
+            ]
         failed = [e for e in errors if e is not None]
         if failed:
             summary = f"{len(failed)} of {len(errors)} updates failed: {failed[0].message}"
@@ -194,20 +198,23 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self, request: p4runtime_pb2.ReadRequest, context: grpc.ServicerContext
     ) -> object:
         """Entities for each (wildcard) request entity, in one ReadResponse."""
-        try:
-            self._check_device(request.device_id)
-            check_default_role(request)
-            entities = self._entities()
-        except P4RuntimeError as error:
-            context.abort(error.grpc_code, error.message)
         response = p4runtime_pb2.ReadResponse()
         errors: list[P4RuntimeError | None] = []
-        for entity in request.entities:
-            found: list[p4runtime_pb2.Entity] = []
-            errors.append(
-                self._guard(lambda e=entity, out=found: out.extend(self._call(entities.read, e)))
-            )
-            response.entities.extend(found)
+        with self._lock:
+            try:
+                self._check_device(request.device_id)
+                check_default_role(request)
+                entities = self._entities()
+            except P4RuntimeError as error:
+                context.abort(error.grpc_code, error.message)
+            for entity in request.entities:
+                found: list[p4runtime_pb2.Entity] = []
+                errors.append(
+                    self._guard(
+                        lambda e=entity, out=found: out.extend(self._call(entities.read, e))
+                    )
+                )
+                response.entities.extend(found)
         yield response
         failed = [e for e in errors if e is not None]
         if failed:
