@@ -1,10 +1,26 @@
 """In-process switch engine: load BMv2 JSON, write entries by name, send frames
 in virtual time and read what comes out.
 
-Values may be given as ints, bytes (big-endian), IPv4 strings ("10.0.0.1") or
-MAC strings ("08:00:00:00:01:01"). Match values per key kind:
+    e = Engine("build/prog.json", seed=1)            # path or JSON text
+    e.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.0", 24)},
+                "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:01", "port": 1})
+    e.configure_port(1, rate_bps=10**9, delay_ns=5_000)
+    e.send(2, frame, t_ns=0)                         # ingress runs at t_ns
+    e.advance(1_000_000)                             # egress at tx_start, delivery at arrival
+    for port, data, t_ns in e.received(): ...
+
+Time is virtual and in ns; `send` first runs everything due up to its time and
+refuses a time before the engine's. Values may be given as ints, bytes
+(big-endian), IPv4/IPv6 strings or MAC strings. Match values per key kind:
 exact ``v``; lpm ``(v, prefix_len)``; ternary ``(v, mask)``; range ``(lo, hi)``;
-optional ``v`` or ``None`` (don't care).
+optional ``v`` or ``None`` (don't care). Control-plane errors are typed
+(`NotFoundError`, `AlreadyExistsError`, `InvalidArgumentError`,
+`OutOfRangeError`, `ResourceExhaustedError`, `PermissionDeniedError`,
+`FailedPreconditionError`, all `EngineError`), one per gRPC status a
+P4Runtime server returns; a JSON that cannot be loaded raises `LoadError`
+naming the JSON object and the reason. The raw engine methods (counters,
+meters, registers, multicast, clone sessions, queue stats, ...) are
+inherited from `_engine.Engine` and documented there.
 """
 
 from __future__ import annotations
