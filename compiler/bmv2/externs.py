@@ -39,6 +39,18 @@ def enum_member(e: ast.Expression | None) -> str:
     raise CompileError(getattr(e, "pos", None), "a constant enum value is required here")
 
 
+def type_kind(p4type: t.P4Type) -> str:
+    """The P4Info type family of a scalar type (`bit`, `int`, `bool`, `error`)."""
+    base = strip_type(p4type)
+    if isinstance(base, t.Bool):
+        return "bool"
+    if isinstance(base, t.Error):
+        return "error"
+    if isinstance(base, t.Bits) and base.signed:
+        return "int"
+    return "bit"
+
+
 class Externs:
     """Dispatches extern calls; owns calculations, field lists and learn lists."""
 
@@ -256,7 +268,7 @@ class Externs:
         if not any(d.name == type_name for d in self.ctx.cp.digests):
             fields = []
             if isinstance(data_type, t.StructLike):
-                fields = [CpParam(n, field_width(strip_type(ft))) for n, ft in data_type.fields]
+                fields = [CpParam(n, field_width(strip_type(ft)), kind=type_kind(ft)) for n, ft in data_type.fields]
             self.ctx.cp.digests.append(CpDigest(type_name, type_name, fields))
         receiver = sl.exprs.constant_int(args[0])
         sl.emit(

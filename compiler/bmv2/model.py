@@ -17,6 +17,8 @@ class CpParam:
     bitwidth: int
     explicit_id: int | None = None
     match_kind: str = ""
+    # P4 type family for P4Info type specs: "bit", "int", "bool" or "error".
+    kind: str = "bit"
 
 
 @dataclass
@@ -161,3 +163,4 @@ class ControlPlane:
     registers: list[CpRegister] = field(default_factory=list)
     digests: list[CpDigest] = field(default_factory=list)
     pkg_info: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)

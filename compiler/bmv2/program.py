@@ -105,6 +105,7 @@ class ProgramLowering:
         parser, verify, ingress, egress, compute, deparser = args
         for index, name in enumerate(checked.errors):
             ctx.errors[name] = index
+        ctx.cp.errors = list(checked.errors)
         self.declarations()
         std_type = self.std_metadata_type()
         hdr_type = strip_type(checked.type_args.get("H"))

@@ -205,7 +205,16 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
         for member in digest.fields:
             m = struct.members.add()
             m.name = member.name
-            m.type_spec.bitstring.bit.bitwidth = member.bitwidth
+            if member.kind == "bool":
+                m.type_spec.bool.SetInParent()
+            elif member.kind == "error":
+                m.type_spec.error.SetInParent()
+                if not info.type_info.error.members:
+                    info.type_info.error.members.extend(cp.errors)
+            elif member.kind == "int":
+                m.type_spec.bitstring.int.bitwidth = member.bitwidth
+            else:
+                m.type_spec.bitstring.bit.bitwidth = member.bitwidth
     return info
 
 

@@ -252,3 +252,36 @@ V1Switch(P(), C(), I(), I(), C(), D()) main;
     assert doc["parse_vsets"][0]["compressed_bitwidth"] == 24
     vset = p.value_sets[0]
     assert [(m.id, m.name, m.bitwidth) for m in vset.match] == [(1, "a", 8), (2, "b", 16)]
+
+
+def test_digest_type_specs_for_bool_signed_and_error_members(tmp_path):
+    src = tmp_path / "digest.p4"
+    src.write_text("""
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; int<8> b; }
+struct headers_t { h_t h; }
+struct d_t { bool ok; int<8> b; error e; }
+struct meta_t { d_t d; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        meta.d.ok = hdr.h.a == 1;
+        meta.d.b = hdr.h.b;
+        meta.d.e = sm.parser_error;
+        digest<d_t>(1, meta.d);
+    }
+}
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+""")
+    doc, p = compile(src)
+    members = p.type_info.structs["d_t"].members
+    assert members[0].type_spec.HasField("bool")
+    assert members[1].type_spec.bitstring.int.bitwidth == 8
+    assert members[2].type_spec.HasField("error")
+    assert list(p.type_info.error.members)[:2] == ["NoError", "PacketTooShort"]
+    assert len(doc["learn_lists"][0]["elements"]) == 3
