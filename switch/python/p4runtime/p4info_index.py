@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from p4.config.v1 import p4info_pb2
 
 from .status import P4RuntimeError
 
 MatchType = p4info_pb2.MatchField.MatchType
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,7 @@ class P4InfoIndex:
             )
 
         def json_name_of(name: str, section: str, what: str) -> str:
+            """The JSON name of a P4Info object of one JSON section."""
             if document is None:
                 return name
             return resolve_name(name, _json_names(document, section), what)
@@ -324,7 +327,7 @@ class P4InfoIndex:
         return _lookup(self.digests, digest_id, "digest")
 
 
-def _lookup(objects: dict, object_id: int, what: str):  # noqa: ANN202 - generic lookup
+def _lookup(objects: dict[int, T], object_id: int, what: str) -> T:
     """objects[object_id] or NOT_FOUND naming the kind."""
     try:
         return objects[object_id]
