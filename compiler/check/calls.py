@@ -16,6 +16,7 @@ from ..types import (
     Bool,
     ControlType,
     Extern,
+    Header,
     InfInt,
     P4Type,
     PackageType,
@@ -99,6 +100,10 @@ class CallChecker(ExpressionChecker):
             e, ast.CallKind.EXTERN_METHOD, None, list(m.candidates), bindings, m.name
         )
         e.call.receiver = receiver
+        if m.name == "extract" and getattr(m.receiver, "name", None) == "packet_in":
+            extracted = e.call.type_args.get("T")
+            if not isinstance(extracted, Header):
+                raise self.fail(e.args[0].pos, f"extract needs a header, not {extracted}")
         return result
 
     def _builtin_call(

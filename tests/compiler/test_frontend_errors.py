@@ -298,6 +298,10 @@ def test_control_errors(control_error, body, expected):
             "prog.p4:6:1: error: function f does not return a value on every path",
         ),
         (
+            "parser P(packet_in b, out hs hdr) { state start { b.extract(hdr); transition accept; } }",
+            "prog.p4:6:61: error: extract needs a header, not hs",
+        ),
+        (
             "bit<8> f(in bit<8> a) { return; }",
             "prog.p4:6:25: error: return needs a value of type bit<8>",
         ),
