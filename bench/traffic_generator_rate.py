@@ -1,9 +1,11 @@
 """Generator rate accuracy on a veth pair between two namespaces (needs root).
 
-For each (rate, frame size): send for a fixed time and report the rate the sender achieved
-(its own send times) and the rate the receiver saw (kernel RX timestamps), both in line
-bit/s (frame incl. FCS + 20 bytes), as relative errors against the target in %, plus the
-sender's worst lateness and the frames lost. Prints one JSON line.
+For each (rate, frame size, scheduling): send for a fixed time and report the rate the
+sender achieved (its own send times) and the rate the receiver saw (kernel RX
+timestamps), both in line bit/s (frame incl. FCS + 20 bytes), as relative errors against
+the target in %, plus the sender's worst lateness behind schedule and the frames lost.
+Then the most frames/s the sender reaches back-to-back (no pacing) at 64 bytes.
+Prints one JSON line.
 """
 
 import json
@@ -15,9 +17,11 @@ import uuid
 from bufferlab.traffic.generate import send
 from bufferlab.traffic.receive import Receiver
 
-CASES = [  # (target line bit/s, frame size incl. FCS)
-    (10e6, 64), (10e6, 1518), (100e6, 64), (100e6, 1518), (500e6, 1518), (1e9, 1518),
+CASES = [  # (target line bit/s, frame size incl. FCS, SCHED_FIFO priority or None)
+    (10e6, 64, None), (10e6, 1518, None), (100e6, 64, None), (100e6, 1518, None),
+    (500e6, 1518, None), (1e9, 1518, None), (100e6, 64, 10), (1e9, 1518, 10),
 ]
+BACK_TO_BACK_FRAMES = 200_000
 DURATION_S = 2.0
 PORT = 5009
 
@@ -52,15 +56,16 @@ def main():
         ip("-n", rx, "link", "set", "rx0", "up")
         subprocess.run(["ip", "netns", "exec", tx, "ping", "-c1", "-W1", "10.203.0.2"],
                        check=True, capture_output=True)
-        for rate, size in CASES:
+        for rate, size, priority in CASES:
             with Receiver(PORT, netns=rx) as r:
                 r.start(idle_timeout_s=1.0)
                 sent = send("10.203.0.2", PORT, frame_size=size, rate_bps=rate,
-                            duration_s=DURATION_S, netns=tx)
+                            duration_s=DURATION_S, netns=tx, realtime_priority=priority)
                 got = r.join()
             results.append({
                 "target_bps": rate,
                 "frame_size_bytes": size,
+                "realtime_priority": priority,
                 "sent_frames": sent.sent_frames,
                 "lost_frames": sent.sent_frames - len(got.frames),
                 "tx_rate_error_pct": round(100 * (sent.rate_bps / rate - 1), 4),
@@ -68,11 +73,21 @@ def main():
                 "max_late_us": round(sent.max_late_ns / 1e3, 1),
                 "retries": sent.retries,
             })
+        with Receiver(PORT, netns=rx) as r:
+            r.start(idle_timeout_s=1.0)
+            sent = send("10.203.0.2", PORT, frame_size=64, count=BACK_TO_BACK_FRAMES, netns=tx)
+            got = r.join()
+        back_to_back = {
+            "frame_size_bytes": 64,
+            "sent_frames": sent.sent_frames,
+            "tx_fps": round(sent.sent_frames * 1e9 / sent.span_ns) if sent.span_ns else None,
+            "lost_frames": sent.sent_frames - len(got.frames),
+        }
     finally:
         subprocess.run(["ip", "netns", "del", rx], capture_output=True)
         subprocess.run(["ip", "netns", "del", tx], capture_output=True)
     print(json.dumps({"bench": "traffic_generator_rate", "duration_s": DURATION_S,
-                      "cases": results}))
+                      "cases": results, "back_to_back_64": back_to_back}))
     return 0
 
 

@@ -136,7 +136,10 @@ def send(
     at ``link_bps``); ``burst_frames`` frames leave together and the mean rate is kept;
     ``netns`` is an ``ip netns`` name or a ``/proc/<pid>/ns/net`` path (Mininet host);
     ``realtime_priority`` (1..99, root) runs the sending thread SCHED_FIFO so a busy machine
-    cannot hold departures back by milliseconds (keep such runs short: it spins).
+    cannot hold departures back by milliseconds. Use it when gaps are longer than
+    ``spin_ns`` (up to ~20,000 frames/s by default): with shorter gaps the thread spins
+    without pause and the kernel's real-time throttling (sched_rt_runtime_us, 95 % of each
+    second) stalls it for tens of ms (bench/traffic_generator_rate.py shows both).
     """
     if not 0 <= dscp <= 63:
         raise ValueError(f"dscp must be 0..63, got {dscp}")

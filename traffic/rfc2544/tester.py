@@ -103,7 +103,8 @@ class Tester:
     """Source ports sending to one sink address through the device under test.
 
     ``realtime_priority`` runs the senders SCHED_FIFO (root): on a busy machine this keeps
-    them within about a millisecond of their schedule instead of ten or more.
+    them within about a millisecond of their schedule instead of ten or more, at frame
+    rates whose gaps exceed the generator's spin time (see generate.send).
     """
 
     sources: Sequence[SourcePort]
