@@ -324,3 +324,26 @@ def test_large_failed_batch_stays_within_grpc_trailer_limit(stub, primary, helpe
     assert error.value.code() == grpc.StatusCode.UNKNOWN
     assert "1000 of 1000 updates failed" in error.value.details()
     assert helpers.error_details(error.value) == []
+
+
+def test_target_errors_map_to_codes_and_crashes_to_internal(stub, primary, target, helpers,
+                                                            monkeypatch):
+    from bufferlab.switch.p4runtime import Target
+    from bufferlab.switch.p4runtime import target as tgt
+
+    assert isinstance(target, Target)  # the double implements the whole protocol
+    register = p4runtime_pb2.Entity()
+    register.register_entry.register_id = 369098753
+    register.register_entry.index.index = 0
+    register.register_entry.data.bitstring = b"\x01"
+    for raised, code in ((tgt.OutOfRange("cell"), C.OUT_OF_RANGE),
+                         (tgt.FailedPrecondition("busy"), C.FAILED_PRECONDITION),
+                         (RuntimeError("engine bug"), C.INTERNAL)):
+        def fail(*args, error=raised):
+            raise error
+
+        monkeypatch.setattr(target, "register_write", fail)
+        assert expect_code(stub, helpers, MODIFY, register) == code
+    monkeypatch.undo()
+    stub.Write(helpers.write_request((MODIFY, register)))
+    assert target.registers[("MyIngress.occupancy", 0)] == b"\x00\x00\x00\x01"
