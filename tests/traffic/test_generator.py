@@ -93,6 +93,28 @@ def test_frames_on_the_wire_follow_the_data_header_contract(veth_pair):
         assert frame[58:60] == b"\x00\x00"
 
 
+def test_probe_sized_frames_to_port_47000_carry_a_zeroed_telemetry_block(veth_pair):
+    cap = subprocess.Popen(
+        ["ip", "netns", "exec", veth_pair.rx.netns, sys.executable, "-c", _CAPTURE,
+         str(generate.PROBE_PORT), "2"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert cap.stdout.readline().strip() == "ready"
+        generate.send(veth_pair.rx.ip, generate.PROBE_PORT,
+                      frame_size=generate.MIN_PROBE_FRAME_BYTES, count=2, rate_bps=1e6,
+                      netns=veth_pair.tx.netns)
+        frames = [bytes.fromhex(cap.stdout.readline().strip()) for _ in range(2)]
+    finally:
+        cap.kill()
+        cap.wait()
+    for seq, frame in enumerate(frames):
+        # 14 + 20 + 8 + 16 data header + 48 telemetry = 106 bytes without the FCS.
+        assert len(frame) == 106
+        assert struct.unpack("!HHI", frame[42:50]) == (0xB1AB, 0, seq)
+        assert frame[58:106] == bytes(48)
+
+
 def test_mixed_sizes_are_the_mix_and_deterministic_per_seed(veth_pair):
     mix = [(64, 7.0), (594, 4.0), (1518, 1.0)]
     _, first = _receive(veth_pair, dict(frame_mix=mix, rate_bps=100e6, count=600, seed=11))
