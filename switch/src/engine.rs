@@ -160,6 +160,31 @@ impl Engine {
         })
     }
 
+    /// Replaces the program (P4Runtime SetForwardingPipelineConfig): tables,
+    /// stateful objects, value sets, digests, multicast groups and clone
+    /// sessions start empty; ports, buffer settings, counters of the traffic
+    /// manager and the clock stay. Refused while frames are queued or in flight.
+    pub fn set_program(&mut self, json: &str) -> Result<(), RuntimeError> {
+        if self.next_event_ns().is_some() {
+            return Err(RuntimeError::FailedPrecondition(
+                "frames are still queued or in flight: drain before changing the program".into(),
+            ));
+        }
+        let prog = crate::load::load(json).map_err(|e| RuntimeError::InvalidArgument(e.0))?;
+        let mut st = State::new(&prog, 0);
+        st.rng = self.st.rng.clone();
+        st.drop_port = self.st.drop_port;
+        self.prog = prog;
+        self.st = st;
+        self.pool.clear();
+        self.free.clear();
+        self.passes.clear();
+        self.mcast.clear();
+        self.sessions.clear();
+        self.digests.clear();
+        Ok(())
+    }
+
     /// Current virtual time, ns.
     pub fn now(&self) -> u64 {
         self.now

@@ -166,6 +166,15 @@ impl PyEngine {
         self.inner.drain()
     }
 
+    /// Replaces the program (JSON text); tables, stateful objects, multicast groups
+    /// and clone sessions start empty, ports and buffer settings stay.
+    fn set_program(&mut self, json_text: &str) -> PyResult<()> {
+        self.inner.set_program(json_text).map_err(|e| match e {
+            RuntimeError::InvalidArgument(m) => LoadError::new_err(m),
+            other => rt(other),
+        })
+    }
+
     /// Earliest time (ns) at which `advance` has work (a transmission or a delivery), or None.
     fn next_event_ns(&self) -> Option<u64> {
         self.inner.next_event_ns()

@@ -92,3 +92,23 @@ def test_load_errors_name_object_and_reason(change, message):
 def test_load_error_on_bad_json_text():
     with pytest.raises(LoadError, match="JSON syntax"):
         Engine("{ not json")
+
+
+def test_set_program_resets_state_keeps_ports(l3):
+    l3.table_add("MyIngress.ipv4_lpm", [("10.0.0.0", 8)], "MyIngress.ipv4_forward", [1, 2])
+    l3.configure_port(2, rate_bps=1_000_000, delay_ns=777)
+    l3.mc_group_set(5, [(1, 1)])
+    l3.send(1, ipv4("10.0.0.9"), 0)
+    from bufferlab.switch import FailedPreconditionError
+
+    with pytest.raises(FailedPreconditionError):
+        l3.set_program((FIXTURES / "meta.json").read_text())
+    t = l3.drain()
+    assert len(l3.received()) == 1
+    l3.set_program((FIXTURES / "l3.json").read_text())
+    assert l3.table_entries("MyIngress.ipv4_lpm") == []
+    assert l3.mc_groups() == []
+    assert l3.port_config(2)["delay_ns"] == 777
+    assert l3.now() == t
+    with pytest.raises(LoadError):
+        l3.set_program("{}")
