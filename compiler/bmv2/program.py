@@ -123,6 +123,7 @@ class ProgramLowering:
             env = self.block_env(decl, storages)
             pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env))
         ctx.renumber_actions(pipelines)
+        self.check_unique_names(pipelines)
         lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages), False)
         lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages), True)
         deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages))]
@@ -256,6 +257,23 @@ class ProgramLowering:
                     env.bind(param, storage)
                     break
         return env
+
+    def check_unique_names(self, pipelines: list[dict]) -> None:
+        """Tables and actions are looked up by name: the same name twice cannot be loaded."""
+        seen: set[str] = set()
+        for kind, names in (
+            ("table", [table["name"] for p in pipelines for table in p["tables"]]),
+            ("action", [a["name"] for a in self.ctx.actions]),
+        ):
+            seen.clear()
+            for name in names:
+                if name in seen:
+                    raise CompileError(
+                        self.checked.main.pos,
+                        f"{kind} {name} would appear twice in the BMv2 JSON "
+                        "(is one control type used for two pipeline blocks?)",
+                    )
+                seen.add(name)
 
     def pkg_info(self) -> None:
         """`@pkginfo(key = "value", …)` on `main`: P4Info's pkg_info (name, version, …)."""

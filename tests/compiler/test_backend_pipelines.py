@@ -187,3 +187,17 @@ def test_switch_on_a_value_becomes_a_conditional_chain():
     assert chain[-1]["expression"]["value"]["op"] == "or"
     loop = [p["op"] for p in actions["WorkIngress.sum_to_count"]["primitives"]]
     assert loop.count("_jump") >= 3 and "_jump_if_zero" in loop
+
+
+def test_one_control_type_for_two_blocks_with_tables_is_rejected(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    src = tmp_path / "twice.p4"
+    src.write_text(INLINE.format(locals="table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
+                                 body="t.apply();").replace("V1Switch(P(), C(), I(), E(), C(), D())",
+                                                             "V1Switch(P(), C(), I(), I(), C(), D())"))
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert "I.t" in err.value.message and "twice" in err.value.message
