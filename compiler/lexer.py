@@ -159,8 +159,8 @@ class Lexer:
         c = text[start]
         if c.isdigit():
             return self._int(pos)
-        if c.isalpha() or (c == "_" and _IDENT.match(text, start).end() > start + 1):
-            m = _IDENT.match(text, start)
+        m = _IDENT.match(text, start)
+        if m is not None and (c != "_" or m.end() > start + 1):
             word = m.group(0)
             self.offset = m.end()
             kind = word if word in HARD_KEYWORDS else "IDENT"

@@ -84,3 +84,9 @@ def test_unterminated_string_and_comment():
         tokenize('x = "abc', "f.p4")
     with pytest.raises(CompileError, match="unterminated comment"):
         tokenize("/* abc", "f.p4")
+
+
+def test_non_ascii_letters_are_rejected_not_crashed_on():
+    with pytest.raises(CompileError) as info:
+        tokenize("const bit<8> \u00e9t\u00e9 = 1;", "u.p4")
+    assert str(info.value).splitlines()[0] == "u.p4:1:14: error: unexpected character '\u00e9'"
