@@ -9,10 +9,9 @@ from pathlib import Path
 from .api import compile_program
 from .diagnostics import CompileError
 from .jsonwriter import dumps
-from .p4info.files import write_p4info
+from .p4info.files import FORMAT_SUFFIX, write_p4info
 
 PROG = "bufferlab-p4c"
-P4RUNTIME_FORMAT_SUFFIX = {"binary": ".bin", "json": ".json", "text": ".txtpb"}
 
 
 class UsageError(Exception):
@@ -42,7 +41,7 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--p4runtime-file", metavar="FILE", help="P4Info output (older form)")
     p.add_argument("--p4runtime-entries-files", metavar="FILES",
                    help="comma-separated outputs of a WriteRequest inserting the const entries")
-    p.add_argument("--p4runtime-format", choices=sorted(P4RUNTIME_FORMAT_SUFFIX),
+    p.add_argument("--p4runtime-format", choices=sorted(FORMAT_SUFFIX),
                    help="format of --p4runtime-file (default: binary)")
     p.add_argument("--std", default="p4-16", help="language version (only p4-16)")
     p.add_argument("--arch", default="v1model", help="architecture (only v1model)")
@@ -65,17 +64,13 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--p4runtime-format needs --p4runtime-file")
 
 
-def p4info_paths(args: argparse.Namespace) -> list[Path]:
-    """Every P4Info file to write."""
-    paths = [Path(p) for p in (args.p4runtime_files or "").split(",") if p]
+def p4info_paths(args: argparse.Namespace) -> list[tuple[Path, str | None]]:
+    """Every P4Info file to write, with its format (None: chosen by the suffix)."""
+    paths: list[tuple[Path, str | None]] = [
+        (Path(p), None) for p in (args.p4runtime_files or "").split(",") if p
+    ]
     if args.p4runtime_file:
-        path = Path(args.p4runtime_file)
-        wanted = P4RUNTIME_FORMAT_SUFFIX[args.p4runtime_format or "binary"]
-        if path.suffix != wanted:
-            raise UsageError(
-                f"--p4runtime-file {path}: use a {wanted} name for format {args.p4runtime_format or 'binary'}"
-            )
-        paths.append(path)
+        paths.append((Path(args.p4runtime_file), args.p4runtime_format or "binary"))
     return paths
 
 
@@ -100,8 +95,8 @@ def run(argv: list[str]) -> int:
             output.write_text(dumps(result.json))
         except OSError as exc:
             raise CompileError(None, f"cannot write {output}: {exc.strerror}") from exc
-        for path in outputs:
-            for warning in write_p4info(result.p4info, path):
+        for path, fmt in outputs:
+            for warning in write_p4info(result.p4info, path, fmt):
                 print(warning.format(), file=sys.stderr)
         for path in (Path(p) for p in (args.p4runtime_entries_files or "").split(",") if p):
             for warning in write_p4info(result.entries, path):

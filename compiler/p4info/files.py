@@ -25,11 +25,17 @@ def p4info_text(info: p4info_pb2.P4Info) -> str:
     return TEXT_HEADER + text_format.MessageToString(info)
 
 
-def write_p4info(info: Message, path: str | Path) -> list[CompileWarning]:
-    """Write `info` (P4Info, or the entries WriteRequest) to `path` in the format its suffix names."""
+FORMAT_SUFFIX = {"binary": ".bin", "json": ".json", "text": ".txtpb"}
+
+
+def write_p4info(info: Message, path: str | Path, fmt: str | None = None) -> list[CompileWarning]:
+    """Write `info` (P4Info or the entries WriteRequest) to `path`.
+
+    The format is `fmt` (`binary`, `json`, `text`) when given, else the one the suffix names.
+    """
     path = Path(path)
     warnings: list[CompileWarning] = []
-    suffix = path.suffix
+    suffix = FORMAT_SUFFIX[fmt] if fmt is not None else path.suffix
     if suffix in (".txtpb", ".txt"):
         if suffix == ".txt":
             warnings.append(CompileWarning(None, f"{path}: the .txt suffix is deprecated, use .txtpb"))

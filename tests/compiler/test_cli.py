@@ -130,3 +130,13 @@ def test_p4runtime_entries_files(tmp_path):
     assert len(request.updates) == 3
     assert request.updates[0].entity.table_entry.match[0].range.high == b"\x03\xff"
     assert (tmp_path / "entries.txtpb").read_text().startswith("# proto-file: p4/v1/p4runtime.proto\n")
+
+
+def test_older_single_p4runtime_file_form(tmp_path):
+    out = tmp_path / "info.txt"
+    assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json"),
+                "--p4runtime-file", str(out), "--p4runtime-format", "text"]) == 0
+    assert out.read_text().startswith("# proto-file: p4/config/v1/p4info.proto\n")
+    binary = tmp_path / "info.pb"
+    assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json"), "--p4runtime-file", str(binary)]) == 0
+    assert p4info_pb2.P4Info.FromString(binary.read_bytes()).tables[0].preamble.name == "L2Ingress.dmac"
