@@ -95,7 +95,18 @@ pub struct EngineStats {
     pub resubmitted: u64,
     /// Recirculations.
     pub recirculated: u64,
+    /// 802.3x PAUSE / PFC frames consumed by ports that honour them.
+    pub pause_frames: u64,
+    /// Consumed PAUSE / PFC frames that could not apply: the port has no rate
+    /// (a pause time in quanta needs the link's bit time).
+    pub pause_frames_ignored: u64,
 }
+
+/// EtherType of MAC Control frames (802.3x PAUSE, 802.1Qbb PFC).
+const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
+/// MAC Control opcodes.
+const OPCODE_PAUSE: u16 = 0x0001;
+const OPCODE_PFC: u16 = 0x0101;
 
 /// The switch engine in deterministic (virtual-time) mode.
 pub struct Engine {
@@ -118,6 +129,8 @@ pub struct Engine {
     pub(crate) digests: VecDeque<Digest>,
     /// CPU port (`--cpu-port`): frames sent to it go to the packet-in queue.
     pub cpu_port: Option<u16>,
+    // Ports whose MAC honours received PAUSE/PFC frames (bit per port).
+    honour_pause: [u64; 8],
     now: u64,
     seq: u64,
     /// Counters.
@@ -154,6 +167,7 @@ impl Engine {
             packet_in: VecDeque::new(),
             digests: VecDeque::new(),
             cpu_port: None,
+            honour_pause: [0; 8],
             now: 0,
             seq: 0,
             stats: EngineStats::default(),
@@ -229,6 +243,11 @@ impl Engine {
         }
         self.advance(t_ns);
         self.stats.received += 1;
+        if self.honour_pause[usize::from(port / 64)] & (1 << (port % 64)) != 0
+            && self.mac_control(port, frame)
+        {
+            return Ok(());
+        }
         let h = self.alloc();
         self.passes[h as usize] = 0;
         let sm = self.prog.std;
@@ -246,6 +265,74 @@ impl Engine {
         );
         self.ingress(h, t_ns);
         Ok(())
+    }
+
+    /// Makes a port's MAC consume received 802.3x PAUSE and PFC frames and
+    /// hold its own egress queues for the time they ask (as a NIC or switch
+    /// MAC does); other frames still go to the pipeline.
+    pub fn set_honour_pause(&mut self, port: u16, on: bool) -> Result<(), RuntimeError> {
+        if port >= bufferlab_tm::NUM_PORTS {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "port {port}: ports are 0..=511"
+            )));
+        }
+        let (w, b) = (usize::from(port / 64), port % 64);
+        if on {
+            self.honour_pause[w] |= 1 << b;
+        } else {
+            self.honour_pause[w] &= !(1 << b);
+        }
+        Ok(())
+    }
+
+    /// Handles a MAC Control frame on a port that honours pause; false if
+    /// the frame is not PAUSE/PFC (it then goes to the pipeline).
+    fn mac_control(&mut self, port: u16, frame: &[u8]) -> bool {
+        let be16 = |i: usize| {
+            frame
+                .get(i..i + 2)
+                .map(|b| u16::from_be_bytes([b[0], b[1]]))
+        };
+        if be16(12) != Some(ETHERTYPE_MAC_CONTROL) {
+            return false;
+        }
+        // (queue mask, quanta) pairs: PAUSE holds every queue, PFC one per enabled class.
+        let mut holds = [(0u8, 0u16); 8];
+        let n = match (be16(14), be16(16)) {
+            (Some(OPCODE_PAUSE), Some(quanta)) => {
+                holds[0] = (0xff, quanta);
+                1
+            }
+            (Some(OPCODE_PFC), Some(enable)) => {
+                let mut n = 0;
+                for class in 0..8u8 {
+                    if enable & (1 << class) != 0 {
+                        let Some(quanta) = be16(18 + 2 * usize::from(class)) else {
+                            return false;
+                        };
+                        holds[n] = (1 << class, quanta);
+                        n += 1;
+                    }
+                }
+                n
+            }
+            _ => return false,
+        };
+        self.stats.pause_frames += 1;
+        let rate = self.tm.port_config(port).map_or(0, |c| c.rate_bps);
+        for &(queue_mask, quanta) in &holds[..n] {
+            match bufferlab_tm::pause_quanta_ns(quanta, rate) {
+                Some(ns) => {
+                    // The port exists (checked by `send`), so pausing it cannot fail.
+                    let _ = self.tm.pause(self.now, port, queue_mask, ns);
+                }
+                None => {
+                    self.stats.pause_frames_ignored += 1;
+                    break;
+                }
+            }
+        }
+        true
     }
 
     /// Runs every traffic-manager event up to `t_ns` in time order (egress at

@@ -875,6 +875,8 @@ impl PyEngine {
         d.set_item("cloned", s.cloned)?;
         d.set_item("resubmitted", s.resubmitted)?;
         d.set_item("recirculated", s.recirculated)?;
+        d.set_item("pause_frames", s.pause_frames)?;
+        d.set_item("pause_frames_ignored", s.pause_frames_ignored)?;
         d.set_item("parser_errors", x.parser_errors)?;
         d.set_item("checksum_errors", x.checksum_errors)?;
         d.set_item("assert_failures", x.assert_failures)?;
@@ -886,6 +888,12 @@ impl PyEngine {
     /// Honours a PAUSE/PFC from the peer of `port`: queues in `queue_mask` hold for `pause_ns`.
     fn pause(&mut self, port: u16, queue_mask: u8, pause_ns: u64) -> PyResult<()> {
         self.inner.pause(port, queue_mask, pause_ns).map_err(rt)
+    }
+
+    /// Makes a port's MAC consume received 802.3x PAUSE / PFC frames and hold its egress queues.
+    #[pyo3(signature = (port, on = true))]
+    fn set_honour_pause(&mut self, port: u16, on: bool) -> PyResult<()> {
+        self.inner.set_honour_pause(port, on).map_err(rt)
     }
 
     /// Sets the drop port (default 511).

@@ -152,3 +152,64 @@ def test_next_event_tracks_transmissions_and_deliveries(meta):
     assert meta.next_event_ns() == 2 * WIRE_60 + 10_000
     assert meta.drain() == 2 * WIRE_60 + 10_000
     assert meta.next_event_ns() is None
+
+
+def pause_frame(quanta):
+    return bytes.fromhex("0180c2000001") + bytes(6) + b"\x88\x08" + b"\x00\x01" + quanta.to_bytes(2, "big") + bytes(42)
+
+
+def pfc_frame(times):
+    enable = sum(1 << c for c in times)
+    body = b"".join(times.get(c, 0).to_bytes(2, "big") for c in range(8))
+    return bytes.fromhex("0180c2000001") + bytes(6) + b"\x88\x08" + b"\x01\x01" + enable.to_bytes(2, "big") + body + bytes(26)
+
+
+def test_received_pause_holds_the_port(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.configure_port(3, rate_bps=GBPS)
+    meta.set_honour_pause(3)
+    for _ in range(3):
+        meta.send(2, eth(1, size=60), 0)
+    # 10 quanta of 512 bit times at 1 Gb/s = 5120 ns, from t = 100 ns.
+    meta.send(3, pause_frame(10), 100)
+    meta.drain()
+    assert [t for _, _, t in meta.received()] == [WIRE_60, 5_220 + WIRE_60, 5_220 + 2 * WIRE_60]
+    s = meta.stats()
+    assert s["pause_frames"] == 1 and s["received"] == 4
+
+
+def test_pause_zero_resumes_and_other_ports_pass_pause_to_pipeline(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    meta.table_add("MyIngress.fwd", [0x0180C2000001], "MyIngress.fwd_port", [4])
+    meta.configure_port(3, rate_bps=GBPS)
+    meta.set_honour_pause(3)
+    meta.send(2, eth(1, size=60), 0)
+    meta.send(2, eth(1, size=60), 0)
+    meta.send(3, pause_frame(0xFFFF), 100)
+    meta.send(3, pause_frame(0), 1_000)
+    # Port 5 does not honour pause: the frame is switched like any other.
+    meta.send(5, pause_frame(0xFFFF), 1_000)
+    meta.drain()
+    out = meta.received()
+    assert [(p, t) for p, _, t in out if p == 3] == [(3, WIRE_60), (3, 1_000 + WIRE_60)]
+    assert [p for p, _, _ in out if p != 3] == [4]
+
+
+def test_pfc_holds_only_enabled_classes(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_prio", [3, 0])
+    meta.table_add("MyIngress.fwd", [2], "MyIngress.fwd_prio", [3, 1])
+    meta.configure_port(3, rate_bps=GBPS, num_queues=2)
+    meta.set_honour_pause(3)
+    meta.send(3, pfc_frame({1: 100}), 0)  # hold queue 1 for 51.2 µs
+    meta.send(2, eth(2, size=60), 10)
+    meta.send(2, eth(1, size=60), 10)
+    meta.drain()
+    got = [(f[5], t) for _, f, t in meta.received()]
+    assert got == [(1, 10 + WIRE_60), (2, 51_200 + WIRE_60)]
+
+
+def test_pause_on_port_without_rate_is_counted_as_ignored(meta):
+    meta.set_honour_pause(3)
+    meta.send(3, pause_frame(10), 0)
+    s = meta.stats()
+    assert s["pause_frames"] == 1 and s["pause_frames_ignored"] == 1
