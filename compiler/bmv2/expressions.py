@@ -163,6 +163,8 @@ class ExpressionLowering:
         self.ctx = ctx
         self.in_parser = in_parser
         self.lookahead_offset = 0
+        # Emits a primitive before the current one (set by action lowering), else None.
+        self.hoist: Any = None
 
     # ---------------------------------------------------------------- resolution
 
@@ -452,6 +454,15 @@ class ExpressionLowering:
             return {"type": "lookahead", "value": [self.lookahead_offset, width]}
         if call.kind == ast.CallKind.FUNCTION:
             return self.inline_function(e, env)
+        if call.kind == ast.CallKind.EXTERN_METHOD and self.hoist is not None:
+            target = self.resolve(call.receiver, env) if call.receiver is not None else None
+            if isinstance(target, InstanceRef) and target.p4type == "register" and call.target.name == "read":
+                # `r.read(i)` returning the value: read into a temporary first.
+                temp = self.ctx.temporary(e.type)
+                index = to_data(self.value(call.args[0], env))
+                self.hoist("register_read", [temp.operand(), {"type": "register_array", "value": target.name},
+                                             primitive_arg(index)], e)
+                return temp.operand()
         raise unsupported(e, f"calling {getattr(call.target, 'name', 'this')} in an expression")
 
     def inline_function(self, e: ast.MethodCallExpression, env: Env) -> dict:

@@ -807,6 +807,8 @@ class TableBuilder:
         if kind == "exact":
             if wildcard:
                 raise CompileError(k.pos, "exact keys cannot be wildcards")
+            if isinstance(k, ast.MaskExpression | ast.RangeExpression):
+                raise CompileError(k.pos, "an exact key takes a single value, not a mask or a range")
             return {"match_type": "exact", "key": hexstr(const(k), width)}
         if kind in ("ternary", "optional"):
             if wildcard:

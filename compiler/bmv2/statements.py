@@ -100,6 +100,8 @@ class StatementLowering:
         self.externs = externs
         self.in_parser = in_parser
         self.exprs = ExpressionLowering(ctx, in_parser)
+        if not in_parser:
+            self.exprs.hoist = self.emit
         self.out = PrimitiveList()
         self.loops: list[tuple[Label, Label]] = []
 

@@ -222,3 +222,36 @@ def test_runtime_stack_index():
     element = E("dereference_header_stack", {"type": "header_stack", "value": "hop"}, {"type": "local", "value": 1})
     assert record[0] == {"op": "add_header", "parameters": [arg(element)], "source_info": record[0]["source_info"]}
     assert record[1]["parameters"][0] == arg(E("access_field", element, 0))
+
+
+REGISTER_READ_VALUE = """
+#define V1MODEL_VERSION 20200408
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> v; }
+struct hs { h_t h; }
+struct ms { bit<8> i; }
+parser P(packet_in b, out hs h, inout ms m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control VC(inout hs h, inout ms m) { apply { } }
+control I(inout hs h, inout ms m, inout standard_metadata_t sm) {
+    register<bit<8>, bit<4>>(16) r;
+    apply {
+        h.h.v = r.read(4w1) + 1;
+    }
+}
+control E(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control D(packet_out b, in hs h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), VC(), D()) main;
+"""
+
+
+def test_register_read_returning_a_value(tmp_path):
+    src = tmp_path / "rr.p4"
+    src.write_text(REGISTER_READ_VALUE)
+    doc = compile(src)[0]
+    prims = next(a for a in doc["actions"] if a["primitives"])["primitives"]
+    assert prims[0]["op"] == "register_read"
+    assert prims[0]["parameters"] == [F("scalars", "tmp"), {"type": "register_array", "value": "I.r"}, H("0x01")]
+    assert prims[1]["parameters"][1] == arg(E("&", E("+", F("scalars", "tmp"), H("0x01")), H("0xff")))
