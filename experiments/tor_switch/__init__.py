@@ -1,0 +1,1 @@
+"""Seed 000: ToR switch buffer size and forwarding delay (two sources at ~50 % into one port)."""

@@ -1,0 +1,67 @@
+"""python -m bufferlab.experiments.tor_switch [--full] [--out DIR] [--seed N] ..."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from bufferlab.analysis.report import format_cell
+from bufferlab.experiments.tor_switch.config import FULL, SHORT
+from bufferlab.experiments.tor_switch.experiment import run
+from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bufferlab.experiments.tor_switch",
+        description="Seed 000: ToR switch buffer size and forwarding delay, on buffer_switch.p4 "
+                    "in the in-process engine (deterministic virtual time).")
+    p.add_argument("--full", action="store_true",
+                   help="the seed's whole grid (7 frame sizes × 12 thresholds × 5 loads; "
+                        "about an hour here) instead of the short default grid")
+    p.add_argument("--out", default="results/tor_switch",
+                   help="folder for CSV, plots and report.md (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the engine and of source B's phase (default: %(default)s)")
+    p.add_argument("--rate-bps", type=int, dest="port_rate_bps",
+                   help="line rate of ports A, B and C, bit/s (default: 1000000000)")
+    p.add_argument("--pool-bytes", type=int, dest="pool_bytes",
+                   help="shared buffer pool, bytes (default: 65536 short, 153600 full)")
+    p.add_argument("--trial-ms", type=float, dest="trial_ms",
+                   help="virtual time per delay cell, ms (default: 400 short, 2000 full)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the study; prints progress, a summary table, PASS/FAIL lines and the file paths."""
+    args = _parser().parse_args(argv)
+    base = FULL if args.full else SHORT
+    try:
+        config = base.with_overrides(seed=args.seed, port_rate_bps=args.port_rate_bps,
+                                     pool_bytes=args.pool_bytes, trial_ms=args.trial_ms)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    result = run(config, VirtualTimeBackend(config), args.out)
+
+    print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
+          "max delay (µs) | lost (frames)")
+    for r in result.summary:
+        print(" | ".join(format_cell(v) for v in (
+            r["frame_size_bytes"], r["threshold_pct"], r["delay_min_us"], r["delay_avg_us"],
+            r["delay_max_us"], r["lost_frames"])))
+    print("\nframe size (bytes) | threshold (%) | longest loss-free burst per port (frames)")
+    for r in result.burst_rows:
+        print(f"{r['frame_size_bytes']} | {r['threshold_pct']} | {r['burst_per_port_frames']}")
+    print()
+    for check in result.checks:
+        print(check.line())
+    print(f"\nreport: {result.outputs.report}")
+    for path in result.outputs.csv + result.outputs.plots:
+        print(f"        {path}")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
