@@ -352,6 +352,12 @@ class Context:
             return self.add_union(self._free_instance_name(base), p4type)
         if isinstance(p4type, t.Stack):
             return self.add_stack(self._free_instance_name(base), p4type)
+        if isinstance(p4type, t.Struct) and not metadata and all(
+            not isinstance(strip_type(ftype), t.StructLike | t.Stack | t.Tuple | t.Varbit)
+            for _, ftype in p4type.fields
+        ):
+            # p4c keeps a struct-typed local as a metadata header instance of the struct type.
+            return self.add_header(self._free_instance_name(base), p4type, True)
         if isinstance(p4type, t.Struct):
             return StructRef(
                 p4type,

@@ -39,6 +39,21 @@ from .storage import (
     UnionRef,
 )
 
+
+def is_struct_instance(binding: Any) -> bool:
+    """A struct-typed local kept as a metadata header instance."""
+    return isinstance(binding, HeaderRef) and isinstance(binding.p4type, t.Struct)
+
+
+def struct_fields(binding: Any) -> dict[str, Any]:
+    """Field name -> binding of a struct value, however it is stored."""
+    if isinstance(binding, HeaderRef):
+        return {name: binding.member(name) for name, _ in binding.p4type.fields}
+    if isinstance(binding, StructRef):
+        return binding.fields
+    raise CompileError(None, "a struct value is required here")
+
+
 STATEMENT_NAMES = {
     "ForStatement": "a for loop",
     "ForInStatement": "a for-in loop",
@@ -385,7 +400,8 @@ class StatementLowering:
             else:
                 pairs = [(f.name, f.value) for f in right.fields]
             if isinstance(target, HeaderRef):
-                self.emit("add_header", [self.exprs.binding_operand(target)], node)
+                if not is_struct_instance(target):
+                    self.emit("add_header", [self.exprs.binding_operand(target)], node)
                 for name, value in pairs:
                     self.store(target.member(name), self.exprs.value(value, env), node)
                 return
@@ -404,6 +420,11 @@ class StatementLowering:
 
     def copy_binding(self, target: Any, source: Any, node: Any) -> None:
         """Copy one bound value into another of the same type."""
+        if is_struct_instance(target) or is_struct_instance(source):
+            source_fields = struct_fields(source)
+            for name, field_binding in struct_fields(target).items():
+                self.copy_binding(field_binding, source_fields[name], node)
+            return
         ops = {HeaderRef: "assign_header", UnionRef: "assign_union"}
         for kind, op in ops.items():
             if isinstance(target, kind) and isinstance(source, kind):

@@ -86,3 +86,42 @@ def test_signed_header_fields_are_marked(tmp_path):
     doc = compile(P4 / "bit_arithmetic_ops.p4")[0]
     calc = by_name(doc["header_types"])["calc_t"]["fields"]
     assert ["signed_val", 16, True] in calc
+
+
+LOCAL_STRUCT = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct pair_t { bit<8> x; bit<8> y; bool f; }
+struct meta_t { pair_t saved; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        pair_t p = { hdr.h.b, hdr.h.a, true };
+        meta.saved = p;
+        log_msg("p={}", {p});
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), E(), C(), D()) main;
+"""
+
+
+def test_struct_locals_are_metadata_header_instances(tmp_path):
+    src = tmp_path / "local_struct.p4"
+    src.write_text(LOCAL_STRUCT)
+    doc = compile(src)[0]
+    p = by_name(doc["headers"])["p_0"]
+    assert (p["header_type"], p["metadata"]) == ("pair_t", True)
+    assert by_name(doc["header_types"])["pair_t"]["fields"] == [["x", 8, False], ["y", 8, False], ["f", 1, 0],
+                                                                ["_padding", 7, False]]
+    prims = next(a for a in doc["actions"] if a["primitives"])["primitives"]
+    assert [p["op"] for p in prims] == ["assign"] * 6 + ["log_msg"]
+    assert prims[3]["parameters"] == [{"type": "field", "value": ["scalars", "userMetadata._saved_x0"]},
+                                      {"type": "field", "value": ["p_0", "x"]}]
+    assert prims[6]["parameters"][1]["value"] == [{"type": "header", "value": "p_0"}]
