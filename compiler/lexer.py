@@ -157,7 +157,7 @@ class Lexer:
         text, start = self.text, self.offset
         pos = self._pos(start)
         c = text[start]
-        if c.isdigit():
+        if "0" <= c <= "9":
             return self._int(pos)
         m = _IDENT.match(text, start)
         if m is not None and (c != "_" or m.end() > start + 1):
