@@ -955,15 +955,9 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
             let hit = match &t.on {
                 TransitionMatch::Default => true,
                 TransitionMatch::Value(vm) => vm.iter().zip(&st.key).all(|((v, m), k)| k & m == *v),
-                TransitionMatch::ValueSet(vs) => {
-                    let mut cat = 0u128;
-                    for (k, kc) in st.key.iter().zip(&s.key) {
-                        cat = if kc.width >= 128 {
-                            *k
-                        } else {
-                            (cat << kc.width) | k
-                        };
-                    }
+                TransitionMatch::ValueSet(vs, vmask) => {
+                    let cat = crate::load::concat_components(&st.key, &s.key)
+                        & vmask.unwrap_or(u128::MAX);
                     st.vsets[*vs as usize].iter().any(|(v, m)| cat & m == *v)
                 }
             };

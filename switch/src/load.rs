@@ -1101,6 +1101,17 @@ impl Loader {
     }
 }
 
+/// Concatenates per-component values at their unpadded widths (value-set layout).
+pub fn concat_components(values: &[u128], key: &[KeyComponent]) -> u128 {
+    values.iter().zip(key).fold(0u128, |cat, (v, k)| {
+        if k.width >= 128 {
+            *v
+        } else {
+            (cat << k.width) | v
+        }
+    })
+}
+
 fn is_compare(b: BinOp) -> bool {
     use BinOp::*;
     matches!(
@@ -1489,10 +1500,17 @@ impl Loader {
                     }
                     "parse_vset" => {
                         let n = value.as_str().unwrap_or("");
-                        match self.vset_by_name.get(n) {
-                            Some(id) => TransitionMatch::ValueSet(*id),
-                            None => return err(&tctx, format!("unknown parse_vset '{n}'")),
-                        }
+                        let Some(&id) = self.vset_by_name.get(n) else {
+                            return err(&tctx, format!("unknown parse_vset '{n}'"));
+                        };
+                        let vmask = match t.get("mask").and_then(Value::as_str) {
+                            Some(m) => {
+                                let parts = self.split_key(m, &key, &tctx)?;
+                                Some(concat_components(&parts, &key))
+                            }
+                            None => None,
+                        };
+                        TransitionMatch::ValueSet(id, vmask)
                     }
                     other => return err(&tctx, format!("unsupported transition type '{other}'")),
                 };

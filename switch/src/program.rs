@@ -307,8 +307,9 @@ pub enum TransitionMatch {
     Default,
     /// Per-component value and mask.
     Value(Vec<(u128, u128)>),
-    /// Membership in a value set (the key concatenated at unpadded widths).
-    ValueSet(u32),
+    /// Membership in a value set (the key concatenated at unpadded widths),
+    /// after an optional mask in the same layout.
+    ValueSet(u32, Option<u128>),
 }
 
 /// A parser transition.

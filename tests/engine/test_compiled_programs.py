@@ -133,3 +133,32 @@ def test_direct_meter_policer_drops_red():
     e.send(4, eth(1, src=0xAA, size=60), 10_000_000)
     e.drain()
     assert len(e.received()) == 1
+
+
+def test_parser_value_set_controls_parsing():
+    e = engine("parser_value_set")
+    e.table_add("PvsIngress.tunnel_exit", [7], "PvsIngress.to_port", [4])
+    frame = eth(2, ethertype=0x9999, payload=bytes([0, 7, 8, 0]) + bytes(40))
+    e.send(1, frame, 0)
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [0]
+    e.value_set_add("PvsParser.tunnel_ethertypes", 0x9999)
+    e.send(1, frame, 10)
+    e.drain()
+    assert e.received() == [(4, frame, 10)]
+    e.value_set_clear("PvsParser.tunnel_ethertypes")
+    e.send(1, frame, 20)
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [0]
+
+
+def test_value_set_transition_mask():
+    doc, _ = compile_p4(ROOT / "tests" / "p4" / "parser_value_set.p4")
+    # The transition masks the key with 0xff00 before looking it up in the set.
+    doc["parsers"][0]["parse_states"][0]["transitions"][0]["mask"] = "0xff00"
+    e = Engine(json.dumps(doc))
+    e.table_add("PvsIngress.tunnel_exit", [7], "PvsIngress.to_port", [4])
+    e.value_set_add("PvsParser.tunnel_ethertypes", 0x9900)
+    e.send(1, eth(2, ethertype=0x99AB, payload=bytes([0, 7, 8, 0]) + bytes(40)), 0)
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [4]
