@@ -54,7 +54,10 @@ def preprocess(
         raise CompileError(None, f"{path}: no such file")
     cmd = preprocessor_command(path, include_dirs, defines)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        # Bytes that are not UTF-8 become U+FFFD: harmless in comments, a located lexer error elsewhere.
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, encoding="utf-8", errors="replace", check=False
+        )
     except OSError as exc:
         raise CompileError(None, f"cannot run the C preprocessor ({cmd[0]}): {exc}") from exc
     if proc.returncode != 0:

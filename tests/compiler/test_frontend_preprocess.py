@@ -81,3 +81,9 @@ def test_preprocessed_text_carries_line_markers(tmp_path):
     src.write_text("#define N 4\nconst bit<8> x = N;\n")
     text = preprocess(src)
     assert f'"{src}"' in text and "const bit<8> x = 4;" in text
+
+
+def test_bytes_that_are_not_utf8_are_a_located_error(tmp_path):
+    src = tmp_path / "latin1.p4"
+    src.write_bytes(b"const bit<8> x = 1; // caf\xe9\nconst bit<8> y = \xff;\n")
+    assert _first_error(src) == f"{src}:2:18: error: unexpected character '\ufffd'"
