@@ -55,8 +55,11 @@ def parse_number(text: str) -> int:
 
 
 def parse_masked(text: str, width: int) -> tuple[int, int]:
-    """A value with '*' don't-care digits ("0x0a**", "0b1*0") as (value, mask)."""
+    """A value with '*' don't-care digits ("0x0a**", "0b1*0") or "v&&&m" as (value, mask)."""
     t = text.lower()
+    if "&&&" in t:
+        v, _, m = t.partition("&&&")
+        return parse_number(v), parse_number(m) & ((1 << width) - 1)
     if "*" not in t:
         return parse_number(t), (1 << width) - 1
     if t.startswith("0x"):

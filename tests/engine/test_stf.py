@@ -59,6 +59,7 @@ def test_masked_values():
     assert parse_masked("0x0a**", 16) == (0x0A00, 0xFF00)
     assert parse_masked("0b1*0", 3) == (0b100, 0b101)
     assert parse_masked("7", 8) == (7, 0xFF)
+    assert parse_masked("0x0a00&&&0xff00", 16) == (0x0A00, 0xFF00)
     assert matches("ab**", "abcdef", False) and not matches("ab**", "abcdef", True)
 
 
