@@ -148,7 +148,8 @@ def test_command_line_writes_the_reporting_tables(netns_lab, tmp_path):
            "--tests", "back-to-back,latency", "--latency-load-pct", "5",
            "--latency-trial-s", "0.3", "--latency-trials", "1", "--wait-s", "0.1",
            "--b2b-max-frames", "100", "--b2b-repetitions", "1", "--b2b-trial-s", "0.2",
-           "--realtime-priority", str(REALTIME_PRIORITY), "--out-dir", str(tmp_path)]
+           "--realtime-priority", str(REALTIME_PRIORITY), "--settle-s", "0",
+           "--out-dir", str(tmp_path)]
     for src in t.sources:
         cmd += ["--source", src.netns]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)

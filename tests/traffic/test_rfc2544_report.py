@@ -65,6 +65,8 @@ def test_bad_tester_and_trial_parameters_fail_before_any_frame():
         rfc.Tester([], "10.0.0.1")
     with pytest.raises(ValueError, match="line_rate_bps"):
         rfc.Tester([rfc.SourcePort(None)], "10.0.0.1", line_rate_bps=0)
+    with pytest.raises(ValueError, match="settle_s"):
+        rfc.Tester([rfc.SourcePort(None)], "10.0.0.1", settle_s=-1)
     t = rfc.Tester([rfc.SourcePort(None)], "10.0.0.1")
     with pytest.raises(ValueError, match="either a load"):
         t.trial(64)

@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="throughput and frame-loss trial duration, s")
     p.add_argument("--wait-s", type=float, default=2.0,
                    help="wait for stragglers after each trial, s")
+    p.add_argument("--settle-s", type=float, default=5.0,
+                   help="idle time before each trial, s (RFC 2544: at least 5)")
     p.add_argument("--resolution-pct", type=float, default=0.1,
                    help="throughput search resolution, %% of line rate")
     p.add_argument("--latency-trial-s", type=float, default=120.0, help="latency trial, s")
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> dict[str, list[dict]]:
     """Run the selected tests for every frame size; return rows per test."""
     tester = Tester(args.source, args.sink_ip, sink_netns=args.sink_netns,
                     sink_port=args.port, line_rate_bps=args.line_rate_bps, dscp=args.dscp,
-                    realtime_priority=args.realtime_priority)
+                    realtime_priority=args.realtime_priority, settle_s=args.settle_s)
     if args.learning_frames:
         tester.learn(args.learning_frames)
     rows: dict[str, list[dict]] = {t: [] for t in args.tests}

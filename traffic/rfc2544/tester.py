@@ -102,7 +102,9 @@ class TrialResult:
 class Tester:
     """Source ports sending to one sink address through the device under test.
 
-    ``realtime_priority`` runs the senders SCHED_FIFO (root): on a busy machine this keeps
+    ``settle_s`` is waited before every trial so the device returns to idle (RFC 2544
+    section 23 asks for at least 5 s). ``realtime_priority`` runs the senders SCHED_FIFO
+    (root): on a busy machine this keeps
     them within about a millisecond of their schedule instead of ten or more, at frame
     rates whose gaps exceed the generator's spin time (see generate.send).
     """
@@ -114,6 +116,7 @@ class Tester:
     line_rate_bps: float = 1e9
     dscp: int = 0
     realtime_priority: int | None = None
+    settle_s: float = 0.0
     _trials: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -121,6 +124,8 @@ class Tester:
             raise ValueError("a tester needs at least one source port")
         if not self.line_rate_bps > 0:
             raise ValueError(f"line_rate_bps must be positive, got {self.line_rate_bps}")
+        if self.settle_s < 0:
+            raise ValueError(f"settle_s must be >= 0, got {self.settle_s}")
 
     def max_fps(self, frame_size: int) -> float:
         """Theoretical maximum frames/s of one source port at this frame size."""
@@ -158,6 +163,8 @@ class Tester:
             raise ValueError(f"load {load} needs a positive duration, got {duration_s}")
         if burst_frames is not None and burst_frames < 1:
             raise ValueError(f"burst_frames must be >= 1, got {burst_frames}")
+        if self.settle_s > 0:
+            time.sleep(self.settle_s)
         flows = self._flows()
         results: list[SendResult | BaseException | None] = [None] * len(self.sources)
         with Receiver(self.sink_port, netns=self.sink_netns) as rx:
