@@ -162,3 +162,54 @@ def test_value_set_transition_mask():
     e.send(1, eth(2, ethertype=0x99AB, payload=bytes([0, 7, 8, 0]) + bytes(40)), 0)
     e.drain()
     assert [p for p, _, _ in e.received()] == [4]
+
+
+def test_acl_const_entries_with_optional_key():
+    from engine_helpers import ipv4
+
+    e = engine("acl_ternary_const_entries")
+    cases = [
+        (ipv4("10.0.0.1", src="10.9.9.9", proto=6), 1),
+        (ipv4("10.0.0.7", src="10.9.9.9", proto=17), 2),
+        (ipv4("192.168.3.4", src="172.16.0.1", proto=6), 3),
+    ]
+    for i, (frame, _) in enumerate(cases):
+        e.send(1, frame, i)
+    e.send(1, ipv4("10.0.0.7", src="172.16.0.1", proto=6), 10)  # last entry: deny
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [port for _, port in cases]
+    assert all(x["const"] for x in e.table_entries("AclIngress.acl"))
+
+
+def test_log_msg_assume_and_assert_on_compiled_program():
+    from engine_helpers import ipv4
+
+    e = engine("log_assert_assume")
+    e.table_add("LogIngress.tracing", [3], "LogIngress.trace", [5])
+    e.send(3, ipv4("10.1.2.3", ttl=9), 0)
+    e.drain()
+    assert e.log() == ["packet received", "trace level 5 on port 3", f"ttl=9 dst={0x0A010203}"]
+    bad = bytearray(ipv4("10.1.2.3"))
+    bad[14] = 0x44  # IHL 4 fails the assert: the packet is discarded
+    e.send(3, bytes(bad), 10)
+    e.drain()
+    assert len(e.received()) == 1
+    assert e.stats()["assert_failures"] == 1
+
+
+def test_register_flow_state_uses_ingress_timestamps():
+    from engine_helpers import ipv4
+
+    e = engine("register_flow_state")
+    f = ipv4("10.0.0.5")
+    for t in (2_000_000_000, 2_000_500_000, 2_002_000_000):  # ns
+        e.send(1, f, t)
+    e.drain()
+    # First packet: the gap from 0 is 2e6 µs > 1e6 µs; then 500 µs; then 1500 µs.
+    assert [p for p, _, _ in e.received()] == [2, 1, 1]
+    regs = e.register_names()
+    packets = next(r for r in regs if r.endswith("flow_packets"))
+    last_seen = next(r for r in regs if r.endswith("flow_last_seen"))
+    idx = next(i for i in range(4096) if e.register_read(packets, i))
+    assert e.register_read(packets, idx) == 3
+    assert e.register_read(last_seen, idx) == 2_002_000
