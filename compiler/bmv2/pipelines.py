@@ -17,6 +17,7 @@ from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
 from .actions import Actions, DeclaredIn
+from .aliasing import copied_parameters
 from .context import (
     Context,
     annotation_int,
@@ -423,9 +424,20 @@ class ControlLowering:
         sub = inst.p4type
         pos = inst.decl.pos
         sub_env = Env(parent=env, prefix=inst.name, anchor=(*env.anchor, (pos.line, pos.column)))
+        copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.body, sub.locals])}
+        pairs = []
         for param, arg in zip(sub.params, e.call.args, strict=False):
-            if arg is not None:
+            if arg is None:
+                continue
+            if id(param) in copies:
+                storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
+                pairs.append((storage, arg))
+                sub_env.bind(param, storage)
+            else:
                 sub_env.bind(param, ExprRef(arg, env))
+        if pairs:
+            name, action_id = self.actions.hidden_copies(pairs, env, self.ctx.hidden_action_base(e))
+            self.hidden_table(f"tbl_{name}", name, action_id, [], e)
         self.control_body(sub, sub_env)
 
     # ---------------------------------------------------------------- tables

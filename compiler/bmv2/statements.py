@@ -14,6 +14,7 @@ from typing import Any
 from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
+from .aliasing import copied_parameters
 from .context import Context, strip_type, unsupported
 from .expressions import (
     DynamicElement,
@@ -320,10 +321,16 @@ class StatementLowering:
         """Inline an action called from an action, binding its parameters to the arguments."""
         # Callee bodies see the caller's scope, which encloses the callee's declaration.
         callee_env = Env(parent=env, prefix=env.prefix)
+        copies = {id(p) for p in copied_parameters(decl.params, args, [decl.body])}
         for param, arg in zip(decl.params, args, strict=False):
             if arg is None:
                 raise CompileError(decl.pos, f"missing argument for parameter {param.name}")
-            callee_env.bind(param, ExprRef(arg, env))
+            if id(param) in copies:
+                storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
+                self.assign(storage, arg, env, arg)
+                callee_env.bind(param, storage)
+            else:
+                callee_env.bind(param, ExprRef(arg, env))
         inner = Frame(end=Label(), outermost=False, depth=0)
         self.block(decl.body.components, callee_env, inner)
         self.out.place(inner.end)

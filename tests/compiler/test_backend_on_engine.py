@@ -340,3 +340,9 @@ def test_ecn_marking_from_queue_depth():
     assert marks == sorted(marks) and set(marks) == {1, 3}
     assert e.counter_read("EcnEgress.ce_marked", 2)[0] == marks.count(3)
     assert e.register_read("EcnEgress.max_depth", 2) >= 2
+
+
+def test_in_arguments_are_copied_when_the_callee_overwrites_their_source():
+    e = engine("copy_in_arguments.p4")
+    port, frame, _ = send(e, 3, mac(1) + mac(2) + b"\x90\x00" + bytes([5, 6, 7]) + bytes(43))[0]
+    assert frame[14:17] == bytes([9, 5 + 7, 0])

@@ -201,3 +201,12 @@ def test_one_control_type_for_two_blocks_with_tables_is_rejected(tmp_path):
     with pytest.raises(CompileError) as err:
         compile(src)
     assert "I.t" in err.value.message and "twice" in err.value.message
+
+
+def test_copy_in_only_where_the_callee_could_overwrite_the_argument():
+    _, pipe, tables, _, actions = pipeline("copy_in_arguments.p4")
+    first = actions[tables[pipe["init_table"]]["actions"][0]]
+    assert first["primitives"][0]["parameters"] == [{"type": "field", "value": ["scalars", "original_0"]},
+                                                    {"type": "field", "value": ["rewrite", "a"]}]
+    _, _, _, _, classify = pipeline("subcontrol_nested_actions.p4")
+    assert "original_0" not in str(classify) and "addr_0" not in str(classify)
