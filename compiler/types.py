@@ -145,8 +145,11 @@ class Nominal(P4Type):
     decl: Any = field(default=None, repr=False)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and (
-            other.decl is self.decl if self.decl is not None else other.name == self.name
+        # The name tells specialisations of one generic declaration apart (`s<bit<8>>`).
+        return (
+            type(other) is type(self)
+            and other.name == self.name
+            and (other.decl is self.decl or self.decl is None or other.decl is None)
         )
 
     def __hash__(self) -> int:

@@ -516,3 +516,24 @@ control C(inout ms meta) {
     _, cmp, add = p.declaration("C").body.components
     assert cmp.right.type == types.Bool() and cmp.right.right.type == types.Bits(8)
     assert add.right.type == types.Bits(8)
+
+
+def test_generic_struct_specialisations_are_distinct_types(compile_p4, p4_error, prelude):
+    body = """struct pair<T> { T a; T b; }
+control C(inout ms meta) {
+    apply {
+        pair<bit<8>> n = { 1, 2 };
+        pair<bit<16>> w = { 300, 2 };
+        pair<bit<8>> n2 = n;
+        meta.x = n2.a;
+        %s
+    }
+}
+"""
+    p = compile_p4(prelude + body % "")
+    n, w, n2, _ = p.declaration("C").body.components
+    assert n.p4type.name == "pair<bit<8>>" and n.p4type.field_type("a") == types.Bits(8)
+    assert n2.init.type == n.p4type and w.p4type != n.p4type
+    assert p4_error(prelude + body % "w = n;") == (
+        "prog.p4:13:13: error: assignment: cannot convert pair<bit<8>> to pair<bit<16>>"
+    )
