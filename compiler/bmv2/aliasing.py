@@ -24,6 +24,24 @@ def root(e: Any) -> Any:
     return e.ref if isinstance(e, ast.PathExpression) else None
 
 
+def read_roots(e: Any) -> set[int]:
+    """Ids of every declaration an argument expression reads."""
+    found: set[int] = set()
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.PathExpression) and node.ref is not None:
+            found.add(id(node.ref))
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, ast.Node):
+            stack.extend(
+                v for k, v in vars(node).items()
+                if k not in SEMANTIC_SLOTS and isinstance(v, ast.Node | list)
+            )
+    return found
+
+
 def call_writes(call: ast.CallInfo | None) -> list[Any]:
     """Roots a call writes: arguments of out/inout parameters, receivers of mutating methods."""
     if call is None:
@@ -76,9 +94,9 @@ def copied_parameters(params: list[Any], args: list[Any], body: Iterable[Any]) -
     for param, arg in zip(params, args, strict=False):
         if arg is None or param.direction in WRITING or arg.const_value is not None:
             continue
-        base = root(arg)
+        reads = read_roots(arg)
         # The callee writes the parameter, the argument's storage directly (an action's
         # enclosing control), or the same storage through an out/inout parameter.
-        if id(param) in writes or (base is not None and (id(base) in written_args or id(base) in writes)):
+        if id(param) in writes or reads & (written_args | writes):
             copies.append(param)
     return copies
