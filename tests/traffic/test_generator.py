@@ -185,6 +185,15 @@ def test_realtime_sender_delivers_the_same_frames(veth_pair):
     assert got.frames["seq"].tolist() == list(range(500))
 
 
+def test_port_unreachable_replies_do_not_stop_a_run(veth_pair):
+    # Nobody listens: the receiver's kernel answers with ICMP port unreachable, which the
+    # sender's socket reports as failed sends; every frame still goes out exactly once.
+    sent = generate.send(veth_pair.rx.ip, PORT + 77, frame_size=64, rate_bps=5e6, count=3000,
+                         netns=veth_pair.tx.netns)
+    assert sent.sent_frames == 3000
+    assert sent.retries >= 1
+
+
 def test_bad_parameters_are_refused_before_sending(veth_pair):
     with pytest.raises(ValueError, match="outside 64..9000"):
         generate.send(veth_pair.rx.ip, frame_size=63, count=1)

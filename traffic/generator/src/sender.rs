@@ -202,6 +202,9 @@ fn is_transient(err: &io::Error) -> bool {
     )
 }
 
+/// Consecutive ICMP-reported send errors tolerated before the run fails.
+const MAX_ICMP_REPORTS_IN_A_ROW: u32 = 3;
+
 /// True for errors an earlier ICMP message left on the socket: reported once, then cleared.
 fn is_icmp_report(err: &io::Error) -> bool {
     matches!(
@@ -328,7 +331,7 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
         }
 
         let mut done = 0;
-        let mut icmp_reports = 0;
+        let mut icmp_reports_in_a_row = 0;
         while done < n {
             // SAFETY: msgs[done..n] point at live iovecs, buffers and the destination address.
             let rc = unsafe {
@@ -341,6 +344,7 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
             };
             if rc >= 0 {
                 done += rc as usize;
+                icmp_reports_in_a_row = 0;
                 continue;
             }
             let err = io::Error::last_os_error();
@@ -359,9 +363,11 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
                 report.retries += 1;
                 // Let a local qdisc or backlog drain before offering the frame again.
                 std::thread::sleep(std::time::Duration::from_micros(20));
-            } else if is_icmp_report(&err) && icmp_reports == 0 {
+            } else if is_icmp_report(&err) && icmp_reports_in_a_row < MAX_ICMP_REPORTS_IN_A_ROW {
+                // Each ICMP error (e.g. port unreachable) fails one send; a few in a row
+                // without progress mean the route itself is gone.
                 report.retries += 1;
-                icmp_reports += 1;
+                icmp_reports_in_a_row += 1;
             } else {
                 return Err(io::Error::new(
                     err.kind(),
