@@ -14,6 +14,13 @@ Conventions used everywhere in bufferlab's traffic tools:
 * Every frame's UDP payload starts with the data header (magic 0xB1AB, flow, seq,
   tx_ns = CLOCK_REALTIME ns at send); the UDP checksum is 0. Frames to UDP port 47000
   of at least 110 bytes (106 + FCS) are probes: their telemetry block is sent zeroed.
+
+Inside a namespace, either run the command there (``ip netns exec h1 bufferlab-gen ...``,
+a Mininet host's ``h1.cmd("bufferlab-gen ...")``) or name it (``--netns h1`` /
+``netns="/proc/<pid>/ns/net"``)::
+
+    bufferlab-recv --port 5001 --idle-timeout-s 2 --csv frames.csv      # on the receiver
+    bufferlab-gen --dst 10.0.1.2 --rate-bps 100Mbit --frame-size 1518 --duration-s 10
 """
 
 from __future__ import annotations
