@@ -17,6 +17,7 @@ from ..types import (
     SerEnum,
     Specialized,
     Stack,
+    String,
     Void,
 )
 from .calls import CallChecker
@@ -105,7 +106,7 @@ class StatementChecker(CallChecker):
 
     def _s_VariableDeclaration(self, s: ast.VariableDeclaration) -> None:
         t = self.resolve_type(s.type_node)
-        if isinstance(t, Extern | Specialized | PackageType | Void) or isinstance(t, Method):
+        if isinstance(t, Extern | Specialized | PackageType | Void | InfInt | String | Method):
             raise self.fail(s.type_node.pos, f"a variable cannot have type {t}")
         if s.init is not None:
             self.check_expr(s.init)

@@ -181,7 +181,9 @@ class TypeResolver(CheckerBase):
             raise self.fail(
                 f.type_node.pos, f"header_union member '{f.name}' must be a header, not {ft}"
             )
-        if cls is Struct and isinstance(ft, Extern | ParserType | ControlType | PackageType | Void):
+        if cls is Struct and isinstance(
+            ft, Extern | ParserType | ControlType | PackageType | Void | InfInt | String
+        ):
             raise self.fail(f.type_node.pos, f"struct field '{f.name}' cannot have type {ft}")
 
     def enum_type(self, decl: ast.EnumDeclaration) -> Enum:

@@ -192,6 +192,7 @@ import pytest
             "table t { key = { meta.x : exact; } actions = { NoAction; } counters = meta; } apply { }",
             "prog.p4:7:72: error: table property counters must be an extern instance, not ms",
         ),
+        ("apply { int v = 3; }", "prog.p4:7:9: error: a variable cannot have type int"),
         # statements
         (
             "apply { return 1; }",
@@ -233,6 +234,7 @@ def test_control_errors(control_error, body, expected):
     [
         ("header h { bit<8> a; bit<8> a; }", "prog.p4:6:22: error: duplicate field 'a' in h"),
         ("header h { ms m; }", "prog.p4:6:12: error: header field 'm' cannot have type ms"),
+        ("struct s { int i; }", "prog.p4:6:12: error: struct field 'i' cannot have type int"),
         (
             "header h { varbit<8> a; varbit<8> b; }",
             "prog.p4:6:25: error: header h has more than one varbit field",
