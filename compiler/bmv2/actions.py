@@ -127,6 +127,15 @@ class Actions:
         entry["primitives"] = sl.lower_statements(statements, env)
         return name, entry["id"]
 
+    def hidden_primitives(self, primitives: list[dict], base: str) -> tuple[str, int]:
+        """A synthesized action made of already lowered primitives."""
+        name = self.ctx.unique(base)
+        entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [],
+                       "primitives": primitives}
+        self.ctx.actions.append(entry)
+        self.ctx.action_order[name] = self.hidden_key()
+        return name, entry["id"]
+
     def hidden_copies(self, pairs: list[tuple[Any, Any]], env: Env, base: str) -> tuple[str, int]:
         """A synthesized action copying arguments into locals (copy-in of inlined calls)."""
         name = self.ctx.unique(base)

@@ -31,7 +31,7 @@ from .expressions import ExpressionLowering, to_bool
 from .hexstr import hexstr
 from .model import CpActionProfile, CpActionRef, CpEntry, CpParam, CpTable
 from .stateful import Stateful, cp_name, int_arg
-from .statements import statement_name
+from .statements import StatementLowering, statement_name
 from .storage import Env, ExprRef, FieldRef, HeaderRef, InstanceRef
 
 DEFAULT_TABLE_SIZE = 1024
@@ -306,7 +306,15 @@ class ControlLowering:
             then_key, else_key = ("__HIT__", "__MISS__") if hit_is_true else ("__MISS__", "__HIT__")
             self.branches(s, env, returns, self._next_setter(table, then_key), self._next_setter(table, else_key))
             return
-        set_true, set_false = self.conditional(to_bool(self.exprs.value(s.cond, env)), s.cond)
+        # Value-returning extern calls in the condition (`r.read(i) == 0`) run in a
+        # synthesized action first; the conditional reads their temporaries.
+        reader = StatementLowering(self.ctx, self.externs)
+        cond = to_bool(reader.exprs.value(s.cond, env))
+        if reader.out.prims:
+            name, action_id = self.actions.hidden_primitives(
+                reader.out.resolve(), self.ctx.hidden_action_base(s.cond))
+            self.hidden_table(f"tbl_{name}", name, action_id, [], s.cond)
+        set_true, set_false = self.conditional(cond, s.cond)
         self.branches(s, env, returns, set_true, set_false)
 
     def conditional(self, cond: dict, node: Any) -> tuple[Setter, Setter]:

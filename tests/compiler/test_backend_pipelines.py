@@ -210,3 +210,41 @@ def test_copy_in_only_where_the_callee_could_overwrite_the_argument():
                                                     {"type": "field", "value": ["rewrite", "a"]}]
     _, _, _, _, classify = pipeline("subcontrol_nested_actions.p4")
     assert "original_0" not in str(classify) and "addr_0" not in str(classify)
+
+
+READ_IN_CONDITION = """
+#define V1MODEL_VERSION 20200408
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> v; }
+struct hs { h_t h; }
+struct ms { bit<8> i; }
+parser P(packet_in b, out hs h, inout ms m, inout standard_metadata_t sm) {
+    state start { b.extract(h.h); transition accept; }
+}
+control VC(inout hs h, inout ms m) { apply { } }
+control I(inout hs h, inout ms m, inout standard_metadata_t sm) {
+    register<bit<8>, bit<4>>(16) r;
+    apply {
+        if (r.read(h.h.v[3:0]) == 0) {
+            sm.egress_spec = 1;
+        }
+    }
+}
+control E(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control D(packet_out b, in hs h) { apply { b.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), VC(), D()) main;
+"""
+
+
+def test_register_read_in_a_condition_runs_in_an_action_first(tmp_path):
+    src = tmp_path / "read_cond.p4"
+    src.write_text(READ_IN_CONDITION)
+    doc = compile(src)[0]
+    pipe = doc["pipelines"][0]
+    tables = {t["name"]: t for t in pipe["tables"]}
+    first = tables[pipe["init_table"]]
+    reader = next(a for a in doc["actions"] if a["name"] == first["actions"][0])
+    assert reader["primitives"][0]["op"] == "register_read"
+    cond = next(c for c in pipe["conditionals"] if c["name"] == first["base_default_next"])
+    assert cond["expression"]["value"]["left"] == {"type": "field", "value": ["scalars", "tmp"]}
