@@ -773,6 +773,8 @@ class TableBuilder:
             if info is not None:
                 item["source_info"] = info
             explicit = entry.priority.const_value if entry.priority is not None else None
+            if explicit is None:
+                explicit = annotation_int(entry.annotations, "priority")
             item.update(
                 {
                     "match_key": match_key,

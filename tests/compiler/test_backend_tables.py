@@ -152,3 +152,13 @@ def test_directional_arguments_bound_in_the_action_list(tmp_path):
     assert table["default_entry"] == {"action_id": actions["drop_packet"]["id"], "action_const": False,
                                       "action_data": [], "action_entry_const": False}
     assert [a.preamble.name for a in p4info.actions] == ["drop_packet", "I.set"]
+
+
+def test_entry_priority_annotation(tmp_path):
+    src = tmp_path / "prio.p4"
+    text = (P4 / "acl_ternary_const_entries.p4").read_text()
+    text = text.replace('#include "include/std_headers.p4"', f'#include "{P4}/include/std_headers.p4"')
+    text = text.replace("(_, _, _) : deny();", "(_, _, _) : deny() @priority(10);")
+    src.write_text(text)
+    doc = compile(src)[0]
+    assert [e["priority"] for e in doc["pipelines"][0]["tables"][0]["entries"]] == [1, 2, 3, 10]
