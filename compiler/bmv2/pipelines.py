@@ -609,7 +609,8 @@ class TableBuilder:
         )
         if any(kind in ("ternary", "range", "optional") for kind, _ in key_widths):
             for rank, cp_entry in enumerate(self.cp_entries):
-                cp_entry.priority = len(self.cp_entries) - rank
+                if not cp_entry.priority:
+                    cp_entry.priority = len(self.cp_entries) - rank
         if implementation is not None:
             for profile in self.ctx.cp.action_profiles:
                 if profile.name == implementation["name"]:
@@ -767,7 +768,8 @@ class TableBuilder:
                 decl = entry.action.expr.call.target if entry.action.expr.call is not None else None
             action_name, action_id = self.get_action(decl, entry.action)
             args = self.action_args(entry.action)
-            self.cp_entries.append(self.cp_entry(match_key, widths, decl, action_name, args))
+            cp_entry = self.cp_entry(match_key, widths, decl, action_name, args)
+            self.cp_entries.append(cp_entry)
             item: dict = {}
             info = self.ctx.source_info(entry)
             if info is not None:
@@ -775,6 +777,8 @@ class TableBuilder:
             explicit = entry.priority.const_value if entry.priority is not None else None
             if explicit is None:
                 explicit = annotation_int(entry.annotations, "priority")
+            if explicit is not None:
+                cp_entry.priority = int(explicit)
             item.update(
                 {
                     "match_key": match_key,
