@@ -21,6 +21,8 @@ SEED_BURST_FRAME_SIZES_BYTES = (512, 1024)
 SEED_BURST_THRESHOLDS_PCT = (50, 100)
 # The seed's buffer-size results, frames absorbed: {(frame bytes, threshold %): frames}.
 SEED_BURST_FRAMES = {(512, 50): 3116, (1024, 50): 1502, (512, 100): 6398, (1024, 100): 3116}
+# The seed's buffer as its 100 % result implies: 6,398 frames of 512 bytes.
+SEED_POOL_BYTES = 6398 * 512
 
 
 @dataclass(frozen=True)

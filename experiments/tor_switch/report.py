@@ -11,7 +11,11 @@ from bufferlab.analysis import plots
 from bufferlab.analysis.report import Report
 from bufferlab.analysis.stats import DEFAULT_PERCENTILES
 from bufferlab.experiments.tor_switch.checks import Check
-from bufferlab.experiments.tor_switch.config import SEED_BURST_FRAMES, TorConfig
+from bufferlab.experiments.tor_switch.config import (
+    SEED_BURST_FRAMES,
+    SEED_POOL_BYTES,
+    TorConfig,
+)
 from bufferlab.experiments.tor_switch.evaluation import (
     METRIC_NAMES,
     METRICS,
@@ -169,6 +173,41 @@ def _regression_section(report: Report, summary: Sequence[dict], delay_rows: Seq
                   "points (cells)"], rows)
 
 
+def fill_ms(config: TorConfig, frame_size_bytes: int, threshold_pct: int, load_pct: float
+            ) -> float:
+    """Time two sources at ``load_pct`` each need to fill C's share from empty, ms: the share
+    holds share/(L − 4) frames and C falls behind by (2·load − 1) of its frame rate."""
+    excess = 2 * load_pct / 100 - 1
+    share = config.pool_bytes * threshold_pct / 100
+    frames = share / (frame_size_bytes - 4)
+    return frames * (frame_size_bytes + 20) * 8e3 / (config.port_rate_bps * excess)
+
+
+def _scaling(report: Report, config: TorConfig) -> None:
+    report.section("Scaling")
+    drain_ms = config.pool_bytes * 8e3 / config.port_rate_bps
+    report.paragraph(
+        f"The seed's switch held 6,398 frames of 512 bytes at 100 % (about "
+        f"{SEED_POOL_BYTES:,} bytes); this run's pool is {config.pool_bytes:,} bytes, "
+        f"{config.pool_bytes / SEED_POOL_BYTES:.3g} of it, at {config.port_rate_bps:,} bit/s. "
+        f"Emptying the whole pool takes {drain_ms:.4g} ms, so a trial of {config.trial_ms:g} ms is "
+        f"{config.trial_ms / drain_ms:.0f} pool drain times. Frame counts and delays scale with "
+        "the pool; ratios, linearity and R² do not. At a congesting load the queue must reach "
+        "the threshold before the latency window opens for the window to see it full:")
+    rows = []
+    smallest = min(config.frame_sizes_bytes)
+    window_ms = config.latency_from_ns / 1e6
+    for load in config.loads_pct:
+        if is_congesting(load):
+            needed = fill_ms(config, smallest, max(config.thresholds_pct), load)
+            rows.append([load, smallest, max(config.thresholds_pct), needed, window_ms,
+                         needed <= window_ms])
+    if rows:
+        report.table(["load per port (% of line rate)", "frame size (bytes)",
+                      "threshold (% of pool)", "fill time (ms)", "window opens at (ms)",
+                      "full before the window"], rows)
+
+
 def _differences(report: Report, config: TorConfig) -> None:
     byte_ns = 8e9 / config.port_rate_bps
     report.section("Where the emulator differs from the seed, and why")
@@ -192,7 +231,11 @@ def _differences(report: Report, config: TorConfig) -> None:
         "* **Maximum/average vs frame size.** The seed found them non-linear in frame size; "
         "here a full threshold of T bytes drains in T·(L+20)/(L−4) byte times for frames of "
         "L bytes (the buffer counts frame bytes, the wire adds preamble and gap), which is "
-        "also non-linear in L and largest for the smallest frames.")
+        "also non-linear in L and largest for the smallest frames.\n"
+        "* **Regression figures.** The seed's fits of the minimum delay against packet size "
+        "were y = 5.2844x + 12.722 (R² = 0.9992) and y = 6.5574x + 15.416 (R² = 0.9989), units "
+        "not stated on the slides; ours are exact lines (R² = 1) because virtual time has no "
+        "measurement noise.")
 
 
 def write_outputs(out_dir: str | Path, config: TorConfig, description: Sequence[tuple[str, str]],
@@ -218,6 +261,7 @@ def write_outputs(out_dir: str | Path, config: TorConfig, description: Sequence[
         f"{', '.join(f'{x:g}' for x in config.loads_pct)} % of line rate per source port. "
         f"Buffer-size test: {', '.join(map(str, config.burst_frame_sizes_bytes))} bytes at "
         f"{', '.join(map(str, config.burst_thresholds_pct))} %.")
+    _scaling(report, config)
     report.section("Expected outcome")
     report.paragraph("\n".join(f"* {c.line()}" for c in checks))
     if burst_rows:
