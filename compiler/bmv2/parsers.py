@@ -155,7 +155,7 @@ class ParserLowering:
                 current["parser_ops"] = sl.out.prims
                 continuation = f"{names[id(s)]}_{split}"
                 split += 1
-                sub_start = self.call_subparser(call, scope, continuation)
+                sub_start = self.call_subparser(call, scope, continuation, prefix)
                 current["transitions"] = [self.transition("default", None, None, sub_start)]
                 current = self.new_state(continuation)
                 sl = StatementLowering(self.ctx, self.externs, in_parser=True)
@@ -164,7 +164,9 @@ class ParserLowering:
         self.transitions(current, s, sl, scope, names, accept)
         current["parser_ops"] = sl.out.prims
 
-    def call_subparser(self, e: ast.MethodCallExpression, env: Env, continuation: str) -> str:
+    def call_subparser(
+        self, e: ast.MethodCallExpression, env: Env, continuation: str, outer_prefix: str
+    ) -> str:
         """Inline a sub-parser instance's states; its `accept` continues at `continuation`."""
         inst = e.call.target
         binding = env.lookup(inst)
@@ -179,7 +181,7 @@ class ParserLowering:
                 continue
             if arg is not None:
                 sub_env.bind(param, ExprRef(arg, env))
-        prefix = inst.name + "_"
+        prefix = f"{outer_prefix}{inst.name}_"
         return self.inline(sub, sub_env, prefix, continuation)
 
     @staticmethod

@@ -231,3 +231,40 @@ def test_parser_locals_are_initialised_in_the_start_state(tmp_path):
                                      {"type": "hexstr", "value": "0x03"}], "op": "set"}
     assert {"parameters": [{"type": "field", "value": ["scalars", "userMetadata.x"]},
                            {"type": "field", "value": ["scalars", "seen_0"]}], "op": "set"} in ops
+
+
+NESTED_SUBPARSERS = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; h_t[3] s; }
+struct meta_t { bit<8> x; }
+parser Inner(packet_in pkt, inout headers_t hdr) {
+    state start { pkt.extract(hdr.s.next); transition accept; }
+}
+parser Outer(packet_in pkt, inout headers_t hdr) {
+    Inner() i1;
+    Inner() i2;
+    state start { i1.apply(pkt, hdr); transition select(hdr.h.a) { 1: more; default: accept; } }
+    state more { i2.apply(pkt, hdr); transition accept; }
+}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    Outer() o;
+    state start { pkt.extract(hdr.h); o.apply(pkt, hdr); transition accept; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); pkt.emit(hdr.s); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_nested_sub_parsers_get_nested_state_names(tmp_path):
+    src = tmp_path / "nested.p4"
+    src.write_text(NESTED_SUBPARSERS)
+    doc = compile(src)[0]
+    st = {s["name"]: s for s in doc["parsers"][0]["parse_states"]}
+    assert list(st) == ["start", "o_start", "o_i1_start", "o_start_0", "o_more", "o_i2_start", "o_more_0",
+                        "start_0"]
+    assert st["o_start_0"]["transitions"][0] == tr("hexstr", "0x01", None, "o_more")
+    assert st["o_more_0"]["transitions"] == [tr("default", None, None, "start_0")]
