@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="shared buffer pool, bytes (default: 65536 short, 153600 full)")
     p.add_argument("--trial-ms", type=float, dest="trial_ms",
                    help="virtual time per delay cell, ms (default: 400 short, 2000 full)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="run delay cells in this many processes (default: %(default)s; "
+                        "the results do not depend on it)")
     return p
 
 
@@ -43,7 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    result = run(config, VirtualTimeBackend(config), args.out)
+    if args.jobs < 1:
+        print(f"error: --jobs: {args.jobs} processes, need at least 1", file=sys.stderr)
+        return 2
+    result = run(config, VirtualTimeBackend(config), args.out, jobs=args.jobs)
 
     print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
           "max delay (µs) | lost (frames)")

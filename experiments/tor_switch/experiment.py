@@ -32,13 +32,14 @@ class RunResult:
 
 
 def run(config: TorConfig, backend: Backend, out_dir: str | Path,
-        progress_out: TextIO | None = None) -> RunResult:
-    """Runs the buffer-size and the forwarding-delay test, then writes CSV, plots and report."""
+        progress_out: TextIO | None = None, jobs: int = 1) -> RunResult:
+    """Runs the buffer-size and the forwarding-delay test (its cells in ``jobs`` processes),
+    then writes CSV, plots and report."""
     steps = (len(config.burst_frame_sizes_bytes) * len(config.burst_thresholds_pct)
              + len(delay_cells(config)))
     progress = Progress(steps, label="tor_switch", out=progress_out)
     burst_rows = run_buffer_test(backend, config, progress)
-    delay_rows = run_delay_test(backend, config, progress)
+    delay_rows = run_delay_test(backend, config, progress, jobs)
     summary = summary_rows(delay_rows)
     checks = run_checks(burst_rows, delay_rows, summary)
     outputs = write_outputs(out_dir, config, backend.describe(), burst_rows, delay_rows,

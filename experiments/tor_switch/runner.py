@@ -6,7 +6,9 @@ the analysis, the checks and the report read.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import multiprocessing
 from collections.abc import Callable
 
 from bufferlab.analysis.progress import Progress
@@ -102,15 +104,29 @@ def delay_cells(config: TorConfig) -> list[DelayCell]:
             for load in config.loads_pct]
 
 
-def run_delay_test(backend: Backend, config: TorConfig,
-                   progress: Progress | None = None) -> list[dict]:
-    """Every cell of the forwarding-delay grid, one row each."""
-    rows = []
-    for cell in delay_cells(config):
-        row = delay_row(cell, backend.delay_trial(cell), config.latency_from_ns)
-        rows.append(row)
-        if progress:
-            progress.step(f"delay {cell.frame_size_bytes} B, {cell.threshold_pct} %, "
-                          f"{cell.load_pct:g} % per port: max {row['delay_max_us']:.2f} µs, "
-                          f"lost {row['lost_frames']} frames")
+def _measure(job: tuple[Backend, DelayCell, int]) -> dict:
+    """One delay cell's row (module-level so worker processes can run it)."""
+    backend, cell, latency_from_ns = job
+    return delay_row(cell, backend.delay_trial(cell), latency_from_ns)
+
+
+def run_delay_test(backend: Backend, config: TorConfig, progress: Progress | None = None,
+                   jobs: int = 1) -> list[dict]:
+    """Every cell of the forwarding-delay grid, one row each, in grid order. With ``jobs`` > 1
+    the cells run in that many processes (the backend must pickle and its cells must not
+    share a switch, as in virtual time)."""
+    work = [(backend, cell, config.latency_from_ns) for cell in delay_cells(config)]
+    with contextlib.ExitStack() as stack:
+        if jobs > 1:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
+            results = pool.imap(_measure, work)
+        else:
+            results = map(_measure, work)
+        rows = []
+        for (_backend, cell, _from), row in zip(work, results, strict=True):
+            rows.append(row)
+            if progress:
+                progress.step(f"delay {cell.frame_size_bytes} B, {cell.threshold_pct} %, "
+                              f"{cell.load_pct:g} % per port: max {row['delay_max_us']:.2f} µs, "
+                              f"lost {row['lost_frames']} frames")
     return rows
