@@ -14,6 +14,7 @@ from typing import Any
 from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
+from .aliasing import copied_parameters
 from .context import (
     Context,
     annotation_int,
@@ -152,10 +153,10 @@ class ParserLowering:
                 and call.call is not None
                 and call.call.kind == ast.CallKind.PARSER_APPLY
             ):
-                current["parser_ops"] = sl.out.prims
                 continuation = f"{names[id(s)]}_{split}"
                 split += 1
-                sub_start = self.call_subparser(call, scope, continuation, prefix)
+                sub_start = self.call_subparser(call, scope, continuation, prefix, sl)
+                current["parser_ops"] = sl.out.prims
                 current["transitions"] = [self.transition("default", None, None, sub_start)]
                 current = self.new_state(continuation)
                 sl = StatementLowering(self.ctx, self.externs, in_parser=True)
@@ -165,7 +166,12 @@ class ParserLowering:
         current["parser_ops"] = sl.out.prims
 
     def call_subparser(
-        self, e: ast.MethodCallExpression, env: Env, continuation: str, outer_prefix: str
+        self,
+        e: ast.MethodCallExpression,
+        env: Env,
+        continuation: str,
+        outer_prefix: str,
+        sl: StatementLowering,
     ) -> str:
         """Inline a sub-parser instance's states; its `accept` continues at `continuation`."""
         inst = e.call.target
@@ -176,10 +182,15 @@ class ParserLowering:
             raise unsupported(e, "applying this parser")
         sub = binding.p4type
         sub_env = Env(parent=env, prefix=binding.name)
+        copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.states, sub.locals])}
         for param, arg in zip(sub.params, e.call.args, strict=False):
-            if isinstance(strip_type(param.p4type), t.Extern):
+            if isinstance(strip_type(param.p4type), t.Extern) or arg is None:
                 continue
-            if arg is not None:
+            if id(param) in copies:
+                storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
+                sl.assign(storage, arg, env, arg)
+                sub_env.bind(param, storage)
+            else:
                 sub_env.bind(param, ExprRef(arg, env))
         prefix = f"{outer_prefix}{inst.name}_"
         return self.inline(sub, sub_env, prefix, continuation)

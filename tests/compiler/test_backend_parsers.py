@@ -268,3 +268,36 @@ def test_nested_sub_parsers_get_nested_state_names(tmp_path):
                         "start_0"]
     assert st["o_start_0"]["transitions"][0] == tr("hexstr", "0x01", None, "o_more")
     assert st["o_more_0"]["transitions"] == [tr("default", None, None, "start_0")]
+
+
+SUBPARSER_COPY_IN = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; h_t next; }
+struct meta_t { bit<8> x; }
+parser Again(packet_in pkt, inout headers_t hdr, in bit<8> kind) {
+    state start {
+        pkt.extract(hdr.h);
+        transition select(kind) { 1: accept; default: reject; }
+    }
+}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    Again() again;
+    state start { pkt.extract(hdr.h); again.apply(pkt, hdr, hdr.h.a); transition accept; }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_sub_parser_in_argument_copied_when_the_sub_parser_overwrites_it(tmp_path):
+    src = tmp_path / "again.p4"
+    src.write_text(SUBPARSER_COPY_IN)
+    doc = compile(src)[0]
+    st = {s["name"]: s for s in doc["parsers"][0]["parse_states"]}
+    assert st["start"]["parser_ops"][-1] == {"parameters": [{"type": "field", "value": ["scalars", "kind_0"]},
+                                                            {"type": "field", "value": ["h", "a"]}], "op": "set"}
+    assert st["again_start"]["transition_key"] == [{"type": "field", "value": ["scalars", "kind_0"]}]
