@@ -127,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
     p.add_argument("--csv", type=Path, help="write per-frame records here")
     p.add_argument("--tx-stamps-csv", type=Path, action="append", default=[],
-                   help="sender's kernel TX timestamps (from bufferlab-gen); repeatable")
+                   help="sender's kernel TX timestamps (from bufferlab-gen), read when the "
+                   "run ends, so the sender must have finished; repeatable")
     p.add_argument("--sent", action="append", default=[], metavar="FLOW=FRAMES",
                    help="frames the sender reports sent for a flow, for exact loss")
     p.add_argument("--interval-s", type=float, default=1.0,
@@ -147,7 +148,12 @@ def _parse_sent(items: Sequence[str]) -> dict[int, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``bufferlab-recv``: receive until a limit, write records, print a JSON summary."""
+    """``bufferlab-recv``: receive until a limit, write records, print a JSON summary.
+
+    Exit status 0; 2 when nothing could be received (bad arguments, socket errors); 1 when
+    frames were received and written but a TX-timestamp file could not be used (those
+    frames keep their header send times).
+    """
     args = _parser().parse_args(argv)
     if args.duration_s is None and args.idle_timeout_s is None and args.max_frames is None:
         print("bufferlab-recv: error: give --duration-s, --idle-timeout-s or --max-frames",
@@ -164,12 +170,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = rx.join()
         except KeyboardInterrupt:
             result = rx.stop()
-        kernel_tx = 0
-        for path in args.tx_stamps_csv:
-            kernel_tx += apply_tx_stamps(result.frames, read_tx_stamps_csv(path))
     except (ValueError, OSError) as err:
         print(f"bufferlab-recv: error: {err}", file=sys.stderr)
         return 2
+    status = 0
+    kernel_tx = 0
+    for path in args.tx_stamps_csv:
+        # A bad stamps file must not cost the frames already received.
+        try:
+            kernel_tx += apply_tx_stamps(result.frames, read_tx_stamps_csv(path))
+        except (ValueError, OSError) as err:
+            print(f"bufferlab-recv: error: TX stamps {path}: {err}", file=sys.stderr)
+            status = 1
     if args.csv is not None:
         write_frames_csv(result.frames, args.csv)
     total, per_flow = summarize(result.frames, sent, int(args.interval_s * 1e9))
@@ -181,8 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "no_kernel_timestamp": result.no_kernel_timestamp,
         "kernel_tx_stamped_frames": kernel_tx,
     }))
-    return 0
-
+    return status
 
 if __name__ == "__main__":
     sys.exit(main())

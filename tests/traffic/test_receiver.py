@@ -134,3 +134,35 @@ def test_a_namespace_given_as_a_process_path_like_a_mininet_host(veth_pair):
         holder.wait()
     # max_frames is exact: the other three stay queued for whoever reads next.
     assert got.frames["seq"].tolist() == list(range(7))
+
+
+def test_command_line_receiver_joins_tx_stamps_and_survives_a_bad_stamps_file(veth_pair,
+                                                                             tmp_path):
+    stamps = tmp_path / "tx.csv"
+    # The receiver reads the stamps file when its run ends: 2 s after the last frame, long
+    # after the generator has written the file.
+    recv = subprocess.Popen(
+        [sys.executable, "-m", "bufferlab.traffic.receive", "--netns", veth_pair.rx.netns,
+         "--port", str(PORT), "--idle-timeout-s", "2",
+         "--csv", str(tmp_path / "frames.csv"), "--tx-stamps-csv", str(stamps),
+         "--tx-stamps-csv", str(tmp_path / "missing.csv")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert recv.stderr.readline().startswith("bufferlab-recv: receiving on UDP port")
+        subprocess.run(
+            [sys.executable, "-m", "bufferlab.traffic.generate", "--netns", veth_pair.tx.netns,
+             "--dst", veth_pair.rx.ip, "--port", str(PORT), "--count", "30", "--flow", "2",
+             "--tx-stamps-csv", str(stamps)],
+            check=True, capture_output=True,
+        )
+        out, err = recv.communicate(timeout=60)
+    finally:
+        recv.kill()
+    # The missing file is reported; the frames and the other file's stamps are kept.
+    assert recv.returncode == 1
+    assert "missing.csv" in err
+    summary = json.loads(out)
+    assert summary["kernel_tx_stamped_frames"] == 30
+    lines = (tmp_path / "frames.csv").read_text().splitlines()
+    assert len(lines) == 31 and all(line.split(",")[5] == "1" for line in lines[1:])
