@@ -666,9 +666,12 @@ impl Engine {
                 (self.out_bufs.len() - 1) as u32
             }
         };
-        let out = &mut self.out_bufs[buf as usize];
-        out.clear();
-        out.extend_from_slice(&self.pool[h as usize].out);
+        // Hand the deparsed buffer over instead of copying it; the packet
+        // keeps the recycled one for its next use.
+        std::mem::swap(
+            &mut self.out_bufs[buf as usize],
+            &mut self.pool[h as usize].out,
+        );
         self.seq += 1;
         self.pending
             .push(Reverse((d.arrival, self.seq, d.port, buf)));

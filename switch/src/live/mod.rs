@@ -146,15 +146,21 @@ impl LiveClock {
     }
 }
 
-/// The live switch: ports opened, a packet thread once started.
+/// The packet thread, or its state until it starts.
+#[derive(Default)]
+struct Runner {
+    thread: Option<JoinHandle<()>>,
+    idle: Option<PacketLoop>,
+}
+
+/// The live switch: ports opened, a packet thread once started. Every method takes `&self`,
+/// so control threads may share it.
 pub struct LiveSwitch {
     engine: Arc<Mutex<Engine>>,
     shared: Arc<Shared>,
     clock: LiveClock,
     waker: Waker,
-    thread: Option<JoinHandle<()>>,
-    /// The packet thread's state until it starts.
-    idle: Option<PacketLoop>,
+    runner: Mutex<Runner>,
 }
 
 impl LiveSwitch {
@@ -213,14 +219,17 @@ impl LiveSwitch {
             shared,
             clock,
             waker,
-            thread: None,
-            idle: Some(idle),
+            runner: Mutex::new(Runner {
+                thread: None,
+                idle: Some(idle),
+            }),
         })
     }
 
     /// Starts the packet thread (once).
-    pub fn start(&mut self) -> Result<(), String> {
-        let Some(mut packet_loop) = self.idle.take() else {
+    pub fn start(&self) -> Result<(), String> {
+        let mut runner = self.runner.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(mut packet_loop) = runner.idle.take() else {
             return Err("the live switch was already started".into());
         };
         let shared = Arc::clone(&self.shared);
@@ -233,7 +242,7 @@ impl LiveSwitch {
                 packet_loop.finish();
             })
             .map_err(|e| format!("cannot start the packet thread: {e}"))?;
-        self.thread = Some(thread);
+        runner.thread = Some(thread);
         Ok(())
     }
 
@@ -303,18 +312,23 @@ impl LiveSwitch {
 
     /// Whether the packet thread is running.
     pub fn running(&self) -> bool {
-        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+        let runner = self.runner.lock().unwrap_or_else(|p| p.into_inner());
+        runner.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 
     /// Stops the packet thread: frames already due are sent, pcaps flushed, ports closed.
-    pub fn stop(&mut self) {
+    pub fn stop(&self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.waker.wake();
-        if let Some(thread) = self.thread.take() {
+        let (thread, idle) = {
+            let mut runner = self.runner.lock().unwrap_or_else(|p| p.into_inner());
+            (runner.thread.take(), runner.idle.take())
+        };
+        if let Some(thread) = thread {
             // The loop catches its own errors; a panic has already been reported on stderr.
             let _ = thread.join();
         }
-        if let Some(idle) = self.idle.take() {
+        if let Some(idle) = idle {
             idle.finish();
         }
         let mut events = self.shared.events.lock().unwrap_or_else(|p| p.into_inner());
