@@ -22,6 +22,7 @@ from bufferlab.traffic.generate import DEFAULT_DATA_PORT
 from bufferlab.traffic.records import (
     apply_tx_stamps,
     frames_from_receiver,
+    read_frames_csv,
     read_tx_stamps_csv,
     summarize,
     write_frames_csv,
@@ -125,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration-s", type=float, help="stop after this many seconds")
     p.add_argument("--idle-timeout-s", type=float, help="stop after this long without frames")
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    p.add_argument("--from-csv", type=Path,
+                   help="receive nothing: summarise (and re-join, re-write) records from a "
+                   "CSV written earlier by --csv")
     p.add_argument("--csv", type=Path, help="write per-frame records here")
     p.add_argument("--tx-stamps-csv", type=Path, action="append", default=[],
                    help="sender's kernel TX timestamps (from bufferlab-gen), read when the "
@@ -148,31 +152,47 @@ def _parse_sent(items: Sequence[str]) -> dict[int, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``bufferlab-recv``: receive until a limit, write records, print a JSON summary.
+    """``bufferlab-recv``: receive until a limit (or read --from-csv), write records, print a
+    JSON summary.
 
     Exit status 0; 2 when nothing could be received (bad arguments, socket errors); 1 when
     frames were received and written but a TX-timestamp file could not be used (those
     frames keep their header send times).
     """
     args = _parser().parse_args(argv)
-    if args.duration_s is None and args.idle_timeout_s is None and args.max_frames is None:
-        print("bufferlab-recv: error: give --duration-s, --idle-timeout-s or --max-frames",
-              file=sys.stderr)
+    if args.from_csv is None and args.duration_s is None and args.idle_timeout_s is None \
+            and args.max_frames is None:
+        print("bufferlab-recv: error: give --duration-s, --idle-timeout-s, --max-frames or "
+              "--from-csv", file=sys.stderr)
         return 2
     try:
         sent = _parse_sent(args.sent)
-        rx = Receiver(args.port, netns=args.netns, bind_ip=args.bind)
-        rx.start(max_frames=args.max_frames, idle_timeout_s=args.idle_timeout_s,
-                 duration_s=args.duration_s)
-        # One line on stderr once frames are being received: scripts wait for it.
-        print(f"bufferlab-recv: receiving on UDP port {rx.port}", file=sys.stderr, flush=True)
-        try:
-            result = rx.join()
-        except KeyboardInterrupt:
-            result = rx.stop()
+        if args.from_csv is not None:
+            frames = read_frames_csv(args.from_csv)
+            result = ReceiveResult(frames, 0, 0, int((frames["rx_kernel"] == 0).sum()))
+        else:
+            result = _receive(args)
     except (ValueError, OSError) as err:
         print(f"bufferlab-recv: error: {err}", file=sys.stderr)
         return 2
+    return _report(args, result, sent)
+
+
+def _receive(args: argparse.Namespace) -> ReceiveResult:
+    """Receive as the command line says; Ctrl-C ends the run early, keeping its frames."""
+    rx = Receiver(args.port, netns=args.netns, bind_ip=args.bind)
+    rx.start(max_frames=args.max_frames, idle_timeout_s=args.idle_timeout_s,
+             duration_s=args.duration_s)
+    # One line on stderr once frames are being received: scripts wait for it.
+    print(f"bufferlab-recv: receiving on UDP port {rx.port}", file=sys.stderr, flush=True)
+    try:
+        return rx.join()
+    except KeyboardInterrupt:
+        return rx.stop()
+
+
+def _report(args: argparse.Namespace, result: ReceiveResult, sent: dict[int, int]) -> int:
+    """Join TX stamps, write the records CSV, print the summary; return the exit status."""
     status = 0
     kernel_tx = 0
     for path in args.tx_stamps_csv:

@@ -1,8 +1,11 @@
 """Per-frame records and their summaries, on hand-made records (no namespaces needed)."""
 
+import json
+
 import numpy as np
 import pytest
 
+from bufferlab.traffic import receive
 from bufferlab.traffic.records import (
     FRAME_DTYPE,
     TX_STAMP_DTYPE,
@@ -94,3 +97,20 @@ def test_csv_round_trips(tmp_path):
     (tmp_path / "bad.csv").write_text("seq,flow\n1,2\n")
     with pytest.raises(ValueError, match="header"):
         read_frames_csv(tmp_path / "bad.csv")
+
+
+def test_receiver_command_rejoins_and_summarises_saved_records(tmp_path, capsys):
+    frames = _frames([(1, 0, 64, 100, 50), (1, 1, 64, 200, 50), (1, 3, 64, 300, 50)])
+    write_frames_csv(frames, tmp_path / "f.csv")
+    write_tx_stamps_csv(np.array([(1, 1, 190)], dtype=TX_STAMP_DTYPE), tmp_path / "t.csv")
+    status = receive.main(["--from-csv", str(tmp_path / "f.csv"), "--tx-stamps-csv",
+                           str(tmp_path / "t.csv"), "--sent", "1=5", "--csv",
+                           str(tmp_path / "joined.csv")])
+    assert status == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kernel_tx_stamped_frames"] == 1
+    assert summary["flows"]["1"]["lost_frames"] == 2
+    assert summary["total"]["latency"]["min_ns"] == 10
+    joined = read_frames_csv(tmp_path / "joined.csv")
+    assert joined["tx_ns"].tolist() == [50, 190, 250]
+    assert receive.main(["--from-csv", str(tmp_path / "nope.csv")]) == 2
