@@ -15,7 +15,8 @@ from typing import Any
 from .. import ast
 
 WRITING = (ast.Direction.OUT, ast.Direction.INOUT)
-SEMANTIC_SLOTS = frozenset({"ref", "type", "const_value", "call", "p4type", "resolved"})
+# Semantic slots holding nodes declared elsewhere (`MethodCallStatement.call` is syntax).
+SEMANTIC_SLOTS = frozenset({"ref", "type", "const_value", "p4type", "resolved"})
 
 # An access path: the id of the root declaration, then member names.
 Path = tuple[Any, ...]
