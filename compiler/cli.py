@@ -107,6 +107,9 @@ def run(argv: list[str]) -> int:
     except RecursionError:
         print(f"{source}: error: program nesting is too deep to compile", file=sys.stderr)
         return 1
+    except Exception as exc:  # noqa: BLE001 - a compiler bug must still end in a clear error
+        print(f"{source}: error: internal compiler error ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 3
     return 0
 
 

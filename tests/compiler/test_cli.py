@@ -140,3 +140,15 @@ def test_older_single_p4runtime_file_form(tmp_path):
     binary = tmp_path / "info.pb"
     assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json"), "--p4runtime-file", str(binary)]) == 0
     assert p4info_pb2.P4Info.FromString(binary.read_bytes()).tables[0].preamble.name == "L2Ingress.dmac"
+
+
+def test_internal_errors_end_in_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
+    import bufferlab.compiler.cli as cli
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(cli, "compile_program", broken)
+    assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json")]) == 3
+    err = capsys.readouterr().err
+    assert "internal compiler error (KeyError" in err and "Traceback" not in err
