@@ -1132,8 +1132,9 @@ pub fn run_control(p: &Program, st: &mut State, pkt: &mut Packet, init: Option<N
     pkt.flags.exit = false;
 }
 
-/// Updates checksums and deparses into `pkt.out` (valid headers in order,
-/// then the unparsed payload), applying truncation.
+/// Updates checksums, runs the deparser's primitives and deparses into
+/// `pkt.out` (valid headers in order, then the unparsed payload), applying
+/// truncation.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     for c in p.checksums.iter().filter(|c| c.update) {
         if c.cond
@@ -1144,6 +1145,9 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         pkt.phv.fields[c.target as usize] = v & st.fmask[c.target as usize];
+    }
+    for prim in &p.deparser_prims {
+        exec_prim(p, st, pkt, &[], prim);
     }
     let mut out = std::mem::take(&mut pkt.out);
     out.clear();

@@ -160,6 +160,7 @@ impl Loader {
                 init_state: None,
                 value_sets: vec![],
                 deparse_order: vec![],
+                deparser_prims: vec![],
                 actions: vec![],
                 tables: vec![],
                 conditionals: vec![],
@@ -1552,8 +1553,15 @@ impl Loader {
             let hid = self.header(name, &ctx)?;
             self.p.deparse_order.push(hid);
         }
-        if !arr(d, "primitives").is_empty() {
-            return err(&ctx, "deparser primitives are not supported");
+        for (j, pr) in arr(d, "primitives").iter().enumerate() {
+            let prim = self.primitive(pr, &format!("{ctx} primitive {j}"))?;
+            if matches!(prim, Prim::Jump(_) | Prim::JumpIfZero(..) | Prim::Exit) {
+                return err(
+                    &ctx,
+                    format!("primitive {j}: control flow is not allowed in the deparser"),
+                );
+            }
+            self.p.deparser_prims.push(prim);
         }
         Ok(())
     }

@@ -610,6 +610,8 @@ pub struct Program {
     pub init_state: Option<u32>,
     pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<HeaderId>,
+    /// Primitives the deparser runs after updating checksums (e.g. `log_msg`).
+    pub deparser_prims: Vec<Prim>,
     pub actions: Vec<ActionDef>,
     pub tables: Vec<TableDef>,
     pub conditionals: Vec<Conditional>,

@@ -112,3 +112,27 @@ def test_set_program_resets_state_keeps_ports(l3):
     assert l3.now() == t
     with pytest.raises(LoadError):
         l3.set_program("{}")
+
+
+def test_deparser_primitives_run_after_checksum_update():
+    doc = json.loads((FIXTURES / "l3.json").read_text())
+    doc["deparsers"][0]["primitives"] = [
+        {"op": "log_msg", "parameters": [
+            {"type": "string", "value": "x = {}, ttl = {}"},
+            {"type": "parameters_vector", "value": [{"type": "hexstr", "value": "0x01"},
+                                                    {"type": "field", "value": ["ipv4", "ttl"]}]}]},
+        {"op": "assign", "parameters": [{"type": "field", "value": ["ipv4", "identification"]},
+                                        {"type": "hexstr", "value": "0xbeef"}]},
+    ]
+    e = Engine(json.dumps(doc))
+    e.table_add("MyIngress.ipv4_lpm", [("10.0.0.0", 8)], "MyIngress.ipv4_forward", [1, 2])
+    e.send(1, ipv4("10.0.0.9", ttl=20), 0)
+    e.drain()
+    ((_, f, _),) = e.received()
+    assert e.log() == ["x = 1, ttl = 19"]
+    assert f[18:20] == b"\xbe\xef"
+    # The checksum was computed before the deparser changed the identification.
+    assert csum16(f[14:34]) != 0
+    g = bytearray(f[14:34])
+    g[4:6] = b"\0\0"
+    assert csum16(bytes(g)) == 0
