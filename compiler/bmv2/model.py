@@ -164,3 +164,5 @@ class ControlPlane:
     digests: list[CpDigest] = field(default_factory=list)
     pkg_info: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    # Serializable enums declared by the program: (name, bitwidth, [(member, value)]).
+    serializable_enums: list[tuple[str, int, list[tuple[str, int]]]] = field(default_factory=list)

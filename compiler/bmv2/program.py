@@ -185,6 +185,12 @@ class ProgramLowering:
                     entries.append([member.name, code])
                     ctx.enum_values[(decl.name, member.name)] = code
                 ctx.enums.append({"name": decl.name, "entries": entries})
+            elif isinstance(decl, ast.SerEnumDeclaration) and not from_arch_file(decl):
+                enum_type = decl.p4type
+                if isinstance(enum_type, t.SerEnum):
+                    ctx.cp.serializable_enums.append(
+                        (decl.name, enum_type.underlying.width, list(enum_type.members))
+                    )
             elif isinstance(decl, ast.Instantiation) and decl.name != "main":
                 self.stateful.instantiate(decl, self.root)
         if not hasattr(ctx, "noaction"):

@@ -215,6 +215,13 @@ def build_p4info(cp: ControlPlane) -> p4info_pb2.P4Info:
                 m.type_spec.bitstring.int.bitwidth = member.bitwidth
             else:
                 m.type_spec.bitstring.bit.bitwidth = member.bitwidth
+    for name, width, members in cp.serializable_enums:
+        spec = info.type_info.serializable_enums[name]
+        spec.underlying_type.bitwidth = width
+        for member, value in members:
+            m = spec.members.add()
+            m.name = member
+            m.value = value_bytes(value & ((1 << width) - 1), width)
     return info
 
 

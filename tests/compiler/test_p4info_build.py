@@ -285,3 +285,11 @@ V1Switch(P(), C(), I(), I(), C(), D()) main;
     assert members[2].type_spec.HasField("error")
     assert list(p.type_info.error.members)[:2] == ["NoError", "PacketTooShort"]
     assert len(doc["learn_lists"][0]["elements"]) == 3
+
+
+def test_serializable_enums_in_type_info():
+    p = info("enums_and_errors.p4")
+    spec = p.type_info.serializable_enums["opcode_t"]
+    assert spec.underlying_type.bitwidth == 8
+    assert [(m.name, m.value) for m in spec.members] == [("PING", b"\x01"), ("PONG", b"\x02"), ("DROP", b"\x03")]
+    assert "HashAlgorithm" not in p.type_info.serializable_enums
