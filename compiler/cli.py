@@ -31,7 +31,8 @@ def argument_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog=PROG, description="P4_16 v1model compiler for BMv2 (a peer of p4c-bm2-ss)",
                         allow_abbrev=False)
     p.add_argument("source", help="P4_16 program")
-    p.add_argument("-o", dest="output", metavar="FILE", help="BMv2 JSON output (default: <program>.json)")
+    p.add_argument("-o", dest="output", metavar="FILE",
+                   help="BMv2 JSON output file, or a directory for <program>.json (default: ./<program>.json)")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                    help="add DIR to the #include search path")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
@@ -44,6 +45,9 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--p4runtime-format", choices=sorted(FORMAT_SUFFIX),
                    help="format of --p4runtime-file (default: binary)")
     p.add_argument("--std", default="p4-16", help="language version (only p4-16)")
+    p.add_argument("--p4v", default="16", help="language version as the tutorials pass it (only 16)")
+    p.add_argument("-v", dest="verbose", action="count", default=0,
+                   help="accepted for compatibility (diagnostics are always printed)")
     p.add_argument("--arch", default="v1model", help="architecture (only v1model)")
     p.add_argument("--target", default="bmv2", help="target (only bmv2)")
     p.add_argument("--Wdisable", action="append", default=[], metavar="WARNING", nargs="?",
@@ -56,6 +60,8 @@ def check_options(args: argparse.Namespace) -> None:
     """Reject option values we cannot honour."""
     if args.std not in ("p4-16", "p416", "p4_16"):
         raise UsageError(f"--std {args.std}: only p4-16 is supported")
+    if args.p4v != "16":
+        raise UsageError(f"--p4v {args.p4v}: only P4_16 (16) is supported")
     if args.arch != "v1model":
         raise UsageError(f"--arch {args.arch}: only v1model is supported")
     if args.target != "bmv2":
@@ -87,6 +93,9 @@ def run(argv: list[str]) -> int:
         return 2
     source = Path(args.source)
     output = Path(args.output) if args.output else Path(source.stem + ".json")
+    if output.is_dir():
+        # The p4c driver's `-o` names a directory: the JSON goes there as <program>.json.
+        output = output / (source.stem + ".json")
     try:
         result = compile_program(source, args.include, args.define)
         for warning in result.warnings:

@@ -152,3 +152,16 @@ def test_internal_errors_end_in_a_message_not_a_traceback(tmp_path, capsys, monk
     assert run([str(P4 / "basic_l2_forward.p4"), "-o", str(tmp_path / "o.json")]) == 3
     err = capsys.readouterr().err
     assert "internal compiler error (KeyError" in err and "Traceback" not in err
+
+
+def test_tutorial_command_line_and_output_directory(tmp_path):
+    build = tmp_path / "build"
+    build.mkdir()
+    info = build / "basic_l2_forward.p4.p4info.txtpb"
+    assert run(["--p4v", "16", "--p4runtime-files", str(info), "-o", str(build / "basic_l2_forward.json"),
+                str(P4 / "basic_l2_forward.p4")]) == 0
+    assert (build / "basic_l2_forward.json").exists() and info.exists()
+    (build / "basic_l2_forward.json").unlink()
+    assert run(["--target", "bmv2", "--arch", "v1model", "-o", str(build), str(P4 / "basic_l2_forward.p4")]) == 0
+    assert (build / "basic_l2_forward.json").exists()
+    assert run(["--p4v", "14", str(P4 / "basic_l2_forward.p4")]) == 2
