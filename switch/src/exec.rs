@@ -651,8 +651,13 @@ fn format_log_arg(
 ) {
     use std::fmt::Write;
     match a {
-        LogArg::Value(e) => {
-            let _ = write!(out, "{}", eval(p, st, pkt, data, e));
+        LogArg::Value(e, signed) => {
+            let v = eval(p, st, pkt, data, e);
+            let _ = if *signed {
+                write!(out, "{}", v as i128)
+            } else {
+                write!(out, "{v}")
+            };
         }
         LogArg::Header(h) => {
             let hi = &p.headers[*h as usize];

@@ -1273,7 +1273,8 @@ impl Loader {
             let h = v.get("value").and_then(Value::as_str).unwrap_or("");
             return Ok(LogArg::Header(self.header(h, ctx)?));
         }
-        Ok(LogArg::Value(self.expr(v, ctx)?.0))
+        let (e, signed) = self.expr(v, ctx)?;
+        Ok(LogArg::Value(e, signed))
     }
 
     fn actions(&mut self, root: &Value) -> R<()> {

@@ -184,8 +184,8 @@ pub enum HeaderRef {
 /// An argument of `log_msg`.
 #[derive(Debug, Clone)]
 pub enum LogArg {
-    /// A value.
-    Value(Expr),
+    /// A value, printed as signed when the flag is set.
+    Value(Expr, bool),
     /// A whole header, printed as its fields.
     Header(HeaderId),
     /// A struct or list of values.

@@ -118,9 +118,17 @@ def test_deparser_primitives_run_after_checksum_update():
     doc = json.loads((FIXTURES / "l3.json").read_text())
     doc["deparsers"][0]["primitives"] = [
         {"op": "log_msg", "parameters": [
-            {"type": "string", "value": "x = {}, ttl = {}"},
-            {"type": "parameters_vector", "value": [{"type": "hexstr", "value": "0x01"},
-                                                    {"type": "field", "value": ["ipv4", "ttl"]}]}]},
+            {"type": "string", "value": "x = {}, ttl = {}, s = {}"},
+            {"type": "parameters_vector", "value": [
+                {"type": "hexstr", "value": "0x01"},
+                {"type": "field", "value": ["ipv4", "ttl"]},
+                {"type": "expression", "value": {
+                    "op": "two_comp_mod",
+                    "left": {"type": "expression", "value": {
+                        "op": "-", "left": {"type": "hexstr", "value": "0x00"},
+                        "right": {"type": "hexstr", "value": "0x05"}}},
+                    "right": {"type": "hexstr", "value": "0x8"}}},
+            ]}]},
         {"op": "assign", "parameters": [{"type": "field", "value": ["ipv4", "identification"]},
                                         {"type": "hexstr", "value": "0xbeef"}]},
     ]
@@ -129,7 +137,7 @@ def test_deparser_primitives_run_after_checksum_update():
     e.send(1, ipv4("10.0.0.9", ttl=20), 0)
     e.drain()
     ((_, f, _),) = e.received()
-    assert e.log() == ["x = 1, ttl = 19"]
+    assert e.log() == ["x = 1, ttl = 19, s = -5"]
     assert f[18:20] == b"\xbe\xef"
     # The checksum was computed before the deparser changed the identification.
     assert csum16(f[14:34]) != 0
