@@ -27,6 +27,7 @@ PORT = 5009
 
 
 def ip(*args):
+    """Run ``ip args``, failing on error."""
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
@@ -40,6 +41,7 @@ def rx_rate_bps(frames):
 
 
 def main():
+    """Set up the namespaces, measure, clean up, print the JSON line."""
     if os.geteuid() != 0:
         print(json.dumps({"bench": "traffic_generator_rate", "skipped": "needs root"}))
         return 0

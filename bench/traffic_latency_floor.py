@@ -26,16 +26,19 @@ PORT = 5010
 
 
 def ip(*args):
+    """Run ``ip args``, failing on error."""
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
 def stats(lat):
+    """The latency figures reported, ns."""
     s = latency_stats(lat)
     return {"min_ns": s.min_ns, "p50_ns": s.p50_ns, "p99_ns": s.p99_ns, "p999_ns": s.p999_ns,
             "max_ns": s.max_ns}
 
 
 def main():
+    """Set up the namespaces, measure, clean up, print the JSON line."""
     if os.geteuid() != 0:
         print(json.dumps({"bench": "traffic_latency_floor", "skipped": "needs root"}))
         return 0

@@ -16,6 +16,7 @@ import pytest
 
 
 def pytest_runtest_setup(item):
+    """Skip root-marked tests, with the reason, when not running as root."""
     if item.get_closest_marker("root") is not None and os.geteuid() != 0:
         pytest.skip("needs root: creates network namespaces, veth pairs and qdiscs")
 

@@ -91,6 +91,7 @@ def throughput(
     runs = 0
 
     def passes(load: float) -> bool:
+        """One (possibly repeated) trial at ``load``: did it lose no more than allowed?"""
         nonlocal trials, runs
         t, n = _paced_trial(tester, frame_size, load, trial_s, wait_s, max_late_s)
         trials += 1

@@ -172,6 +172,7 @@ class Tester:
             start = time.time_ns() + int(_START_LEAD_S * 1e9)
 
             def run(i: int) -> None:
+                """Send source i's share of the trial; keep its result or its error."""
                 src = self.sources[i]
                 common = dict(frame_size=frame_size, flow=flows[i], dscp=self.dscp,
                               netns=src.netns, src_ip=src.src_ip, start_realtime_ns=start,
