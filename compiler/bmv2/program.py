@@ -165,7 +165,8 @@ class ProgramLowering:
             "extern_instances": [],
             "field_aliases": ctx.field_aliases,
             "program": ctx.program_path,
-            "__meta__": {"version": [2, 23], "compiler": "https://github.com/p4lang/p4c"},
+            # Format 2.23 as p4c writes it; the compiler field names us, not p4c (BMv2 ignores it).
+            "__meta__": {"version": [2, 23], "compiler": "bufferlab-p4c"},
         }
         return document, ctx.cp
 

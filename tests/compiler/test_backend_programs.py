@@ -50,7 +50,7 @@ def test_program_compiles_consistently(path):
     doc, p4info = compile(path)
     assert list(doc) == TOP_LEVEL
     assert json.loads(dumps(doc)) == doc
-    assert doc["__meta__"] == {"version": [2, 23], "compiler": "https://github.com/p4lang/p4c"}
+    assert doc["__meta__"] == {"version": [2, 23], "compiler": "bufferlab-p4c"}
     assert doc["headers"][0]["name"] == "scalars" and doc["headers"][1]["name"] == "standard_metadata"
     for section in ("header_types", "headers", "actions", "calculations", "register_arrays",
                     "counter_arrays", "meter_arrays", "parse_vsets", "checksums"):
