@@ -6,13 +6,14 @@ import json
 
 import pytest
 from buffer_switch_helpers import PROGRAM, SLOW_BPS, on_port, outputs, seq_of, udp_frame
-from engine_target import EngineTarget
 from google.protobuf import text_format
 
 from bufferlab.compiler import compile as compile_p4
 from bufferlab.controller.cli import EXIT_USAGE, main
 from bufferlab.controller.client import SwitchConnection
+from bufferlab.switch import Engine
 from bufferlab.switch.p4runtime import serve
+from bufferlab.switch.target import EngineTarget
 
 POOL_BYTES = 10_240
 H1, H3 = "08:00:00:00:01:01", "08:00:00:00:01:03"
@@ -24,9 +25,11 @@ def running(tmp_path):
     document, p4info = compile_p4(PROGRAM)
     (tmp_path / "buffer_switch.json").write_text(json.dumps(document))
     (tmp_path / "buffer_switch.p4.p4info.txtpb").write_text(text_format.MessageToString(p4info))
-    target = EngineTarget(POOL_BYTES)
-    server = serve(target, 0, "127.0.0.1:0")
-    yield target, f"127.0.0.1:{server.port}", tmp_path
+    # The engine starts with the program too; apply's SetForwardingPipelineConfig replaces it.
+    json_text = json.dumps(document)
+    engine = Engine(json_text, seed=1, pool_bytes=POOL_BYTES)
+    server = serve(EngineTarget(engine, json_text), 0, "127.0.0.1:0")
+    yield engine, f"127.0.0.1:{server.port}", tmp_path
     server.stop(0)
 
 
@@ -42,7 +45,7 @@ def send_1024s(engine, seqs, t0):
 
 
 def test_apply_then_a_live_threshold_change_shows_on_traffic(capsys, running):
-    target, address, build = running
+    engine, address, build = running
     config = build / "s1.json"
     config.write_text(json.dumps({
         "switch_id": 1, "pool_bytes": POOL_BYTES,
@@ -54,7 +57,6 @@ def test_apply_then_a_live_threshold_change_shows_on_traffic(capsys, running):
     assert out == (f"applied {config} to {address} (device 0): pipeline buffer_switch.json"
                    " and 26 updates\n")  # 7 defaults, 5 PRE, 2 L2, 4 × 3 per port
 
-    engine = target.engine
     engine.configure_port(3, rate_bps=SLOW_BPS)
     engine.pause(3, 0xFF, 10**9)  # hold port 3: the occupancy is exactly what was admitted
     send_1024s(engine, range(8), 1000)  # 50 % of 10,240 B: five frames
@@ -74,7 +76,7 @@ def test_apply_then_a_live_threshold_change_shows_on_traffic(capsys, running):
 
 
 def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
-    target, address, build = running
+    engine, address, build = running
     config = build / "s1.json"
     config.write_text(json.dumps({
         "switch_id": 1, "pool_bytes": POOL_BYTES, "ports": {"1": {}, "3": {}},
@@ -99,7 +101,7 @@ def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
                                 " alpha_shift=2)\n")
     status, out, _err = ctl(capsys, address, "set", "3", "queue-cap", "0", "2048")
     assert (status, out) == (0, "queue_threshold port=3 queue=0 -> queue_cap(cap_bytes=2048)\n")
-    assert target.engine.table_entries("queue_threshold")[1]["data"] == [2048]
+    assert engine.table_entries("queue_threshold")[1]["data"] == [2048]
     status, out, _err = ctl(capsys, address, "set", "3", "pause", "mode", "pfc", "xon", "4000")
     assert status == 0
     status, out, _err = ctl(capsys, address, "dump", "pause_config")
@@ -110,18 +112,18 @@ def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
         " refresh_us=500)\n"
         "pause_config (default) -> pause_enable(xoff_bytes=8000, xon_bytes=6000, quanta=65535,"
         " refresh_us=500)\n")
-    assert target.engine.table_default("bcn_config") == ("bcn_disable", [])
+    assert engine.table_default("bcn_config") == ("bcn_disable", [])
 
 
 def test_commands_on_a_switch_without_a_pipeline_say_so(capsys, running):
-    _target, address, _build = running
+    _engine, address, _build = running
     status, out, err = ctl(capsys, address, "dump", "l2_forward")
     assert (status, out) == (EXIT_USAGE, "")
     assert err == f"bufferlab-ctl: error: the switch at {address} has no pipeline: run apply first\n"
 
 
 def test_a_backup_controller_may_read_but_not_write(capsys, running):
-    _target, address, build = running
+    _engine, address, build = running
     config = build / "s1.json"
     config.write_text(json.dumps({"switch_id": 1, "pool_bytes": POOL_BYTES, "ports": {"1": {}}}))
     pipeline = ["--p4info", str(build / "buffer_switch.p4.p4info.txtpb"),
