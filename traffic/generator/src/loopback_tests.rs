@@ -102,3 +102,28 @@ fn a_run_needs_a_count_or_a_duration() {
     let schedule = Schedule::new(None, Arrivals::Constant, Sizes::Fixed(64), 1, 1).unwrap();
     assert!(run(&cfg, schedule, &AtomicBool::new(false)).is_err());
 }
+
+#[test]
+fn back_to_back_runs_end_after_their_duration() {
+    // Without a rate every departure is due at once, so only elapsed time can end the run.
+    if !private_netns() {
+        return;
+    }
+    let sink = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = sink.local_addr().unwrap().port();
+    let mut cfg = config(port, 0);
+    cfg.count = None;
+    cfg.duration_ns = Some(50_000_000);
+    cfg.tx_timestamps = false;
+    let schedule = Schedule::new(None, Arrivals::Constant, Sizes::Fixed(64), 1, 1).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let stop = AtomicBool::new(false);
+        let _ = tx.send(run(&cfg, schedule, &stop).map(|r| r.sent));
+    });
+    let sent = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("a back-to-back run with a duration must end")
+        .unwrap();
+    assert!(sent > 0);
+}

@@ -273,8 +273,14 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
     let mut last_send_mono = 0u64;
     let mut last_frame_bits = 0.0;
 
+    // Back-to-back schedules plan every frame for offset 0, so the duration is also
+    // measured on the clock: a run never outlives it, whatever the schedule says.
+    let out_of_time = |now: u64| {
+        cfg.duration_ns
+            .is_some_and(|limit| now.saturating_sub(t0_mono) >= limit)
+    };
     while let Some(departure) = next {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || out_of_time(monotonic_ns()) {
             break;
         }
         let deadline = t0_mono + departure.offset_ns as u64;
