@@ -43,3 +43,17 @@ def test_debian_mininet_is_not_shadowed_from_the_repository_root():
         check=True,
     )
     assert "dist-packages" in out.stdout
+
+
+def test_every_subpackage_is_listed_for_installation():
+    # An unlisted subpackage still imports from an editable install but is missing from a wheel.
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = set()
+    for name, folder in config["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name, *relative)))
+    assert found - listed == set()
