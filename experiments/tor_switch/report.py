@@ -41,7 +41,7 @@ class Outputs:
     plots: list[Path]
 
 
-def _fit_groups(groups: dict) -> dict:
+def _fittable(groups: dict) -> dict:
     """Groups with enough distinct x values for a line with errors."""
     return {k: v for k, v in groups.items() if len(v[0]) >= 3 and len(set(v[0])) >= 2}
 
@@ -50,7 +50,7 @@ def _plots(out: Path, summary: Sequence[dict], burst_rows: Sequence[dict]) -> li
     paths = []
     for metric in METRICS:
         name = METRIC_NAMES[metric]
-        by_threshold = _fit_groups({
+        by_threshold = _fittable({
             f"buffer {t} %": ([r["frame_size_bytes"] for r in summary if r["threshold_pct"] == t
                                and not math.isnan(r[metric])],
                               [r[metric] for r in summary if r["threshold_pct"] == t
@@ -61,7 +61,7 @@ def _plots(out: Path, summary: Sequence[dict], burst_rows: Sequence[dict]) -> li
             plots.plot_fits(path, by_threshold, "frame size (bytes)", f"{name} delay (µs)",
                             title=f"{name.capitalize()} delay vs packet size, per buffer (%)")
             paths.append(path)
-        by_size = _fit_groups({
+        by_size = _fittable({
             f"{s} B": ([r["threshold_pct"] for r in summary if r["frame_size_bytes"] == s
                         and not math.isnan(r[metric])],
                        [r[metric] for r in summary if r["frame_size_bytes"] == s

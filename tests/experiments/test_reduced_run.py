@@ -113,3 +113,15 @@ def test_cells_in_two_processes_give_the_same_rows():
     assert [(r["frame_size_bytes"], r["threshold_pct"]) for r in rows] == [
         (64, 20), (64, 100), (1518, 20), (1518, 100)]
     assert rows == run_delay_test(backend, small)
+
+
+def test_scaling_section_says_whether_the_share_fills_before_the_window(outcome):
+    from bufferlab.experiments.tor_switch.report import fill_ms
+    # 12,288 B / 60 B = 204.8 frames of 84 wire bytes at 0.4 % excess of 1 Gbit/s.
+    assert fill_ms(CONFIG, 64, 100, 50.2) == pytest.approx(204.8 * 84 * 8 / 0.004 / 1e6)
+    assert fill_ms(CONFIG, 64, 50, 50.1) == pytest.approx(fill_ms(CONFIG, 64, 100, 50.2))
+    _result, out, _progress = outcome
+    text = (out / "report.md").read_text()
+    assert re.search(r"\| 50\.2 \| 64 \| 100 \| 34\.4\d* \| 40 \| yes \|", text)
+    too_short = CONFIG.with_overrides(trial_ms=40.0)
+    assert fill_ms(too_short, 64, 100, 50.2) > too_short.latency_from_ns / 1e6
