@@ -24,6 +24,7 @@ ALL_PORTS_SESSION = 1000
 # program's admission drops frames (a frame the manager dropped after admission would never
 # leave the occupancy registers, p4src/README.md).
 TM_POOL_FACTOR = 2
+ETHERNET_WIRE_OVERHEAD_BYTES = 24
 
 
 @functools.cache
@@ -44,8 +45,9 @@ class BufferSwitchSetup:
 
     ``hosts`` maps a port to its host's MAC (an ``l2_forward`` entry each);
     ``threshold_pct`` gives ports a static share of the pool (percent 1–100);
-    ``rate_bps`` shapes ports (bit/s on the wire, 24 bytes of Ethernet overhead per frame);
-    ports not listed keep the engine's defaults (unlimited rate, 100 % share).
+    ``rate_bps`` shapes ports (bit/s on the wire, ``wire_overhead_bytes`` per frame besides
+    the frame: preamble 8 + gap 12 + FCS 4, which Linux frames exclude); ports not listed
+    keep the engine's defaults (unlimited rate, 100 % share).
     """
 
     pool_bytes: int
@@ -53,6 +55,7 @@ class BufferSwitchSetup:
     threshold_pct: Mapping[int, int] = field(default_factory=dict)
     rate_bps: Mapping[int, int] = field(default_factory=dict)
     switch_id: int = 1
+    wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES
 
     def __post_init__(self) -> None:
         if not 1 <= self.pool_bytes <= 0xFFFFFFFF:
@@ -84,7 +87,7 @@ def programmed_engine(setup: BufferSwitchSetup, seed: int = 0,
     for port, pct in setup.threshold_pct.items():
         engine.table_add("buffer_threshold", {"port": port}, "static_threshold", {"percent": pct})
     for port, rate in setup.rate_bps.items():
-        engine.configure_port(port, rate_bps=rate)
+        engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=setup.wire_overhead_bytes)
     return engine
 
 

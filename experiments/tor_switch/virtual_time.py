@@ -28,6 +28,8 @@ from bufferlab.experiments.common.buffer_engine import (
 )
 from bufferlab.experiments.common.wire import (
     FCS_BYTES,
+    IFG_BYTES,
+    PREAMBLE_BYTES,
     frames_in,
     ifg_ns,
     last_bit_in_ns,
@@ -91,6 +93,9 @@ class VirtualTimeBackend:
             hosts={p: host_mac(1, p) for p in (c.port_a, c.port_b, c.port_c)},
             threshold_pct={c.port_c: threshold_pct},
             rate_bps={c.port_c: c.port_rate_bps},
+            # What the tester model puts around a frame on the wire, so the engine's slot on C
+            # ends one gap after the last bit.
+            wire_overhead_bytes=PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES,
         )
         return programmed_engine(setup, seed=c.seed, program_json=self._program_json)
 

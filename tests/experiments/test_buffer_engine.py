@@ -47,3 +47,11 @@ def test_engine_gets_entries_and_port_model_and_only_the_program_drops():
     assert engine.counter_read("port_drops", 3) == (1, 400)
     assert tm_drops(engine) == 0
     assert engine.stats()["pool_used_bytes"] == 0
+
+
+def test_wire_overhead_is_set_on_shaped_ports():
+    setup = BufferSwitchSetup(pool_bytes=10_000, hosts={}, rate_bps={3: 10_000_000},
+                              wire_overhead_bytes=0)
+    engine = programmed_engine(setup)
+    assert engine.port_config(3)["wire_overhead_bytes"] == 0
+    assert engine.port_config(3)["rate_bps"] == 10_000_000
