@@ -156,6 +156,14 @@ def primitive_arg(operand: dict) -> dict:
     return operand
 
 
+def return_expression(decl: ast.FunctionDeclaration) -> ast.Expression | None:
+    """The expression of a function whose whole body is `return expression;`, else None."""
+    body = [c for c in decl.body.components if not isinstance(c, ast.EmptyStatement)]
+    if len(body) == 1 and isinstance(body[0], ast.ReturnStatement):
+        return body[0].value
+    return None
+
+
 class ExpressionLowering:
     """Turns expressions into operands against an `Env` of bindings."""
 
@@ -163,8 +171,9 @@ class ExpressionLowering:
         self.ctx = ctx
         self.in_parser = in_parser
         self.lookahead_offset = 0
-        # Emits a primitive before the current one (set by action lowering), else None.
-        self.hoist: Any = None
+        # Computes a call used as a value (function, value-returning extern method) into a
+        # binding before the current statement; set by statement lowering, else None.
+        self.inline_call: Any = None
 
     # ---------------------------------------------------------------- resolution
 
@@ -179,7 +188,10 @@ class ExpressionLowering:
                     return ConstRef(e.ref.value.const_value, e.ref.p4type or e.type)
                 raise CompileError(e.pos, f"{e.name} has no storage in the BMv2 back end")
             if isinstance(binding, ExprRef):
-                return self.resolve(binding.expr, binding.env)
+                if isinstance(binding.expr, ast.PathExpression | ast.MemberExpression | ast.IndexExpression):
+                    return self.resolve(binding.expr, binding.env)
+                # A computed argument (`(bit<32>)p` passed on to a nested call): read by value.
+                return binding
             return binding
         if isinstance(e, ast.MemberExpression):
             if e.const_value is not None and not isinstance(
@@ -203,9 +215,21 @@ class ExpressionLowering:
                     raise CompileError(e.pos, f"index {index} is out of bounds of {base.name}")
                 return base.elements[index]
             return DynamicElement(base, self.value(e.index, env))
+        if isinstance(e, ast.MethodCallExpression) and self.computed_call(e):
+            return self.inline_call(e, env)
         if e.const_value is not None:
             return ConstRef(e.const_value, e.type)
         raise unsupported(e, f"the expression {type(e).__name__}")
+
+    def computed_call(self, e: ast.MethodCallExpression) -> bool:
+        """Whether call `e` is a function or extern method whose value statement lowering computes."""
+        call = e.call
+        return (
+            self.inline_call is not None
+            and call is not None
+            and call.kind in (ast.CallKind.FUNCTION, ast.CallKind.EXTERN_METHOD, ast.CallKind.EXTERN_FUNCTION)
+            and not isinstance(strip_type(e.type), t.Void)
+        )
 
     def member(self, base: Any, e: ast.MemberExpression) -> Any:
         """Member `e.member` of binding `base`."""
@@ -452,30 +476,22 @@ class ExpressionLowering:
                 raise unsupported(e, "lookahead outside a parser")
             width = t.bit_width(strip_type(e.type))
             return {"type": "lookahead", "value": [self.lookahead_offset, width]}
-        if call.kind == ast.CallKind.FUNCTION:
+        if call.kind == ast.CallKind.FUNCTION and return_expression(call.target) is not None:
             return self.inline_function(e, env)
-        if call.kind == ast.CallKind.EXTERN_METHOD and self.hoist is not None:
-            target = self.resolve(call.receiver, env) if call.receiver is not None else None
-            if isinstance(target, InstanceRef) and target.p4type == "register" and call.target.name == "read":
-                # `r.read(i)` returning the value: read into a temporary first.
-                temp = self.ctx.temporary(e.type)
-                index = to_data(self.value(call.args[0], env))
-                self.hoist("register_read", [temp.operand(), {"type": "register_array", "value": target.name},
-                                             primitive_arg(index)], e)
-                return temp.operand()
-        raise unsupported(e, f"calling {getattr(call.target, 'name', 'this')} in an expression")
+        if self.computed_call(e):
+            binding = self.inline_call(e, env)
+            operand = self.binding_operand(binding, e)
+            return expr_op("d2b", None, operand) if is_bool(strip_type(e.type)) else operand
+        raise unsupported(e, f"calling {getattr(call.target, 'name', 'this')} in an expression here")
 
     def inline_function(self, e: ast.MethodCallExpression, env: Env) -> dict:
         """A function whose body is one `return expr;`, evaluated with its arguments bound."""
         decl = e.call.target
-        body = [c for c in decl.body.components if not isinstance(c, ast.EmptyStatement)]
-        if len(body) != 1 or not isinstance(body[0], ast.ReturnStatement) or body[0].value is None:
-            raise unsupported(e, f"calling function {decl.name} (only `return expression;` bodies are inlined)")
         fenv = Env(parent=env, prefix=env.prefix)
         for param, arg in zip(decl.params, e.call.args, strict=False):
             if arg is not None:
                 fenv.bind(param, ExprRef(arg, env))
-        return self.value(body[0].value, fenv)
+        return self.value(return_expression(decl), fenv)
 
     def call_member(self, e: ast.MemberExpression, env: Env) -> dict:
         """`lookahead<H>().f` in a parser: a lookahead at the field's bit offset."""
@@ -495,6 +511,9 @@ class ExpressionLowering:
                         "value": [self.lookahead_offset + offset, t.bit_width(ftype)],
                     }
                 offset += t.bit_width(ftype)
+        if isinstance(inner, ast.MethodCallExpression) and self.computed_call(inner):
+            operand = self.binding_operand(self.resolve(e, env), e)
+            return expr_op("d2b", None, operand) if is_bool(strip_type(e.type)) else operand
         if call is not None and call.kind == ast.CallKind.TABLE_APPLY:
             raise CompileError(
                 e.pos,

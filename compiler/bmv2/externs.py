@@ -78,6 +78,23 @@ class Externs:
             raise unsupported(node, f"the extern function {name}")
         handler(sl, call.args, env, node, call)
 
+    def value_call(self, sl: Any, e: ast.MethodCallExpression, env: Env, result: Any, node: Any) -> None:
+        """Lower a value-returning extern call so that its value lands in binding `result`."""
+        call = e.call
+        name = getattr(call.target, "name", "")
+        receiver = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
+        kind = instance_type_name(receiver.decl) if isinstance(receiver, InstanceRef) else ""
+        if kind == "register" and name == "read" and isinstance(result, FieldRef):
+            params = [
+                primitive_arg(result.operand()),
+                {"type": "register_array", "value": receiver.name},
+                self.arg(sl, call.args[0], env),
+            ]
+            sl.emit("register_read", params, node)
+            return
+        what = f"{kind}.{name}()" if kind else f"{name}()"
+        raise unsupported(node, f"the value of {what}")
+
     # ---------------------------------------------------------------- helpers
 
     def arg(self, sl: Any, e: ast.Expression, env: Env) -> dict:

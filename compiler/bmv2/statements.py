@@ -14,7 +14,7 @@ from typing import Any
 from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
-from .aliasing import copied_parameters
+from .aliasing import copied_parameters, syntax_children
 from .context import Context, strip_type, unsupported
 from .expressions import (
     DynamicElement,
@@ -39,6 +39,19 @@ from .storage import (
     StructRef,
     UnionRef,
 )
+
+
+def has_call(e: Any) -> bool:
+    """Whether expression `e` contains a function or extern call (evaluated where it is read)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.MethodCallExpression) and node.call is not None and node.call.kind in (
+            ast.CallKind.FUNCTION, ast.CallKind.EXTERN_METHOD, ast.CallKind.EXTERN_FUNCTION
+        ):
+            return True
+        stack.extend(syntax_children(node))
+    return False
 
 
 def is_struct_instance(binding: Any) -> bool:
@@ -86,6 +99,8 @@ class Frame:
     end: Label
     outermost: bool
     depth: int = 0
+    # Where an inlined function's `return value;` stores the value (None outside functions).
+    result: Any = None
 
 
 @dataclass
@@ -116,10 +131,11 @@ class StatementLowering:
         self.externs = externs
         self.in_parser = in_parser
         self.exprs = ExpressionLowering(ctx, in_parser)
-        if not in_parser:
-            self.exprs.hoist = self.emit
+        self.exprs.inline_call = self.call_result
         self.out = PrimitiveList()
         self.loops: list[tuple[Label, Label]] = []
+        # Replaced by the action's own end label in lower_action/lower_statements.
+        self._outermost_end = Label()
 
     # ---------------------------------------------------------------- emission
 
@@ -203,8 +219,10 @@ class StatementLowering:
             return self.if_statement(s, env, frame)
         if isinstance(s, ast.ReturnStatement):
             if s.value is not None:
-                raise unsupported(s, "return with a value")
-            if frame.outermost and frame.depth == 0:
+                if frame.result is None:
+                    raise unsupported(s, "return with a value")
+                self.assign(frame.result, s.value, env, s)
+            if frame.depth == 0 and (frame.outermost or self.in_parser):
                 return True
             self.jump(frame.end, s)
             return frame.depth == 0
@@ -316,12 +334,23 @@ class StatementLowering:
         return self.out.resolve()
 
     def inline_action(
-        self, decl: ast.ActionDeclaration, args: list[Any], env: Env, frame: Frame
+        self, decl: ast.ActionDeclaration | ast.FunctionDeclaration, args: list[Any], env: Env,
+        frame: Frame, result: Any = None,
     ) -> None:
-        """Inline an action called from an action, binding its parameters to the arguments."""
+        """Inline an action or function body, binding its parameters to the arguments.
+
+        `in` arguments the body could observe changing are copied in first; `out`/`inout`
+        parameters write the caller's storage; a function's `return value;` stores into
+        `result`.
+        """
         # Callee bodies see the caller's scope, which encloses the callee's declaration.
         callee_env = Env(parent=env, prefix=env.prefix)
         copies = {id(p) for p in copied_parameters(decl.params, args, [decl.body])}
+        # An argument computed by a call is evaluated once, into a local, as copy-in says.
+        copies |= {
+            id(p) for p, a in zip(decl.params, args, strict=False)
+            if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
+        }
         for param, arg in zip(decl.params, args, strict=False):
             if arg is None:
                 raise CompileError(decl.pos, f"missing argument for parameter {param.name}")
@@ -331,9 +360,27 @@ class StatementLowering:
                 callee_env.bind(param, storage)
             else:
                 callee_env.bind(param, ExprRef(arg, env))
-        inner = Frame(end=Label(), outermost=False, depth=0)
+        inner = Frame(end=Label(), outermost=False, depth=0, result=result)
         self.block(decl.body.components, callee_env, inner)
         self.out.place(inner.end)
+
+    def call_result(self, e: ast.MethodCallExpression, env: Env) -> Any:
+        """The binding holding the value of call `e` used in an expression, computed first.
+
+        Functions are inlined with their `return` storing into a new local; value-returning
+        extern methods (`r.read(i)`) run into a temporary, as p4c lowers them.
+        """
+        p4type = e.type
+        if isinstance(strip_type(p4type), t.Bits | t.Bool | t.Error | t.Enum):
+            result = self.ctx.temporary(p4type)
+        else:
+            result = self.ctx.local_storage(self.ctx.local_name("retval"), p4type)
+        call = e.call
+        if call.kind == ast.CallKind.FUNCTION:
+            self.inline_action(call.target, call.args, env, Frame(end=Label(), outermost=False), result)
+        else:
+            self.externs.value_call(self, e, env, result, e)
+        return result
 
     # ---------------------------------------------------------------- assignment
 
@@ -373,6 +420,12 @@ class StatementLowering:
         """Assign expression `right` to binding `target`."""
         if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef):
             self.assign_composite(target, right, env, node)
+            return
+        call = right.call if isinstance(right, ast.MethodCallExpression) else None
+        if call is not None and call.kind == ast.CallKind.EXTERN_METHOD and isinstance(target, FieldRef) \
+                and self.exprs.computed_call(right):
+            # `x = r.read(i)`: the extern writes x itself, no temporary.
+            self.externs.value_call(self, right, env, target, node)
             return
         self.store(target, self.exprs.value(right, env), node)
 
@@ -472,8 +525,6 @@ class StatementLowering:
             self.inline_action(call.target, call.args, env, frame)
             return
         if call.kind == ast.CallKind.FUNCTION:
-            if self.in_parser:
-                raise unsupported(e, "calling a function from a parser")
             self.inline_action(call.target, call.args, env, frame)
             return
         if call.kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD):

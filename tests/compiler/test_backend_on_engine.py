@@ -346,3 +346,27 @@ def test_in_arguments_are_copied_when_the_callee_overwrites_their_source():
     e = engine("copy_in_arguments.p4")
     port, frame, _ = send(e, 3, mac(1) + mac(2) + b"\x90\x00" + bytes([5, 6, 7]) + bytes(43))[0]
     assert frame[14:17] == bytes([9, 5 + 7, 0])
+
+
+def fn_frame(a, b):
+    return mac(1) + mac(2) + b"\x88\xb9" + bytes([a, b]) + bytes(4 + 6 + 4 + 1) + bytes(20)
+
+
+def fn_fields(frame):
+    body = frame[14:]
+    return {"a": body[0], "b": body[1], "mixed": int.from_bytes(body[2:6], "big"),
+            "mac": int.from_bytes(body[6:12], "big"), "count": int.from_bytes(body[12:16], "big"),
+            "parsed": body[16]}
+
+
+def test_functions_and_register_reads_inside_expressions():
+    e = engine("function_calls_in_expressions.p4")
+    port, frame, _ = send(e, 1, fn_frame(3, 5))[0]
+    # twice(twice(3) + max8(3, 5)) = 2 * (6 + 5); the parser's xor_plus_one(3, 0x0f) = 13.
+    assert port == 2
+    assert fn_fields(frame) == {"a": 3, "b": 5, "mixed": 22, "mac": 0x0A0000000001, "count": 1, "parsed": 13}
+    assert fn_fields(send(e, 4, fn_frame(3, 5))[0][1])["mac"] == 0x0A0000000104
+    third = fn_fields(send(e, 4, fn_frame(3, 5))[0][1])
+    # The third packet reads 3 from the register: twice(3) > 4 sets b, which max8 then picks.
+    assert third["count"] == 3 and third["b"] == 0xFF and third["mixed"] == 2 * (6 + 255)
+    assert e.register_read("FnIngress.hits", 0) == 3

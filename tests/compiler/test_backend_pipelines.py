@@ -248,3 +248,26 @@ def test_register_read_in_a_condition_runs_in_an_action_first(tmp_path):
     assert reader["primitives"][0]["op"] == "register_read"
     cond = next(c for c in pipe["conditionals"] if c["name"] == first["base_default_next"])
     assert cond["expression"]["value"]["left"] == {"type": "field", "value": ["scalars", "tmp"]}
+
+
+def test_function_with_statements_inlined_into_an_expression_stores_its_result(tmp_path):
+    src = tmp_path / "fn.p4"
+    src.write_text(INLINE.format(locals="", body="hdr.h.a = pick(hdr.h.b);").replace(
+        "control C(", "bit<8> pick(in bit<8> v) {\n    if (v == 0) { return 7; }\n    return v;\n}\ncontrol C("))
+    doc = compile(src)[0]
+    prims = next(a for a in doc["actions"] if a["primitives"])["primitives"]
+    assert [p["op"] for p in prims] == ["_jump_if_zero", "assign", "_jump", "assign", "_jump", "assign"]
+    assert prims[1]["parameters"] == [{"type": "field", "value": ["scalars", "tmp"]},
+                                      {"type": "hexstr", "value": "0x07"}]
+    assert prims[2]["parameters"] == [{"type": "hexstr", "value": "0x5"}]
+    assert prims[5]["parameters"] == [{"type": "field", "value": ["h", "a"]},
+                                      {"type": "field", "value": ["scalars", "tmp"]}]
+
+
+def test_value_returning_register_read_writes_the_assigned_local_directly():
+    _, _, _, _, actions = pipeline("function_calls_in_expressions.p4")
+    reads = [p for a in actions.values() for p in a["primitives"] if p["op"] == "register_read"]
+    assert reads[0]["parameters"][0] == {"type": "field", "value": ["scalars", "seen_0"]}
+    assert reads[1]["parameters"][0] == {"type": "field", "value": ["fn", "count"]}
+    # As a function argument the value is copied in: the read writes the parameter's local.
+    assert reads[2]["parameters"][0] == {"type": "field", "value": ["scalars", "v_0"]}
