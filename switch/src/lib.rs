@@ -28,5 +28,6 @@ fn version() -> &'static str {
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     py::register(m)?;
+    live::py::register(m)?;
     Ok(())
 }

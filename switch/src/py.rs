@@ -1,6 +1,8 @@
 //! Python bindings (`bufferlab.switch._engine`): a thin layer converting
 //! Python values to the engine's run-time API; Python's `Engine` wraps it.
 
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -69,7 +71,8 @@ create_exception!(
     "State forbids the request (FAILED_PRECONDITION)."
 );
 
-fn rt(e: RuntimeError) -> PyErr {
+/// The engine's error as the matching Python exception.
+pub(crate) fn rt(e: RuntimeError) -> PyErr {
     let m = e.message().to_string();
     match e {
         RuntimeError::NotFound(_) => NotFoundError::new_err(m),
@@ -130,10 +133,38 @@ fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue
     v.into_iter().map(match_value).collect()
 }
 
-/// The engine in deterministic mode (virtual time, seeded randomness).
+/// The engine in deterministic mode (virtual time, seeded randomness). The engine itself
+/// is shared (`Arc<Mutex>`) so a `LiveSwitch` can run it while this object controls it.
 #[pyclass(name = "Engine", module = "bufferlab.switch._engine", subclass)]
 pub struct PyEngine {
-    inner: Engine,
+    inner: Arc<Mutex<Engine>>,
+}
+
+/// A value moved out of `Python::detach` back to the thread that called it.
+struct SameThread<T>(T);
+
+// SAFETY: `Python::detach` runs its closure on the calling thread, so the lock guard inside
+// is created and later dropped on that one thread; it never reaches another thread.
+unsafe impl<T> Send for SameThread<T> {}
+
+impl PyEngine {
+    /// The engine, locked. When the packet thread holds it, the GIL is released while
+    /// waiting, so other Python threads keep running.
+    fn engine(&self, py: Python<'_>) -> MutexGuard<'_, Engine> {
+        match self.inner.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                let inner = &self.inner;
+                py.detach(move || SameThread(crate::live::lock(inner))).0
+            }
+        }
+    }
+
+    /// The shared engine, for a `LiveSwitch`.
+    pub(crate) fn shared(&self) -> Arc<Mutex<Engine>> {
+        Arc::clone(&self.inner)
+    }
 }
 
 #[pymethods]
@@ -147,78 +178,81 @@ impl PyEngine {
             default_port: PortConfig::default(),
         };
         Engine::new(json_text, tm, seed)
-            .map(|inner| PyEngine { inner })
+            .map(|engine| PyEngine {
+                inner: Arc::new(Mutex::new(engine)),
+            })
             .map_err(|e| LoadError::new_err(e.0))
     }
 
     /// Receives a frame on `port` at `t_ns` (runs everything due up to then first).
-    fn send(&mut self, port: u16, frame: &[u8], t_ns: u64) -> PyResult<()> {
-        self.inner.send(port, frame, t_ns).map_err(rt)
+    fn send(&self, py: Python<'_>, port: u16, frame: &[u8], t_ns: u64) -> PyResult<()> {
+        self.engine(py).send(port, frame, t_ns).map_err(rt)
     }
 
     /// Processes every event up to `t_ns`.
-    fn advance(&mut self, t_ns: u64) {
-        self.inner.advance(t_ns)
+    fn advance(&self, py: Python<'_>, t_ns: u64) {
+        self.engine(py).advance(t_ns)
     }
 
     /// Runs until nothing is queued or in flight; returns the time reached, ns.
-    fn drain(&mut self) -> u64 {
-        self.inner.drain()
+    fn drain(&self, py: Python<'_>) -> u64 {
+        self.engine(py).drain()
     }
 
     /// Replaces the program (JSON text); tables, stateful objects, multicast groups
     /// and clone sessions start empty, ports and buffer settings stay.
-    fn set_program(&mut self, json_text: &str) -> PyResult<()> {
-        self.inner.set_program(json_text).map_err(|e| match e {
+    fn set_program(&self, py: Python<'_>, json_text: &str) -> PyResult<()> {
+        self.engine(py).set_program(json_text).map_err(|e| match e {
             RuntimeError::InvalidArgument(m) => LoadError::new_err(m),
             other => rt(other),
         })
     }
 
     /// Earliest time (ns) at which `advance` has work (a transmission or a delivery), or None.
-    fn next_event_ns(&self) -> Option<u64> {
-        self.inner.next_event_ns()
+    fn next_event_ns(&self, py: Python<'_>) -> Option<u64> {
+        self.engine(py).next_event_ns()
     }
 
     /// Current virtual time, ns.
-    fn now(&self) -> u64 {
-        self.inner.now()
+    fn now(&self, py: Python<'_>) -> u64 {
+        self.engine(py).now()
     }
 
     /// Receives `count` copies of `frame` on `port` at `t0_ns`, `t0_ns + gap_ns`, ...
     fn send_repeated(
-        &mut self,
+        &self,
+        py: Python<'_>,
         port: u16,
         frame: &[u8],
         count: u64,
         t0_ns: u64,
         gap_ns: u64,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .send_repeated(port, frame, count, t0_ns, gap_ns)
             .map_err(rt)
     }
 
     /// Drops the frames delivered so far without returning them; returns their number.
-    fn discard_received(&mut self) -> usize {
-        self.inner.discard_received()
+    fn discard_received(&self, py: Python<'_>) -> usize {
+        self.engine(py).discard_received()
     }
 
     /// Frames delivered since the last call: list of (port, frame, arrival ns).
-    fn received<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let outs = self.inner.take_received();
+    fn received<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let outs = self.engine(py).take_received();
         self.outputs(py, outs)
     }
 
     /// Frames sent to the CPU port since the last call: list of (port, frame, arrival ns).
-    fn packet_in<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let outs = self.inner.take_packet_in();
+    fn packet_in<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let outs = self.engine(py).take_packet_in();
         self.outputs(py, outs)
     }
 
     /// Digests since the last call: list of (learn list name, list id, values, t_ns).
-    fn digests(&mut self) -> Vec<(String, u32, Vec<u128>, u64)> {
-        self.inner
+    fn digests(&self, py: Python<'_>) -> Vec<(String, u32, Vec<u128>, u64)> {
+        self.engine(py)
             .take_digests()
             .into_iter()
             .map(|d| (d.name, d.list_id, d.values, d.t_ns))
@@ -226,18 +260,22 @@ impl PyEngine {
     }
 
     /// `log_msg` lines since the last call.
-    fn log(&mut self) -> Vec<String> {
-        self.inner.take_log()
+    fn log(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py).take_log()
     }
 
     /// Table keys as (name, match kind, width in bits).
-    fn table_keys(&self, table: &str) -> PyResult<Vec<(String, &'static str, u32)>> {
+    fn table_keys(
+        &self,
+        py: Python<'_>,
+        table: &str,
+    ) -> PyResult<Vec<(String, &'static str, u32)>> {
         let t = self
-            .inner
+            .engine(py)
             .prog
             .table_id(table)
             .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
-        Ok(self.inner.prog.tables[t as usize]
+        Ok(self.engine(py).prog.tables[t as usize]
             .keys
             .iter()
             .map(|k| (k.name.clone(), kind_name(k.kind), k.width))
@@ -245,8 +283,8 @@ impl PyEngine {
     }
 
     /// Names of the actions.
-    fn action_names(&self) -> Vec<String> {
-        self.inner
+    fn action_names(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .actions
             .iter()
@@ -255,8 +293,8 @@ impl PyEngine {
     }
 
     /// Names of the counter arrays (direct ones included).
-    fn counter_names(&self) -> Vec<String> {
-        self.inner
+    fn counter_names(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .counters
             .iter()
@@ -265,8 +303,8 @@ impl PyEngine {
     }
 
     /// Names of the register arrays.
-    fn register_names(&self) -> Vec<String> {
-        self.inner
+    fn register_names(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .registers
             .iter()
@@ -275,8 +313,8 @@ impl PyEngine {
     }
 
     /// Names of the meter arrays.
-    fn meter_names(&self) -> Vec<String> {
-        self.inner
+    fn meter_names(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .meters
             .iter()
@@ -285,8 +323,8 @@ impl PyEngine {
     }
 
     /// Names of the tables.
-    fn tables(&self) -> Vec<String> {
-        self.inner
+    fn tables(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .tables
             .iter()
@@ -295,35 +333,36 @@ impl PyEngine {
     }
 
     /// Action parameters as (name, width in bits).
-    fn action_params(&self, action: &str) -> PyResult<Vec<(String, u32)>> {
+    fn action_params(&self, py: Python<'_>, action: &str) -> PyResult<Vec<(String, u32)>> {
         let a =
-            self.inner.prog.action_index(action).ok_or_else(|| {
+            self.engine(py).prog.action_index(action).ok_or_else(|| {
                 NotFoundError::new_err(format!("action '{action}' does not exist"))
             })?;
-        Ok(self.inner.prog.actions[a as usize].params.clone())
+        Ok(self.engine(py).prog.actions[a as usize].params.clone())
     }
 
     /// Width in bits of a field (`header.field` or alias).
-    fn field_width(&self, name: &str) -> PyResult<u32> {
+    fn field_width(&self, py: Python<'_>, name: &str) -> PyResult<u32> {
         let f = self
-            .inner
+            .engine(py)
             .prog
             .field(name)
             .ok_or_else(|| NotFoundError::new_err(format!("field '{name}' does not exist")))?;
-        Ok(self.inner.prog.fields[f as usize].width)
+        Ok(self.engine(py).prog.fields[f as usize].width)
     }
 
     /// Adds an entry; keys are (kind, a, b) tuples in key order; returns the handle.
     #[pyo3(signature = (table, keys, action, data, priority = 0))]
     fn table_add(
-        &mut self,
+        &self,
+        py: Python<'_>,
         table: &str,
         keys: Vec<(String, Option<u128>, Option<u128>)>,
         action: &str,
         data: Vec<u128>,
         priority: i32,
     ) -> PyResult<u32> {
-        self.inner
+        self.engine(py)
             .table_add(table, self::keys(keys)?, action, data, priority)
             .map_err(rt)
     }
@@ -331,7 +370,8 @@ impl PyEngine {
     /// Adds an entry of an indirect table pointing at a member (`group=False`) or group.
     #[pyo3(signature = (table, keys, target, group = false, priority = 0))]
     fn table_add_indirect(
-        &mut self,
+        &self,
+        py: Python<'_>,
         table: &str,
         keys: Vec<(String, Option<u128>, Option<u128>)>,
         target: u32,
@@ -343,7 +383,7 @@ impl PyEngine {
         } else {
             EntryAction::Member(target)
         };
-        self.inner
+        self.engine(py)
             .table_add_indirect(table, self::keys(keys)?, t, priority)
             .map_err(rt)
     }
@@ -352,42 +392,44 @@ impl PyEngine {
     #[pyo3(signature = (table, keys, priority = 0))]
     fn table_find(
         &self,
+        py: Python<'_>,
         table: &str,
         keys: Vec<(String, Option<u128>, Option<u128>)>,
         priority: i32,
     ) -> PyResult<u32> {
-        self.inner
+        self.engine(py)
             .table_find(table, self::keys(keys)?, priority)
             .map_err(rt)
     }
 
     /// Changes an entry's action.
     fn table_modify(
-        &mut self,
+        &self,
+        py: Python<'_>,
         table: &str,
         handle: u32,
         action: &str,
         data: Vec<u128>,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .table_modify(table, handle, action, data)
             .map_err(rt)
     }
 
     /// Deletes an entry.
-    fn table_delete(&mut self, table: &str, handle: u32) -> PyResult<()> {
-        self.inner.table_delete(table, handle).map_err(rt)
+    fn table_delete(&self, py: Python<'_>, table: &str, handle: u32) -> PyResult<()> {
+        self.engine(py).table_delete(table, handle).map_err(rt)
     }
 
     /// Deletes every non-const entry.
-    fn table_clear(&mut self, table: &str) -> PyResult<()> {
-        self.inner.table_clear(table).map_err(rt)
+    fn table_clear(&self, py: Python<'_>, table: &str) -> PyResult<()> {
+        self.engine(py).table_clear(table).map_err(rt)
     }
 
     /// Entries as dicts (handle, keys, priority, action, data, member/group, packets, bytes, const).
     fn table_entries<'py>(&self, py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        for e in self.inner.table_entries(table).map_err(rt)? {
+        for e in self.engine(py).table_entries(table).map_err(rt)? {
             let d = PyDict::new(py);
             d.set_item("handle", e.handle)?;
             let ks = e
@@ -413,33 +455,41 @@ impl PyEngine {
     }
 
     /// Sets the default action.
-    fn table_set_default(&mut self, table: &str, action: &str, data: Vec<u128>) -> PyResult<()> {
-        self.inner
+    fn table_set_default(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        action: &str,
+        data: Vec<u128>,
+    ) -> PyResult<()> {
+        self.engine(py)
             .table_set_default(table, action, data)
             .map_err(rt)
     }
 
     /// Restores the program's default action.
-    fn table_reset_default(&mut self, table: &str) -> PyResult<()> {
-        self.inner.table_reset_default(table).map_err(rt)
+    fn table_reset_default(&self, py: Python<'_>, table: &str) -> PyResult<()> {
+        self.engine(py).table_reset_default(table).map_err(rt)
     }
 
     /// Default action (name, data) or None.
-    fn table_default(&self, table: &str) -> PyResult<Option<(String, Vec<u128>)>> {
-        self.inner.table_default(table).map_err(rt)
+    fn table_default(&self, py: Python<'_>, table: &str) -> PyResult<Option<(String, Vec<u128>)>> {
+        self.engine(py).table_default(table).map_err(rt)
     }
 
     /// Direct counter of an entry: (packets, bytes).
-    fn table_counter(&self, table: &str, handle: u32) -> PyResult<(u64, u64)> {
-        self.inner
+    fn table_counter(&self, py: Python<'_>, table: &str, handle: u32) -> PyResult<(u64, u64)> {
+        self.engine(py)
             .table_counter(table, handle)
             .map(|c| (c.packets, c.bytes))
             .map_err(rt)
     }
 
     /// Configures an entry's direct meter: committed/peak rates (units/s) and bursts (units).
+    #[allow(clippy::too_many_arguments)]
     fn table_meter_set(
-        &mut self,
+        &self,
+        py: Python<'_>,
         table: &str,
         handle: u32,
         cir: u64,
@@ -457,43 +507,55 @@ impl PyEngine {
                 burst: pburst,
             },
         ];
-        self.inner.table_meter_set(table, handle, r).map_err(rt)
+        self.engine(py)
+            .table_meter_set(table, handle, r)
+            .map_err(rt)
     }
 
     /// Overwrites an entry's direct counter.
     fn table_counter_write(
-        &mut self,
+        &self,
+        py: Python<'_>,
         table: &str,
         handle: u32,
         packets: u64,
         bytes: u64,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .table_counter_write(table, handle, CounterCell { packets, bytes })
             .map_err(rt)
     }
 
     /// An entry's direct meter as (cir, cburst, pir, pburst), or None if unconfigured.
-    fn table_meter_get(&self, table: &str, handle: u32) -> PyResult<Option<(u64, u64, u64, u64)>> {
-        self.inner
+    fn table_meter_get(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        handle: u32,
+    ) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        self.engine(py)
             .table_meter_get(table, handle)
             .map(rates_tuple)
             .map_err(rt)
     }
 
     /// Action profile members as (member id, action, data).
-    fn profile_members(&self, profile: &str) -> PyResult<Vec<(u32, String, Vec<u128>)>> {
-        self.inner.profile_members(profile).map_err(rt)
+    fn profile_members(
+        &self,
+        py: Python<'_>,
+        profile: &str,
+    ) -> PyResult<Vec<(u32, String, Vec<u128>)>> {
+        self.engine(py).profile_members(profile).map_err(rt)
     }
 
     /// Selector groups as (group id, member ids).
-    fn profile_groups(&self, profile: &str) -> PyResult<Vec<(u32, Vec<u32>)>> {
-        self.inner.profile_groups(profile).map_err(rt)
+    fn profile_groups(&self, py: Python<'_>, profile: &str) -> PyResult<Vec<(u32, Vec<u32>)>> {
+        self.engine(py).profile_groups(profile).map_err(rt)
     }
 
     /// Names of the action profiles and selectors.
-    fn profile_names(&self) -> Vec<String> {
-        self.inner
+    fn profile_names(&self, py: Python<'_>) -> Vec<String> {
+        self.engine(py)
             .prog
             .profiles
             .iter()
@@ -502,33 +564,34 @@ impl PyEngine {
     }
 
     /// Multicast group ids.
-    fn mc_groups(&self) -> Vec<u16> {
-        self.inner.mc_groups()
+    fn mc_groups(&self, py: Python<'_>) -> Vec<u16> {
+        self.engine(py).mc_groups()
     }
 
     /// Clone session ids.
-    fn clone_sessions(&self) -> Vec<u32> {
-        self.inner.clone_sessions()
+    fn clone_sessions(&self, py: Python<'_>) -> Vec<u32> {
+        self.engine(py).clone_sessions()
     }
 
     /// Adds (or with `modify` replaces) an action profile member.
     #[pyo3(signature = (profile, member, action, data, modify = false))]
     fn profile_member_set(
-        &mut self,
+        &self,
+        py: Python<'_>,
         profile: &str,
         member: u32,
         action: &str,
         data: Vec<u128>,
         modify: bool,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .profile_member_set(profile, member, action, data, modify)
             .map_err(rt)
     }
 
     /// Deletes an action profile member.
-    fn profile_member_delete(&mut self, profile: &str, member: u32) -> PyResult<()> {
-        self.inner
+    fn profile_member_delete(&self, py: Python<'_>, profile: &str, member: u32) -> PyResult<()> {
+        self.engine(py)
             .profile_member_delete(profile, member)
             .map_err(rt)
     }
@@ -536,45 +599,57 @@ impl PyEngine {
     /// Creates (or with `modify` replaces) a selector group.
     #[pyo3(signature = (profile, group, members, modify = false))]
     fn profile_group_set(
-        &mut self,
+        &self,
+        py: Python<'_>,
         profile: &str,
         group: u32,
         members: Vec<u32>,
         modify: bool,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .profile_group_set(profile, group, members, modify)
             .map_err(rt)
     }
 
     /// Deletes a selector group.
-    fn profile_group_delete(&mut self, profile: &str, group: u32) -> PyResult<()> {
-        self.inner.profile_group_delete(profile, group).map_err(rt)
+    fn profile_group_delete(&self, py: Python<'_>, profile: &str, group: u32) -> PyResult<()> {
+        self.engine(py)
+            .profile_group_delete(profile, group)
+            .map_err(rt)
     }
 
     /// Reads a counter cell: (packets, bytes).
-    fn counter_read(&self, name: &str, index: u64) -> PyResult<(u64, u64)> {
-        self.inner
+    fn counter_read(&self, py: Python<'_>, name: &str, index: u64) -> PyResult<(u64, u64)> {
+        self.engine(py)
             .counter_read(name, index)
             .map(|c| (c.packets, c.bytes))
             .map_err(rt)
     }
 
     /// Writes a counter cell.
-    fn counter_write(&mut self, name: &str, index: u64, packets: u64, bytes: u64) -> PyResult<()> {
-        self.inner
+    fn counter_write(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        index: u64,
+        packets: u64,
+        bytes: u64,
+    ) -> PyResult<()> {
+        self.engine(py)
             .counter_write(name, index, CounterCell { packets, bytes })
             .map_err(rt)
     }
 
     /// Zeroes a counter array.
-    fn counter_reset(&mut self, name: &str) -> PyResult<()> {
-        self.inner.counter_reset(name).map_err(rt)
+    fn counter_reset(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        self.engine(py).counter_reset(name).map_err(rt)
     }
 
     /// Configures a meter cell: committed/peak rates (units/s) and bursts (units).
+    #[allow(clippy::too_many_arguments)]
     fn meter_set(
-        &mut self,
+        &self,
+        py: Python<'_>,
         name: &str,
         index: u64,
         cir: u64,
@@ -592,73 +667,87 @@ impl PyEngine {
                 burst: pburst,
             },
         ];
-        self.inner.meter_set(name, index, Some(r)).map_err(rt)
+        self.engine(py).meter_set(name, index, Some(r)).map_err(rt)
     }
 
     /// A meter cell as (cir, cburst, pir, pburst), or None if unconfigured.
-    fn meter_get(&self, name: &str, index: u64) -> PyResult<Option<(u64, u64, u64, u64)>> {
-        self.inner
+    fn meter_get(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        index: u64,
+    ) -> PyResult<Option<(u64, u64, u64, u64)>> {
+        self.engine(py)
             .meter_get(name, index)
             .map(rates_tuple)
             .map_err(rt)
     }
 
     /// Clears a meter cell's configuration (green for every packet).
-    fn meter_clear(&mut self, name: &str, index: u64) -> PyResult<()> {
-        self.inner.meter_set(name, index, None).map_err(rt)
+    fn meter_clear(&self, py: Python<'_>, name: &str, index: u64) -> PyResult<()> {
+        self.engine(py).meter_set(name, index, None).map_err(rt)
     }
 
     /// Reads a register cell.
-    fn register_read(&self, name: &str, index: u64) -> PyResult<u128> {
-        self.inner.register_read(name, index).map_err(rt)
+    fn register_read(&self, py: Python<'_>, name: &str, index: u64) -> PyResult<u128> {
+        self.engine(py).register_read(name, index).map_err(rt)
     }
 
     /// Writes a register cell.
-    fn register_write(&mut self, name: &str, index: u64, value: u128) -> PyResult<()> {
-        self.inner.register_write(name, index, value).map_err(rt)
+    fn register_write(&self, py: Python<'_>, name: &str, index: u64, value: u128) -> PyResult<()> {
+        self.engine(py)
+            .register_write(name, index, value)
+            .map_err(rt)
     }
 
     /// Zeroes a register array.
-    fn register_reset(&mut self, name: &str) -> PyResult<()> {
-        self.inner.register_reset(name).map_err(rt)
+    fn register_reset(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        self.engine(py).register_reset(name).map_err(rt)
     }
 
     /// Adds a value (and optional mask) to a parser value set.
     #[pyo3(signature = (name, value, mask = None))]
-    fn value_set_add(&mut self, name: &str, value: u128, mask: Option<u128>) -> PyResult<()> {
-        self.inner.value_set_add(name, value, mask).map_err(rt)
+    fn value_set_add(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        value: u128,
+        mask: Option<u128>,
+    ) -> PyResult<()> {
+        self.engine(py).value_set_add(name, value, mask).map_err(rt)
     }
 
     /// Empties a parser value set.
-    fn value_set_clear(&mut self, name: &str) -> PyResult<()> {
-        self.inner.value_set_clear(name).map_err(rt)
+    fn value_set_clear(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        self.engine(py).value_set_clear(name).map_err(rt)
     }
 
     /// Creates or replaces a multicast group; replicas are (egress port, replication id).
-    fn mc_group_set(&mut self, group: u16, replicas: Vec<(u16, u16)>) -> PyResult<()> {
-        self.inner.mc_group_set(group, replicas).map_err(rt)
+    fn mc_group_set(&self, py: Python<'_>, group: u16, replicas: Vec<(u16, u16)>) -> PyResult<()> {
+        self.engine(py).mc_group_set(group, replicas).map_err(rt)
     }
 
     /// Deletes a multicast group.
-    fn mc_group_delete(&mut self, group: u16) -> PyResult<()> {
-        self.inner.mc_group_delete(group).map_err(rt)
+    fn mc_group_delete(&self, py: Python<'_>, group: u16) -> PyResult<()> {
+        self.engine(py).mc_group_delete(group).map_err(rt)
     }
 
     /// A multicast group's replicas as (egress port, replication id).
-    fn mc_group_get(&self, group: u16) -> PyResult<Vec<(u16, u16)>> {
-        self.inner.mc_group_get(group).map_err(rt)
+    fn mc_group_get(&self, py: Python<'_>, group: u16) -> PyResult<Vec<(u16, u16)>> {
+        self.engine(py).mc_group_get(group).map_err(rt)
     }
 
     /// Creates or replaces a clone session.
     #[pyo3(signature = (session, port = None, mcast_grp = None, truncate_bytes = None))]
     fn clone_session_set(
-        &mut self,
+        &self,
+        py: Python<'_>,
         session: u32,
         port: Option<u16>,
         mcast_grp: Option<u16>,
         truncate_bytes: Option<u32>,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .clone_session_set(
                 session,
                 CloneSession {
@@ -671,13 +760,17 @@ impl PyEngine {
     }
 
     /// Deletes a clone session.
-    fn clone_session_delete(&mut self, session: u32) -> PyResult<()> {
-        self.inner.clone_session_delete(session).map_err(rt)
+    fn clone_session_delete(&self, py: Python<'_>, session: u32) -> PyResult<()> {
+        self.engine(py).clone_session_delete(session).map_err(rt)
     }
 
     /// A clone session as (port, mcast_grp, truncate_bytes).
-    fn clone_session_get(&self, session: u32) -> PyResult<(Option<u16>, Option<u16>, Option<u32>)> {
-        self.inner
+    fn clone_session_get(
+        &self,
+        py: Python<'_>,
+        session: u32,
+    ) -> PyResult<(Option<u16>, Option<u16>, Option<u32>)> {
+        self.engine(py)
             .clone_session_get(session)
             .map(|s| (s.port, s.mcast_grp, s.truncate))
             .map_err(rt)
@@ -689,7 +782,8 @@ impl PyEngine {
                         queue_limit_bytes = None, queue_rate_pps = None, threshold = None))]
     #[allow(clippy::too_many_arguments)]
     fn configure_port(
-        &mut self,
+        &self,
+        py: Python<'_>,
         port: u16,
         rate_bps: Option<u64>,
         wire_overhead_bytes: Option<u32>,
@@ -702,7 +796,7 @@ impl PyEngine {
         queue_rate_pps: Option<Vec<u64>>,
         threshold: Option<(String, Option<u64>, Option<u64>)>,
     ) -> PyResult<()> {
-        let mut c = self.inner.port_config(port).map_err(rt)?;
+        let mut c = self.engine(py).port_config(port).map_err(rt)?;
         let n = MAX_QUEUES as usize;
         let fixed = |len: usize, what: &str| -> PyResult<()> {
             if len > n {
@@ -759,12 +853,12 @@ impl PyEngine {
                 _ => return Err(invalid(format!("threshold '{kind}': use ('none',), ('static_bytes', B), ('percent_of_pool', P) or ('dynamic', num, den)"))),
             };
         }
-        self.inner.configure_port(port, c).map_err(rt)
+        self.engine(py).configure_port(port, c).map_err(rt)
     }
 
     /// A port's settings as a dict.
     fn port_config<'py>(&self, py: Python<'py>, port: u16) -> PyResult<Bound<'py, PyDict>> {
-        let c = self.inner.port_config(port).map_err(rt)?;
+        let c = self.engine(py).port_config(port).map_err(rt)?;
         let d = PyDict::new(py);
         d.set_item("rate_bps", c.rate_bps)?;
         d.set_item("wire_overhead_bytes", c.wire_overhead_bytes)?;
@@ -809,19 +903,33 @@ impl PyEngine {
 
     /// BMv2 `set_queue_depth` (packets) for a queue, a port, or all.
     #[pyo3(signature = (pkts, port = None, queue = None))]
-    fn set_queue_depth(&mut self, pkts: u32, port: Option<u16>, queue: Option<u8>) -> PyResult<()> {
-        self.inner.set_queue_depth(pkts, port, queue).map_err(rt)
+    fn set_queue_depth(
+        &self,
+        py: Python<'_>,
+        pkts: u32,
+        port: Option<u16>,
+        queue: Option<u8>,
+    ) -> PyResult<()> {
+        self.engine(py)
+            .set_queue_depth(pkts, port, queue)
+            .map_err(rt)
     }
 
     /// BMv2 `set_queue_rate` (packets/s) for a queue, a port, or all.
     #[pyo3(signature = (pps, port = None, queue = None))]
-    fn set_queue_rate(&mut self, pps: u64, port: Option<u16>, queue: Option<u8>) -> PyResult<()> {
-        self.inner.set_queue_rate(pps, port, queue).map_err(rt)
+    fn set_queue_rate(
+        &self,
+        py: Python<'_>,
+        pps: u64,
+        port: Option<u16>,
+        queue: Option<u8>,
+    ) -> PyResult<()> {
+        self.engine(py).set_queue_rate(pps, port, queue).map_err(rt)
     }
 
     /// Resizes the shared buffer pool, bytes.
-    fn set_pool_bytes(&mut self, bytes: u64) -> PyResult<()> {
-        self.inner.set_pool_bytes(bytes).map_err(rt)
+    fn set_pool_bytes(&self, py: Python<'_>, bytes: u64) -> PyResult<()> {
+        self.engine(py).set_pool_bytes(bytes).map_err(rt)
     }
 
     /// Depth (packets, bytes) and counters of one queue, as a dict.
@@ -831,7 +939,7 @@ impl PyEngine {
         port: u16,
         queue: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let q = self.inner.queue_stats(port, queue).map_err(rt)?;
+        let q = self.engine(py).queue_stats(port, queue).map_err(rt)?;
         let d = PyDict::new(py);
         d.set_item("depth_pkts", q.depth_pkts)?;
         d.set_item("depth_bytes", q.depth_bytes)?;
@@ -850,20 +958,20 @@ impl PyEngine {
     }
 
     /// Frame bytes queued on a port.
-    fn port_occupancy_bytes(&self, port: u16) -> u64 {
-        self.inner.port_occupancy_bytes(port)
+    fn port_occupancy_bytes(&self, py: Python<'_>, port: u16) -> u64 {
+        self.engine(py).port_occupancy_bytes(port)
     }
 
     /// Frame bytes held in the shared pool.
-    fn pool_used_bytes(&self) -> u64 {
-        self.inner.pool_used_bytes()
+    fn pool_used_bytes(&self, py: Python<'_>) -> u64 {
+        self.engine(py).pool_used_bytes()
     }
 
     /// Engine, pipeline and traffic-manager counters as a dict.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.inner.stats;
-        let x = self.inner.st.stats;
-        let t = self.inner.tm_stats();
+        let s = self.engine(py).stats;
+        let x = self.engine(py).st.stats;
+        let t = self.engine(py).tm_stats();
         let d = PyDict::new(py);
         d.set_item("received", s.received)?;
         d.set_item("transmitted", s.transmitted)?;
@@ -886,30 +994,34 @@ impl PyEngine {
     }
 
     /// Honours a PAUSE/PFC from the peer of `port`: queues in `queue_mask` hold for `pause_ns`.
-    fn pause(&mut self, port: u16, queue_mask: u8, pause_ns: u64) -> PyResult<()> {
-        self.inner.pause(port, queue_mask, pause_ns).map_err(rt)
+    fn pause(&self, py: Python<'_>, port: u16, queue_mask: u8, pause_ns: u64) -> PyResult<()> {
+        self.engine(py)
+            .pause(port, queue_mask, pause_ns)
+            .map_err(rt)
     }
 
     /// Makes a port's MAC consume received 802.3x PAUSE / PFC frames and hold its egress queues.
     #[pyo3(signature = (port, on = true))]
-    fn set_honour_pause(&mut self, port: u16, on: bool) -> PyResult<()> {
-        self.inner.set_honour_pause(port, on).map_err(rt)
+    fn set_honour_pause(&self, py: Python<'_>, port: u16, on: bool) -> PyResult<()> {
+        self.engine(py).set_honour_pause(port, on).map_err(rt)
     }
 
     /// Sets the drop port (default 511).
-    fn set_drop_port(&mut self, port: u16) {
-        self.inner.set_drop_port(port)
+    fn set_drop_port(&self, py: Python<'_>, port: u16) {
+        self.engine(py).set_drop_port(port)
     }
 
     /// Sets the CPU port (frames to it are returned by `packet_in`), or None.
     #[pyo3(signature = (port = None))]
-    fn set_cpu_port(&mut self, port: Option<u16>) {
-        self.inner.cpu_port = port;
+    fn set_cpu_port(&self, py: Python<'_>, port: Option<u16>) {
+        self.engine(py).cpu_port = port;
     }
 
     /// Configures crc16_custom (width 16) or crc32_custom (width 32).
+    #[allow(clippy::too_many_arguments)]
     fn set_crc_parameters(
-        &mut self,
+        &self,
+        py: Python<'_>,
         width: u32,
         poly: u64,
         init: u64,
@@ -917,7 +1029,7 @@ impl PyEngine {
         reflect_in: bool,
         reflect_out: bool,
     ) -> PyResult<()> {
-        self.inner
+        self.engine(py)
             .set_crc_parameters(width, poly, init, xor_out, reflect_in, reflect_out)
             .map_err(rt)
     }
@@ -925,14 +1037,17 @@ impl PyEngine {
 
 impl PyEngine {
     fn outputs<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         outs: Vec<crate::engine::Output>,
     ) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        for o in outs {
+        for o in &outs {
             list.append((o.port, PyBytes::new(py, &o.frame), o.t_ns))?;
-            self.inner.recycle(o.frame);
+        }
+        let mut engine = self.engine(py);
+        for o in outs {
+            engine.recycle(o.frame);
         }
         Ok(list)
     }

@@ -12,6 +12,8 @@
 //! `Arc<Mutex<Engine>>`. The packet thread never touches Python: packet-ins and digests go
 //! into [`Events`], which a control thread drains with [`LiveSwitch::wait_events`].
 
+pub mod py;
+
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

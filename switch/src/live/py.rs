@@ -73,11 +73,7 @@ impl PyLiveSwitch {
         &self,
         py: Python<'py>,
         timeout_s: f64,
-    ) -> PyResult<(
-        Bound<'py, PyList>,
-        Vec<(String, u32, Vec<u128>, u64)>,
-        bool,
-    )> {
+    ) -> PyResult<(Bound<'py, PyList>, Vec<(String, u32, Vec<u128>, u64)>, bool)> {
         let timeout = Duration::from_secs_f64(timeout_s.max(0.0));
         let (packet_in, digests, closed) = py.detach(|| self.inner.wait_events(timeout));
         let list = PyList::empty(py);
