@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import types
 from pathlib import Path
 
@@ -72,3 +73,22 @@ def connect(switch):
     yield open_one
     for connection in opened:
         connection.close()
+
+
+def _load_live_helpers() -> types.ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("switch_live_helpers",
+                                                  Path(__file__).with_name("live_helpers.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Dataclasses look their module up in sys.modules.
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def live():
+    """The helpers of live_helpers.py (importlib mode has no sibling imports)."""
+    return _load_live_helpers()

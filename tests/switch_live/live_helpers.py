@@ -1,0 +1,163 @@
+"""Namespaces, veth pairs and a bufferlab-switch process for the live tests.
+
+Hosts live in their own network namespaces (`<tag>h<N>`, interface `eth0`, address
+10.0.1.N/24, MAC 08:00:00:00:01:0N); the switch runs in the test's namespace on the other
+ends (`<tag>s<N>`), like a Mininet switch. Everything is removed on exit, also when a test
+fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+START_TIMEOUT_S = 20.0
+_COUNTER = itertools.count()
+
+
+def sh(*args: str) -> str:
+    """Run a command; its stdout, or RuntimeError with its stderr."""
+    proc = subprocess.run(args, capture_output=True, text=True, check=False, timeout=30)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def host_mac(n: int) -> str:
+    """The tutorials' MAC of host n on switch 1."""
+    return f"08:00:00:00:01:{n:02x}"
+
+
+def host_ip(n: int) -> str:
+    """The tutorials' address of host n on switch 1."""
+    return f"10.0.1.{n}"
+
+
+@dataclass
+class Hosts:
+    """N hosts, each linked to one switch port (port n <-> host n)."""
+
+    count: int
+    tag: str = field(default_factory=lambda: f"blsw{os.getpid() % 10000}x{next(_COUNTER)}")
+    created: list[str] = field(default_factory=list)
+
+    def netns(self, n: int) -> str:
+        """Namespace of host n."""
+        return f"{self.tag}h{n}"
+
+    def switch_iface(self, n: int) -> str:
+        """The switch's interface towards host n (switch port n)."""
+        return f"{self.tag}s{n}"
+
+    def __enter__(self) -> Hosts:
+        try:
+            for n in range(1, self.count + 1):
+                ns = self.netns(n)
+                sh("ip", "netns", "add", ns)
+                self.created.append(ns)
+                for key in ("all", "default"):
+                    sh("ip", "netns", "exec", ns, "sysctl", "-qw",
+                       f"net.ipv6.conf.{key}.disable_ipv6=1")
+                sh("ip", "link", "add", self.switch_iface(n), "type", "veth", "peer", "name",
+                   "eth0", "netns", ns)
+                sh("sysctl", "-qw", f"net.ipv6.conf.{self.switch_iface(n)}.disable_ipv6=1")
+                for where, iface in ((None, self.switch_iface(n)), (ns, "eth0")):
+                    prefix = ("ip", "netns", "exec", where) if where else ()
+                    # Offloads off: every frame MTU-sized, checksums filled in (ports README).
+                    sh(*prefix, "ethtool", "-K", iface, "rx", "off", "tx", "off", "sg", "off",
+                       "tso", "off", "gso", "off", "gro", "off")
+                sh("ip", "-n", ns, "link", "set", "eth0", "address", host_mac(n))
+                sh("ip", "-n", ns, "addr", "add", f"{host_ip(n)}/24", "dev", "eth0")
+                sh("ip", "-n", ns, "link", "set", "eth0", "up")
+                sh("ip", "-n", ns, "link", "set", "lo", "up")
+                sh("ip", "link", "set", self.switch_iface(n), "up")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # Deleting a namespace deletes its veth end, and with it the switch's end.
+        for ns in reversed(self.created):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+        self.created.clear()
+        # The kernel dismantles a deleted namespace (and its veth peers) in the background.
+        deadline = time.monotonic() + 10
+        while self.leftovers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def leftovers(self) -> list[str]:
+        """Namespaces and interfaces of this set still present (none after exit)."""
+        names = sh("ip", "-o", "link").split("\n") + sh("ip", "netns", "list").split("\n")
+        return [line for line in names if self.tag in line]
+
+    def run(self, n: int, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        """A command in host n's namespace."""
+        return subprocess.run(["ip", "netns", "exec", self.netns(n), *args], capture_output=True,
+                              text=True, check=False, timeout=timeout)
+
+    def send_frames(self, n: int, frames: list[bytes]) -> None:
+        """Send raw Ethernet frames from host n's eth0."""
+        code = ("import socket,sys\n"
+                "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+                "s.bind(('eth0',0))\n"
+                "for h in sys.argv[1:]: s.send(bytes.fromhex(h))\n")
+        proc = self.run(n, sys.executable, "-c", code, *(f.hex() for f in frames))
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr)
+
+    def rx_packets(self, n: int) -> int:
+        """Frames host n's eth0 has received."""
+        return int(sh("ip", "netns", "exec", self.netns(n), "cat",
+                      "/sys/class/net/eth0/statistics/rx_packets"))
+
+
+class SwitchProcess:
+    """bufferlab-switch started with `args`, its log in `log_path`; stopped with SIGTERM."""
+
+    def __init__(self, args: list[str], log_path: Path, grpc_port: int) -> None:
+        self.log_path = log_path
+        self.grpc_port = grpc_port
+        argv = [sys.executable, "-m", "bufferlab.switch.cli", *args]
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"switch exited with {self.process.returncode}:\n{self.log()}")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", grpc_port)) == 0:
+                    return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"switch did not open its gRPC port:\n{self.log()}")
+
+    def log(self) -> str:
+        """The switch's log so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> int:
+        """SIGTERM, wait (SIGKILL after 10 s); the exit status."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        return self.process.returncode
