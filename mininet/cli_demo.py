@@ -24,7 +24,13 @@ from google.protobuf import text_format
 from bufferlab.compiler import compile as compile_p4
 from bufferlab.controller.client import SwitchConnection
 from bufferlab.controller.runtime_json import load_runtime, program_switch
-from bufferlab.mininet.network import LabNetwork, NetworkOptions, log_banner
+from bufferlab.mininet.network import (
+    GRPC_BASE_PORT,
+    THRIFT_BASE_PORT,
+    LabNetwork,
+    NetworkOptions,
+    log_banner,
+)
 from bufferlab.mininet.switch import BUFFERLAB_SWITCH
 from bufferlab.mininet.topology import load_topology
 
@@ -75,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-dir", type=Path, default=Path("logs"))
     parser.add_argument("--pcap-dir", type=Path, default=Path("pcaps"))
     parser.add_argument("--netns-prefix", default="bl-")
+    parser.add_argument("--grpc-base-port", type=int, default=GRPC_BASE_PORT,
+                        help="TCP port of s1's P4Runtime server (s2 gets the next one, ...)")
+    parser.add_argument("--thrift-base-port", type=int, default=THRIFT_BASE_PORT,
+                        help="TCP port of s1's runtime CLI")
     args = parser.parse_args(argv)
 
     json_path, p4info_path = build(args.build_dir)
@@ -82,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     args.pcap_dir.mkdir(parents=True, exist_ok=True)
     options = NetworkOptions(json_path=str(json_path), switch_binary=switch_binary(),
                              log_dir=str(args.log_dir), pcap_dir=str(args.pcap_dir),
-                             netns_prefix=args.netns_prefix)
+                             netns_prefix=args.netns_prefix, grpc_base_port=args.grpc_base_port,
+                             thrift_base_port=args.thrift_base_port)
     with LabNetwork(load_topology(DEMO_DIR / "topology.json"), options) as lab:
         program(lab, json_path, p4info_path, args.log_dir)
         print(log_banner(lab))
