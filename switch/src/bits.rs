@@ -1,5 +1,6 @@
-//! Bit-level helpers: masks, sign extension, big-endian bit packing into byte
-//! buffers, and BMv2 `hexstr` parsing. Values are `u128` in two's complement.
+//! Bit-level helpers: masks, sign extension, big-endian bit reading,
+//! sequential bit writing/reading, and BMv2 `hexstr` parsing. Values are
+//! `u128` in two's complement.
 
 /// Mask with the low `width` bits set (all ones for width >= 128).
 #[inline]
@@ -50,31 +51,113 @@ pub fn get_bits(buf: &[u8], offset: usize, width: u32) -> u128 {
     v
 }
 
-/// Writes the low `width` bits of `v` at bit `offset` (MSB first) into `buf`.
-#[inline]
-pub fn put_bits(buf: &mut [u8], offset: usize, width: u32, v: u128) {
-    if width == 0 {
-        return;
-    }
-    if offset.is_multiple_of(8) && width.is_multiple_of(8) {
-        let start = offset / 8;
-        let n = (width / 8) as usize;
-        for i in 0..n {
-            buf[start + i] = (v >> (8 * (n - 1 - i))) as u8;
+/// Appends bit fields MSB-first to a byte vector, a byte at a time, so
+/// sequential writes (deparsing, hash inputs) need no read-modify-write.
+pub struct BitWriter<'a> {
+    buf: &'a mut Vec<u8>,
+    acc: u64,
+    pending: u32,
+}
+
+impl<'a> BitWriter<'a> {
+    /// A writer appending to `buf` (which must end on a byte boundary).
+    #[inline]
+    pub fn new(buf: &'a mut Vec<u8>) -> Self {
+        BitWriter {
+            buf,
+            acc: 0,
+            pending: 0,
         }
-        return;
     }
-    let mut bit = offset;
-    let end = offset + width as usize;
-    while bit < end {
-        let in_byte = bit % 8;
-        let take = (8 - in_byte).min(end - bit);
-        let remaining_after = (end - bit - take) as u32;
-        let chunk = ((v >> remaining_after) as u8) & ((1u16 << take) - 1) as u8;
-        let shift = 8 - in_byte - take;
-        let m = (((1u16 << take) - 1) as u8) << shift;
-        buf[bit / 8] = (buf[bit / 8] & !m) | (chunk << shift);
-        bit += take;
+
+    /// Appends the low `width` bits of `v`.
+    #[inline]
+    pub fn push(&mut self, width: u32, v: u128) {
+        if self.pending == 0 && width.is_multiple_of(8) {
+            // Byte-aligned whole bytes: the common case for header fields.
+            for i in (0..width / 8).rev() {
+                self.buf.push((v >> (8 * i)) as u8);
+            }
+            return;
+        }
+        let mut w = width;
+        while w > 0 {
+            let take = w.min(32);
+            let chunk = ((v >> (w - take)) as u64) & ((1u64 << take) - 1);
+            self.acc = (self.acc << take) | chunk;
+            self.pending += take;
+            while self.pending >= 8 {
+                self.pending -= 8;
+                self.buf.push((self.acc >> self.pending) as u8);
+            }
+            self.acc &= (1u64 << self.pending) - 1;
+            w -= take;
+        }
+    }
+
+    /// Appends whole bytes (the writer must be on a byte boundary to copy them
+    /// directly; otherwise they are shifted in bit by bit).
+    #[inline]
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        if self.pending == 0 {
+            self.buf.extend_from_slice(bytes);
+        } else {
+            for b in bytes {
+                self.push(8, u128::from(*b));
+            }
+        }
+    }
+
+    /// Pads the last partial byte with zeros.
+    #[inline]
+    pub fn finish(&mut self) {
+        if self.pending > 0 {
+            self.buf.push((self.acc << (8 - self.pending)) as u8);
+            self.acc = 0;
+            self.pending = 0;
+        }
+    }
+}
+
+/// Reads bit fields MSB-first from a byte slice, sequentially.
+pub struct BitReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    acc: u64,
+    avail: u32,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader starting at byte `start` of `data`; the caller checks the length.
+    #[inline]
+    pub fn new(data: &'a [u8], start: usize) -> Self {
+        BitReader {
+            data,
+            pos: start,
+            acc: 0,
+            avail: 0,
+        }
+    }
+
+    /// Reads the next `width` bits.
+    #[inline]
+    pub fn read(&mut self, width: u32) -> u128 {
+        let mut out = 0u128;
+        let mut w = width;
+        while w > 0 {
+            let take = w.min(32);
+            while self.avail < take {
+                self.acc = (self.acc << 8) | u64::from(self.data[self.pos]);
+                self.pos += 1;
+                self.avail += 8;
+            }
+            self.avail -= take;
+            let chunk = (self.acc >> self.avail) & ((1u64 << take) - 1);
+            self.acc &= (1u64 << self.avail) - 1;
+            out = (out << take) | u128::from(chunk);
+            w -= take;
+        }
+        out
     }
 }
 
@@ -124,14 +207,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bits_roundtrip_unaligned() {
-        let mut buf = [0u8; 4];
-        put_bits(&mut buf, 3, 9, 0x1a5);
+    fn unaligned_read() {
+        let buf = [0x1a, 0x5f, 0, 0];
         assert_eq!(get_bits(&buf, 3, 9), 0x1a5);
-        assert_eq!(buf, [0x1a, 0x50, 0, 0]);
-        put_bits(&mut buf, 12, 4, 0xf);
-        assert_eq!(get_bits(&buf, 3, 9), 0x1a5);
-        assert_eq!(buf[1], 0x5f);
+        assert_eq!(get_bits(&buf, 12, 4), 0xf);
+    }
+
+    #[test]
+    fn writer_and_reader_agree_with_get_bits() {
+        let widths = [4u32, 4, 8, 16, 3, 13, 1, 7, 48, 128, 5, 3];
+        let values: Vec<u128> = widths
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                (0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128.rotate_left(i as u32 * 7)) & mask(*w)
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut w = BitWriter::new(&mut out);
+        for (width, v) in widths.iter().zip(&values) {
+            w.push(*width, *v);
+        }
+        w.finish();
+        let total: u32 = widths.iter().sum();
+        assert_eq!(out.len(), total.div_ceil(8) as usize);
+        let mut r = BitReader::new(&out, 0);
+        let mut at = 0usize;
+        for (width, v) in widths.iter().zip(&values) {
+            assert_eq!(get_bits(&out, at, *width), *v);
+            assert_eq!(r.read(*width), *v);
+            at += *width as usize;
+        }
     }
 
     #[test]

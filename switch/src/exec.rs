@@ -2,7 +2,7 @@
 //! checksums, match-action controls, primitives and deparser. Everything
 //! here works on indices resolved at load time and reuses scratch buffers.
 
-use crate::bits::{get_bits, mask, put_bits, sign_extend};
+use crate::bits::{get_bits, mask, sign_extend, BitReader, BitWriter};
 use crate::hash::{csum16, identity, xor16, xor32, Crc, Rng};
 use crate::packet::Packet;
 use crate::program::*;
@@ -683,88 +683,49 @@ fn format_log_arg(
     }
 }
 
-/// Appends a header's wire form to a bit-packed buffer.
-fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, buf: &mut Vec<u8>, nbits: &mut usize) {
+/// Appends a header's wire form.
+fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
     let hi = &p.headers[h as usize];
-    let fields =
-        &pkt.phv.fields[hi.first_field as usize..(hi.first_field + hi.num_fields) as usize];
-    let vl_bits = hi.varbit.map_or(0, |(vk, _)| fields[vk as usize] as usize);
-    // Size the buffer once for the whole header.
-    let end = *nbits + hi.fixed_bits as usize + vl_bits;
-    if buf.len() < end.div_ceil(8) {
-        buf.resize(end.div_ceil(8), 0);
-    }
-    let mut at = *nbits;
+    let first = hi.first_field as usize;
+    let fields = &pkt.phv.fields[first..first + hi.num_fields as usize];
     for (k, v) in fields.iter().enumerate() {
         match hi.varbit {
             Some((vk, vs)) if vk as usize == k => {
                 let bytes = &pkt.phv.varbits[vs as usize];
-                for b in bytes.iter().take(vl_bits / 8) {
-                    put_bits(buf, at, 8, u128::from(*b));
-                    at += 8;
-                }
+                w.push_bytes(&bytes[..(*v as usize / 8).min(bytes.len())]);
             }
-            _ => {
-                let w = p.fields[(hi.first_field as usize) + k].width;
-                put_bits(buf, at, w, *v);
-                at += w as usize;
-            }
+            _ => w.push(p.fields[first + k].width, *v),
         }
     }
-    *nbits = end;
 }
 
 /// Computes a calculation (hash or checksum) over the packet.
 pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) -> u64 {
     let mut buf = std::mem::take(&mut st.hbuf);
     buf.clear();
-    // Size the buffer once: fields of invalid headers are skipped.
-    let total: usize = c
-        .inputs
-        .iter()
-        .map(|inp| match inp {
-            CalcInput::Field(f) => {
-                let fi = &p.fields[*f as usize];
-                if pkt.phv.valid[fi.header as usize] {
-                    fi.width as usize
-                } else {
-                    0
-                }
-            }
-            CalcInput::Const(_, w) => *w as usize,
-            CalcInput::Header(h) if pkt.phv.valid[*h as usize] => {
-                header_bytes(p, pkt, *h) as usize * 8
-            }
-            CalcInput::Header(_) | CalcInput::Payload => 0,
-        })
-        .sum();
-    buf.resize(total.div_ceil(8), 0);
-    let mut nbits = 0usize;
+    let mut w = BitWriter::new(&mut buf);
     for inp in &c.inputs {
         match inp {
             CalcInput::Field(f) => {
                 let fi = &p.fields[*f as usize];
+                // Fields of invalid headers are skipped, as BMv2 does.
                 if pkt.phv.valid[fi.header as usize] {
-                    put_bits(&mut buf, nbits, fi.width, pkt.phv.fields[*f as usize]);
-                    nbits += fi.width as usize;
+                    w.push(fi.width, pkt.phv.fields[*f as usize]);
                 }
             }
-            CalcInput::Const(v, w) => {
-                put_bits(&mut buf, nbits, *w, *v);
-                nbits += *w as usize;
-            }
+            CalcInput::Const(v, width) => w.push(*width, *v),
             CalcInput::Header(h) => {
                 if pkt.phv.valid[*h as usize] {
-                    emit_header(p, pkt, *h, &mut buf, &mut nbits);
+                    emit_header(p, pkt, *h, &mut w);
                 }
             }
             CalcInput::Payload => {
-                buf.truncate(nbits.div_ceil(8));
-                buf.extend_from_slice(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
-                nbits = buf.len() * 8;
+                w.finish();
+                w.push_bytes(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
             }
         }
     }
+    w.finish();
     let v = match c.algo {
         HashAlgo::Crc16 => st.crc16.compute(&buf),
         HashAlgo::Crc32 => st.crc32.compute(&buf),
@@ -812,10 +773,15 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = (hi.first_field + k) as usize;
         match hi.varbit {
             Some((vk, vs)) if vk == k => {
-                let a = off / 8;
                 let vb = &mut pkt.phv.varbits[vs as usize];
                 vb.clear();
-                vb.extend_from_slice(&pkt.data[a..a + (vl / 8) as usize]);
+                if off.is_multiple_of(8) {
+                    vb.extend_from_slice(&pkt.data[off / 8..off / 8 + (vl / 8) as usize]);
+                } else {
+                    let mut r = BitReader::new(&pkt.data, off / 8);
+                    r.read((off % 8) as u32);
+                    vb.extend((0..vl / 8).map(|_| r.read(8) as u8));
+                }
                 pkt.phv.fields[f] = u128::from(vl);
                 off += vl as usize;
             }
@@ -1156,12 +1122,13 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     }
     let mut out = std::mem::take(&mut pkt.out);
     out.clear();
-    let mut nbits = 0usize;
+    let mut w = BitWriter::new(&mut out);
     for &h in &p.deparse_order {
         if pkt.phv.valid[h as usize] {
-            emit_header(p, pkt, h, &mut out, &mut nbits);
+            emit_header(p, pkt, h, &mut w);
         }
     }
+    w.finish();
     out.extend_from_slice(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
     if let Some(t) = pkt.flags.truncate {
         out.truncate(t as usize);
