@@ -76,6 +76,8 @@ def run_switch(topo: raw.Topology, json_path: Path, pcap_dir: Path, frame_size: 
     for old in pcap_dir.glob("*.pcap"):
         old.unlink()
     thrift = free_port()
+    # The switch's servers listen on fw's loopback, which the shared set-up leaves down.
+    raw.sh("ip", "-n", topo.fw, "link", "set", "lo", "up")
     log = tempfile.TemporaryFile()
     switch = subprocess.Popen(
         ["ip", "netns", "exec", topo.fw, sys.executable, "-m", "bufferlab.switch.cli",
