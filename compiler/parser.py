@@ -948,12 +948,15 @@ class Parser:
         return ast.ActionRef(pos=tok.pos, expr=expr, annotations=annotations, args=args)
 
     def entries(self, table_const: bool) -> list[ast.Entry]:
-        """`{ [const] [priority = N :] keyset : action @annotations; ... }`."""
+        """`{ [@annotations] [const] [priority = N :] keyset : action @annotations; ... }`."""
         self.expect("{")
         entries = []
         while not self.accept("}"):
             pos = self.peek().pos
+            # Annotations may lead the entry (`@priority(3) k : a();`) as well as follow it.
+            leading = self.annotations()
             is_const = bool(self.accept("const")) or table_const
+            leading += self.annotations()
             priority = None
             if self.at("priority") and self.peek(1).kind == "=":
                 self.advance()
@@ -968,7 +971,7 @@ class Parser:
             )
             self.expect(":", "':' and an action")
             action = self.action_ref([])
-            annotations = self.annotations()
+            annotations = leading + self.annotations()
             self.expect(";")
             entries.append(
                 ast.Entry(

@@ -11,7 +11,7 @@ from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError, CompileWarning, SourcePos
 from .model import ControlPlane
-from .storage import FieldRef, HeaderRef, StackRef, StructRef, UnionRef
+from .storage import FieldRef, HeaderRef, StackRef, StructRef, UnionRef, header_leaves
 
 
 def unsupported(node: Any, what: str) -> CompileError:
@@ -206,7 +206,9 @@ class Context:
         type_name = name or p4type.name
         fields: list[list] = []
         total = 0
-        for fname, ftype in p4type.fields:
+        leaves = header_leaves(p4type) if isinstance(p4type, t.Header) else \
+            [(fname, ftype, (fname,)) for fname, ftype in p4type.fields]
+        for fname, ftype, _ in leaves:
             ftype = strip_type(ftype)
             if isinstance(ftype, t.Varbit):
                 fields.append([fname, "*"])

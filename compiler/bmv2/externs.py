@@ -13,7 +13,16 @@ from .expressions import StackMember, UnionStackNext, expr_op, primitive_arg, to
 from .hexstr import hexstr
 from .lists import FieldLists
 from .model import CpDigest, CpParam
-from .storage import Env, FieldRef, HeaderRef, InstanceRef, StackRef, StructRef, UnionRef
+from .storage import (
+    Env,
+    FieldRef,
+    HeaderRef,
+    InstanceRef,
+    StackRef,
+    StructRef,
+    UnionRef,
+    header_leaves,
+)
 
 
 def instance_type_name(decl: Any) -> str:
@@ -134,7 +143,9 @@ class Externs:
             return [(binding.operand(), field_width(strip_type(binding.p4type)))]
         if isinstance(binding, HeaderRef):
             out: list[tuple[dict, int]] = []
-            for fname, ftype in binding.p4type.fields:
+            leaves = header_leaves(binding.p4type) if isinstance(binding.p4type, t.Header) else \
+                [(fname, ftype, ()) for fname, ftype in binding.p4type.fields]
+            for fname, ftype, _ in leaves:
                 out.append(
                     (
                         {"type": "field", "value": [binding.name, fname]},

@@ -445,6 +445,10 @@ class StatementLowering:
 
     def assign_composite(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
         """Header, union, stack and struct assignment."""
+        if isinstance(right, ast.CastExpression) and isinstance(
+            right.expr, ast.InvalidExpression | ast.ListExpression | ast.StructExpression
+        ):
+            right = right.expr  # `(h_t){#}`, `(s_t){...}`: the type is the target's
         if isinstance(right, ast.InvalidExpression):
             if isinstance(target, HeaderRef):
                 self.emit("remove_header", [self.exprs.binding_operand(target)], node)

@@ -34,12 +34,50 @@ class HeaderRef:
     p4type: t.StructLike
     metadata: bool = False
 
-    def member(self, name: str) -> FieldRef:
-        """The field `name` of this instance."""
+    def member(self, name: str) -> FieldRef | StructRef:
+        """The field `name` of this instance (a struct of fields for a struct-typed header field)."""
         ftype = self.p4type.field_type(name)
         if ftype is None:
             raise KeyError(name)
-        return FieldRef(self.name, name, ftype)
+        leaves = header_leaves(self.p4type)
+        if len(leaves) == len(self.p4type.fields):
+            return FieldRef(self.name, name, ftype)
+        return self._nested((name,), ftype, {path: json for json, _, path in leaves})
+
+    def _nested(self, path: tuple[str, ...], ftype: t.P4Type, names: dict) -> FieldRef | StructRef:
+        """The binding of the header field at `path` once nested structs are flattened."""
+        base = _plain(ftype)
+        if isinstance(base, t.Struct):
+            return StructRef(base, {f: self._nested((*path, f), ft, names) for f, ft in base.fields})
+        return FieldRef(self.name, names[path], ftype)
+
+
+def _plain(p4type: t.P4Type) -> t.P4Type:
+    """`p4type` without typedef'd new types."""
+    while isinstance(p4type, t.NewType) and p4type.underlying is not None:
+        p4type = p4type.underlying
+    return p4type
+
+
+def header_leaves(p4type: t.StructLike) -> list[tuple[str, t.P4Type, tuple[str, ...]]]:
+    """(BMv2 field name, type, source path) of every scalar field of a header, in order.
+
+    A header with struct-typed fields is flattened as p4c's FlattenHeaders does: every
+    field becomes `_<path joined by _><position>` (`_p_hi1`); other headers keep their names.
+    """
+    leaves: list[tuple[t.P4Type, tuple[str, ...]]] = []
+
+    def walk(struct: t.StructLike, path: tuple[str, ...]) -> None:
+        for fname, ftype in struct.fields:
+            if isinstance(_plain(ftype), t.Struct):
+                walk(_plain(ftype), (*path, fname))
+            else:
+                leaves.append((ftype, (*path, fname)))
+
+    walk(p4type, ())
+    if len(leaves) == len(p4type.fields):
+        return [(path[0], ftype, path) for ftype, path in leaves]
+    return [("_" + "_".join(path) + str(i), ftype, path) for i, (ftype, path) in enumerate(leaves)]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from .. import ast
 from ..diagnostics import CompileError, CompileWarning
 from ..types import PackageType, Specialized
-from .annotations import check_all_annotations
+from .annotations import check_all_annotations, fold_integer_annotations
 from .declarations import DeclarationChecker
 
 
@@ -57,6 +57,7 @@ def check(program: ast.Program) -> CheckedProgram:
     check_all_annotations(program)
     for d in program.declarations:
         checker.check_declaration(d)
+    fold_integer_annotations(program, checker.check_expr)
     result = CheckedProgram(
         program=program,
         errors=list(checker.facts.errors),
@@ -79,7 +80,13 @@ def _describe_main(result: CheckedProgram, main: ast.Instantiation) -> None:
     result.package = base.decl
     if isinstance(t, Specialized):
         result.type_args = t.bindings()
-    for p, a in zip(base.params, main.args, strict=False):
+    by_name = {a.name: a for a in main.args if a.name is not None}
+    pairs = (
+        [(p, by_name[p.name]) for p in base.params if p.name in by_name]
+        if by_name
+        else list(zip(base.params, main.args, strict=False))
+    )
+    for p, a in pairs:
         value = a.value
         decl = (
             value.call.target

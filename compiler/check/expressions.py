@@ -402,6 +402,10 @@ class ExpressionChecker(TypeResolver, Coercer):
         ):
             self.coerce(e.expr, target, "cast")
             return target
+        if isinstance(e.expr, ast.InvalidExpression) and isinstance(target, Header | HeaderUnion):
+            # `(h_t){#}`: the invalid header (or union) of that type.
+            e.expr.type = target
+            return target
         if not cast_allowed(source, target):
             raise self.fail(e.pos, f"cannot cast {source} to {target}")
         inner = e.expr.const_value

@@ -54,6 +54,17 @@ _TYPE_DECLS = (
 _HEADER_FIELD_TYPES = (Bits, Varbit, Bool, SerEnum)
 
 
+def _fixed_width_struct(t: P4Type) -> bool:
+    """A struct of fixed-width fields (nested such structs too): a header field since P4_16 1.2.2."""
+    if not isinstance(t, Struct):
+        return False
+    for _, ft in t.fields:
+        base = ft.underlying if isinstance(ft, NewType) else ft
+        if not (isinstance(base, Bits | Bool | SerEnum) or _fixed_width_struct(base)):
+            return False
+    return True
+
+
 class TypeResolver(CheckerBase):
     """Resolves `TypeNode`s and builds the types of type declarations."""
 
@@ -175,7 +186,8 @@ class TypeResolver(CheckerBase):
         self, cls: type, decl: ast.Declaration, f: ast.StructField, ft: P4Type
     ) -> None:
         base = ft.underlying if isinstance(ft, NewType) else ft
-        if cls is Header and not isinstance(base, (*_HEADER_FIELD_TYPES, TypeVar)):
+        if cls is Header and not isinstance(base, (*_HEADER_FIELD_TYPES, TypeVar)) \
+                and not _fixed_width_struct(base):
             raise self.fail(f.type_node.pos, f"header field '{f.name}' cannot have type {ft}")
         if cls is HeaderUnion and not isinstance(ft, Header):
             raise self.fail(

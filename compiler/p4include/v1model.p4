@@ -148,6 +148,9 @@ enum HashAlgorithm {
     xor16
 }
 
+/* The pre-2019 form without an argument: it acts on standard_metadata itself. */
+@deprecated("Please use mark_to_drop(standard_metadata) instead.")
+extern void mark_to_drop();
 /* Drop the packet at the end of this pipeline (egress_spec := drop port, mcast_grp := 0). */
 @pure
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);

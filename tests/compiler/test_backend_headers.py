@@ -125,3 +125,12 @@ def test_struct_locals_are_metadata_header_instances(tmp_path):
     assert prims[3]["parameters"] == [{"type": "field", "value": ["scalars", "userMetadata._saved_x0"]},
                                       {"type": "field", "value": ["p_0", "x"]}]
     assert prims[6]["parameters"][1]["value"] == [{"type": "header", "value": "p_0"}]
+
+
+def test_struct_typed_header_fields_are_flattened_as_p4c_names_them():
+    doc = compile(P4 / "header_struct_fields_named_args.p4")[0]
+    tagged = next(h for h in doc["header_types"] if h["name"] == "tagged_t")
+    assert tagged["fields"] == [["_kind0", 8, False], ["_tag_cls1", 4, False], ["_tag_color2", 4, False],
+                                ["_seq3", 16, False]]
+    recolor = next(a for a in doc["actions"] if a["name"] == "TagIngress.recolor")
+    assert recolor["primitives"][0]["parameters"][0] == {"type": "field", "value": ["tagged", "_tag_color2"]}

@@ -370,3 +370,22 @@ def test_functions_and_register_reads_inside_expressions():
     # The third packet reads 3 from the register: twice(3) > 4 sets b, which max8 then picks.
     assert third["count"] == 3 and third["b"] == 0xFF and third["mixed"] == 2 * (6 + 255)
     assert e.register_read("FnIngress.hits", 0) == 3
+
+
+def tagged_frame(kind, cls, color, seq):
+    return mac(1) + mac(2) + b"\x88\xba" + bytes([kind, (cls << 4) | color]) + seq.to_bytes(2, "big") + bytes(42)
+
+
+def test_struct_fields_in_headers_named_package_arguments_and_old_mark_to_drop():
+    e = engine("header_struct_fields_named_args.p4")
+    port, frame, _ = send(e, 1, tagged_frame(1, 3, 0, 0x100))[0]
+    # recolor(5) from the @priority(1) entry writes tag.color; seq grows by tag.cls.
+    assert port == 2 and frame[14:18] == bytes([1, 0x35, 0x01, 0x03])
+    # Kind 2 is resubmitted once; the preserved @field_list(KEEP_LIST) field marks the second pass.
+    port, frame, _ = send(e, 1, tagged_frame(2, 3, 0, 0x100))[0]
+    assert port == 2 and frame[14:18] == bytes([2, 0x37, 0xBE, 0xEF])
+    # Any other kind hits the wildcard entry: the argument-less mark_to_drop() drops it.
+    assert send(e, 1, tagged_frame(3, 3, 0, 0x100)) == []
+    # (tagged_t){#} invalidates the header: it is not emitted.
+    port, frame, _ = send(e, 1, tagged_frame(1, 0xF, 0, 0x100))[0]
+    assert port == 3 and len(frame) == 56 and frame[12:14] == b"\x88\xba"

@@ -162,3 +162,22 @@ def test_entry_priority_annotation(tmp_path):
     src.write_text(text)
     doc = compile(src)[0]
     assert [e["priority"] for e in doc["pipelines"][0]["tables"][0]["entries"]] == [1, 2, 3, 10]
+
+
+def test_leading_priority_annotations_on_entries():
+    _, tables = tables_of("header_struct_fields_named_args.p4")
+    assert [e["priority"] for e in tables["TagIngress.by_kind"]["entries"]] == [1, 1, 2]
+
+
+def test_a_mask_on_an_exact_key_is_named_as_such(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    src = tmp_path / "mask.p4"
+    src.write_text(BOUND.replace("actions = { set; drop_packet(sm); }",
+                                 "actions = { set; drop_packet(sm); }\n        const entries = { 0x10 &&& 0xf0 : set(1); }"))
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert err.value.message == "an exact key takes a single value, not a mask or a range"
+    assert (err.value.pos.line, err.value.pos.column) == (17, 27)

@@ -537,3 +537,50 @@ control C(inout ms meta) {
     assert p4_error(prelude + body % "w = n;") == (
         "prog.p4:13:13: error: assignment: cannot convert pair<bit<8>> to pair<bit<16>>"
     )
+
+
+V1_BLOCKS = """
+parser P(packet_in b, out hs h, inout ms m, inout standard_metadata_t sm) { state start { transition accept; } }
+control VC(inout hs h, inout ms m) { apply { } }
+control I(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control E(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control CC(inout hs h, inout ms m) { apply { } }
+control D(packet_out b, in hs h) { apply { b.emit(h); } }
+"""
+
+
+def test_named_package_arguments_map_by_name_in_any_order(compile_p4, prelude):
+    p = compile_p4(prelude + V1_BLOCKS + "V1Switch(ig = I(), dep = D(), p = P(), ck = CC(), eg = E(), vr = VC()) main;\n")
+    assert {k: v.name for k, v in p.main_args.items()} == {
+        "p": "P", "vr": "VC", "ig": "I", "eg": "E", "ck": "CC", "dep": "D",
+    }  # fmt: skip
+
+
+def test_field_list_takes_named_constants(compile_p4, prelude):
+    p = compile_p4(prelude + "const bit<8> KEEP = 3;\nstruct m2 { @field_list(KEEP, KEEP + 1) bit<8> keep; }\n")
+    ann = p.declaration("m2").fields[0].annotations[0]
+    assert [a.const_value for a in ann.args] == [3, 4]
+
+
+def test_field_list_rejects_a_value_that_is_not_a_constant(p4_error, prelude):
+    message = p4_error(prelude + "struct m2 { @field_list(nowhere) bit<8> keep; }\n")
+    assert message.startswith("prog.p4:6:25: error:")
+
+
+def test_argument_less_mark_to_drop_is_declared_and_deprecated(compile_p4, prelude):
+    p = compile_p4(prelude + "control C(inout hs h) { action a() { mark_to_drop(); } apply { a(); } }\n")
+    assert any("mark_to_drop is deprecated" in w.message for w in p.warnings)
+
+
+def test_struct_typed_header_fields(compile_p4, p4_error, prelude):
+    p = compile_p4(prelude + "struct pr { bit<4> hi; bit<4> lo; }\nheader t_t { bit<8> a; pr p; }\n"
+                   "control C(inout t_t t) { apply { t.p.lo = t.p.hi; } }\n")
+    assert p.declaration("t_t").p4type.field_type("p").name == "pr"
+    message = p4_error(prelude + "struct vb { varbit<8> v; }\nheader t_t { bit<8> a; vb p; }\n")
+    assert message == "prog.p4:7:24: error: header field 'p' cannot have type vb"
+
+
+def test_invalid_header_cast(compile_p4, prelude):
+    p = compile_p4(prelude + "control C(inout hs hdr) { apply { hdr.h = (h_t){#}; } }\n")
+    cast = p.declaration("C").body.components[0].right
+    assert cast.type.name == "h_t" and cast.expr.type.name == "h_t"

@@ -118,8 +118,8 @@ import pytest
         ),
         # argument counts
         (
-            "apply { mark_to_drop(); }",
-            "prog.p4:7:9: error: wrong number of arguments to mark_to_drop: expected 1, got 0",
+            "apply { mark_to_drop(sm, sm); }",
+            "prog.p4:7:9: error: wrong number of arguments to mark_to_drop: expected 0 or 1, got 2",
         ),
         (
             "register<bit<8>>(4) r; apply { r.write(1); }",
@@ -233,7 +233,7 @@ def test_control_errors(control_error, body, expected):
     ("text", "expected"),
     [
         ("header h { bit<8> a; bit<8> a; }", "prog.p4:6:22: error: duplicate field 'a' in h"),
-        ("header h { ms m; }", "prog.p4:6:12: error: header field 'm' cannot have type ms"),
+        ("header h { hs m; }", "prog.p4:6:12: error: header field 'm' cannot have type hs"),
         ("struct s { int i; }", "prog.p4:6:12: error: struct field 'i' cannot have type int"),
         (
             "header h { varbit<8> a; varbit<8> b; }",

@@ -412,3 +412,25 @@ def test_typedef_of_an_inline_declaration_declares_both():
 def test_annotation_body_may_follow_whitespace():
     (d,) = prog('@name ("spaced") @id (4) const bit<8> c = 1;')
     assert [a.args[0].value for a in d.annotations] == ["spaced", 4]
+
+
+def test_entry_annotations_may_lead_the_keyset():
+    c = prog(
+        """
+        control Ing(inout hs h) {
+            table t {
+                key = { h.f : ternary; }
+                actions = { NoAction; }
+                entries = {
+                    @priority(3) 0x10 &&& 0xf0 : NoAction();
+                    const @name("late") 1 : NoAction() @hidden;
+                }
+            }
+            apply { t.apply(); }
+        }
+        """
+    )[0]
+    first, second = c.locals[0].property("entries").entries
+    assert [a.name for a in first.annotations] == ["priority"] and first.annotations[0].args[0].value == 3
+    assert isinstance(first.keyset[0], ast.MaskExpression)
+    assert second.is_const and [a.name for a in second.annotations] == ["name", "hidden"]
