@@ -52,6 +52,8 @@ LETTERS = {TRACE: "T", logging.DEBUG: "D", logging.INFO: "I", logging.WARNING: "
            logging.ERROR: "E", logging.CRITICAL: "C"}
 #: How long the event thread waits for packet-ins and digests before looking at the log, s.
 EVENT_WAIT_S = 0.1
+#: How long a P4Runtime pipeline change waits for queued frames to leave, s.
+PIPELINE_DRAIN_TIMEOUT_S = 2.0
 #: How often counters are logged at trace level, s.
 TRACE_INTERVAL_S = 1.0
 
@@ -191,7 +193,8 @@ class SwitchProcess:
         self.executor = Executor(self.engine, json_text, ports=config.interfaces)
         self.target = EngineTarget(self.engine, json_text, cpu_port=config.cpu_port,
                                    inject=self.live.inject, lock=self.lock,
-                                   on_pipeline=self._pipeline_changed)
+                                   on_pipeline=self._pipeline_changed,
+                                   drain_timeout_s=PIPELINE_DRAIN_TIMEOUT_S)
         try:
             self.grpc = serve(self.target, config.device_id, config.grpc_address)
         except (OSError, RuntimeError) as err:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -42,6 +43,9 @@ from bufferlab.switch.engine import (
     ResourceExhaustedError,
 )
 from bufferlab.switch.p4runtime import target as tgt
+
+#: How often a pipeline change waiting for frames to drain tries again, s.
+DRAIN_POLL_S = 0.005
 
 #: PI maps clone session s to this hidden multicast group + s (formats.md §2.9).
 CLONE_GROUP_BASE = 32768
@@ -124,10 +128,15 @@ class EngineTarget:
         inject: Injector | None = None,
         lock: threading.RLock | None = None,
         on_pipeline: Callable[[str], None] | None = None,
+        drain_timeout_s: float = 0.0,
     ) -> None:
         """`json_text` is the engine's current program; `on_pipeline(json_text)` is told of
-        every program the server loads (e.g. so the runtime CLI learns the new names)."""
+        every program the server loads (e.g. so the runtime CLI learns the new names).
+        The engine swaps programs only when no frame is queued or in flight: a live switch
+        passes `drain_timeout_s`, how long a pipeline change waits for its packet thread to
+        send them out before it is refused (FAILED_PRECONDITION)."""
         self.engine = engine
+        self.drain_timeout_s = drain_timeout_s
         self.cpu_port = cpu_port
         self.lock = lock or threading.RLock()
         self._inject = inject or self._send_now
@@ -201,7 +210,15 @@ class EngineTarget:
             json.loads(json_text)
         except ValueError as error:
             raise tgt.InvalidArgument(f"BMv2 JSON: {error}") from None
-        self.engine.set_program(json_text)
+        deadline = time.monotonic() + self.drain_timeout_s
+        while True:
+            try:
+                self.engine.set_program(json_text)
+                break
+            except FailedPreconditionError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(DRAIN_POLL_S)
         self._widths = _ProgramWidths(json_text, self.engine.field_width)
         self._group_sizes.clear()
         if self._on_pipeline is not None:

@@ -221,3 +221,27 @@ def test_p4runtime_shell_pushes_a_program_punts_and_injects(switch, programs, tm
         if shell.poll() is None:
             shell.kill()
             shell.wait()
+
+
+def test_a_pipeline_change_waits_for_frames_in_flight(programs):
+    from bufferlab.switch.engine import Engine
+    from bufferlab.switch.target import EngineTarget
+
+    prog = programs("forward.p4")
+    engine = Engine(prog.json)
+    engine.configure_port(2, delay_ns=1_000_000)
+    engine.table_add("l2_forward", {"dst_addr": DST}, "l2_to_port", {"port": 2})
+    engine.send(1, frame(), 0)
+    engine.advance(10)
+    assert engine.next_event_ns() is not None, "the frame is on its 1 ms link"
+    # Nothing advances the engine: the change is refused once the wait is over.
+    with pytest.raises(tgt.FailedPrecondition, match="in flight"):
+        EngineTarget(engine, prog.json, drain_timeout_s=0.0).load_pipeline(prog.json)
+    # A packet thread that advances the engine lets the change through.
+    target = EngineTarget(engine, prog.json, drain_timeout_s=30.0)
+    mover = threading.Timer(0.05, lambda: engine.advance(2_000_000))
+    mover.start()
+    target.load_pipeline(prog.json)
+    mover.join()
+    assert [(p, f) for p, f, _ in engine.received()] == [(2, frame())]
+    assert engine.table_entries("l2_forward") == []
