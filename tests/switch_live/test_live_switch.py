@@ -226,3 +226,16 @@ def test_start_up_failures_exit_non_zero_with_a_clear_message(live, programs, tm
                                   capture_output=True, text=True, timeout=60)
             assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
             assert "bufferlab-switch: error:" in proc.stderr and message in proc.stderr, proc.stderr
+
+
+def test_nothing_is_left_behind_when_a_test_fails_midway(live, start_switch):
+    hosts = live.Hosts(2)
+    with pytest.raises(RuntimeError, match="a failing step"):
+        with hosts:
+            switch = start_switch(hosts, None)
+            raise RuntimeError("a failing step")
+    assert hosts.leftovers() == []
+    # The switch lost its interfaces: it either still runs (and stops cleanly) or has
+    # stopped with an error naming the port; it never hangs.
+    status = switch.stop()
+    assert status == 0 or "error:" in switch.log(), switch.log()
