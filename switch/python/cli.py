@@ -39,6 +39,7 @@ MAX_PORT = 511
 LOG_LEVELS = ("trace", "debug", "info", "warn", "error", "off")
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:9559"
 DEFAULT_THRIFT_PORT = 9090
+USAGE = "bufferlab-switch [-i N@IFACE ...] [options] (JSON | --no-p4) [-- target options]"
 
 
 @dataclass
@@ -119,10 +120,8 @@ def _address(text: str) -> str:
 
 def generic_parser() -> argparse.ArgumentParser:
     """The options before `--` (bmv2's generic options)."""
-    p = _Parser(prog="bufferlab-switch", description="bufferlab's P4 switch (simple_switch_grpc's command line)",
-                epilog="Target options follow `--`: " + " ".join(
-                    a for a in ("--grpc-server-addr", "--cpu-port", "--drop-port", "--priority-queues",
-                                "--pool-bytes", "--port-rate", "--port-delay", "--port-overhead")))
+    p = _Parser(prog="bufferlab-switch", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter, usage=USAGE)
     p.add_argument("json", nargs="?", help="BMv2 JSON file")
     p.add_argument("-i", "--interface", action="append", type=_interface, default=[],
                    metavar="N@IFACE", help="attach interface IFACE as port N (repeatable)")
