@@ -43,6 +43,9 @@ def range_to_masks(low: int, high: int, width: int) -> list[tuple[int, int]]:
     return out
 
 
+REJECT_WARNING = "explicit transition to reject not supported on this target (parsing ends as on accept)"
+
+
 class ParserLowering:
     """Builds the single `parser` object of a v1model program."""
 
@@ -211,7 +214,9 @@ class ParserLowering:
         if name == "accept":
             return accept
         if name == "reject":
-            self.ctx.warn(e.pos, "transition to reject is not supported by BMv2: treated as accept")
+            # p4c-bm2-ss writes a null next state with this warning; BMv2 then ends
+            # parsing without an error, as on accept.
+            self.ctx.warn(e.pos, REJECT_WARNING)
             return None
         raise CompileError(e.pos, f"unknown parser state {name}")
 
@@ -227,9 +232,7 @@ class ParserLowering:
         """Fill `transitions` and `transition_key` of `state` from the P4 transition."""
         tr = s.transition
         if tr is None:
-            self.ctx.warn(
-                s.pos, f"state {s.name} has no transition: it rejects (treated as accept)"
-            )
+            self.ctx.warn(s.pos, f"{s.name}: implicit transition to `reject'; {REJECT_WARNING}")
             state["transitions"] = [self.transition("default", None, None, None)]
             return
         if not isinstance(tr, ast.SelectExpression):

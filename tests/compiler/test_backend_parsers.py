@@ -301,3 +301,42 @@ def test_sub_parser_in_argument_copied_when_the_sub_parser_overwrites_it(tmp_pat
     assert st["start"]["parser_ops"][-1] == {"parameters": [{"type": "field", "value": ["scalars", "kind_0"]},
                                                             {"type": "field", "value": ["h", "a"]}], "op": "set"}
     assert st["again_start"]["transition_key"] == [{"type": "field", "value": ["scalars", "kind_0"]}]
+
+
+REJECTING = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+struct hs { h_t h; }
+struct ms { bit<8> x; }
+parser P(packet_in pkt, out hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.a) {
+            1: accept;
+            2: reject;
+            default: dangling;
+        }
+    }
+    state dangling { }
+}
+control C(inout hs hdr, inout ms meta) { apply { } }
+control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in hs hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_reject_becomes_a_null_next_state_with_p4cs_warning(tmp_path):
+    from bufferlab.compiler.api import compile_program
+
+    src = tmp_path / "reject.p4"
+    src.write_text(REJECTING)
+    result = compile_program(src)
+    start, dangling = result.json["parsers"][0]["parse_states"]
+    assert [t["next_state"] for t in start["transitions"]] == [None, None, "dangling"]
+    assert dangling["transitions"] == [tr("default", None, None, None)]
+    messages = [(w.pos.line, w.message) for w in result.warnings]
+    assert (12, "explicit transition to reject not supported on this target (parsing ends as on accept)") in messages
+    assert (16, "dangling: implicit transition to `reject'; explicit transition to reject not supported on this "
+                "target (parsing ends as on accept)") in messages
