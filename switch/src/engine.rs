@@ -205,14 +205,24 @@ impl Engine {
     }
 
     fn alloc(&mut self) -> u32 {
-        match self.free.pop() {
+        let h = match self.free.pop() {
             Some(h) => h,
             None => {
                 self.pool.push(Packet::new(&self.prog));
                 self.passes.push(0);
                 (self.pool.len() - 1) as u32
             }
-        }
+        };
+        self.passes[h as usize] = 0;
+        h
+    }
+
+    /// A pool packet for a copy of `parent`: it inherits the parent's pass
+    /// count so clone/recirculate chains stay bounded too.
+    fn alloc_copy(&mut self, parent: u32) -> u32 {
+        let c = self.alloc();
+        self.passes[c as usize] = self.passes[parent as usize];
+        c
     }
 
     fn release(&mut self, h: u32) {
@@ -249,7 +259,6 @@ impl Engine {
             return Ok(());
         }
         let h = self.alloc();
-        self.passes[h as usize] = 0;
         let sm = self.prog.std;
         let pkt = &mut self.pool[h as usize];
         pkt.receive(&self.prog, frame, t_ns);
@@ -520,7 +529,7 @@ impl Engine {
         };
         self.stats.cloned += 1;
         let sm = self.prog.std;
-        let c = self.alloc();
+        let c = self.alloc_copy(h);
         let port = self.field(h, sm.ingress_port);
         exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
         let (orig, copy) = two(&mut self.pool, h, c);
@@ -552,7 +561,7 @@ impl Engine {
         let rid_mask = self.fmask(sm.egress_rid);
         for i in 0..n {
             let (rid, port) = self.mcast[&grp][i];
-            let c = self.alloc();
+            let c = self.alloc_copy(h);
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
             copy.phv.fields[sm.instance_type as usize] = itype;
@@ -626,7 +635,7 @@ impl Engine {
         if let Some(session) = flags.clone_session {
             if let Some(cs) = self.sessions.get(&session).copied() {
                 self.stats.cloned += 1;
-                let c = self.alloc();
+                let c = self.alloc_copy(h);
                 exec::save_field_list(
                     &self.prog,
                     &mut self.st,

@@ -246,3 +246,24 @@ def test_hash_over_header_and_field():
 
     # 14 header bytes, 6 field bytes, then the 4-bit constant padded with zeros.
     assert tel(out)["hash"] == crc16_arc(frame[:14] + frame[6:12] + b"\x50")
+
+
+def test_endless_resubmission_is_bounded():
+    import json
+
+    from engine_helpers import FIXTURES
+
+    from bufferlab.switch import Engine
+
+    doc = json.loads((FIXTURES / "meta.json").read_text())
+    action = next(a for a in doc["actions"] if a["name"] == "MyIngress.fwd_resubmit")
+    # Without the instance_type check the action resubmits on every pass.
+    action["primitives"] = [p for p in action["primitives"] if p["op"] != "_jump_if_zero"]
+    e = Engine(json.dumps(doc))
+    e.table_add("MyIngress.fwd", [1], "MyIngress.fwd_resubmit", [3])
+    assert run(e, [(2, eth(1, size=60), 0)]) == []
+    s = e.stats()
+    assert s["dropped_pass_limit"] == 1 and s["resubmitted"] == 256
+    # The engine keeps working afterwards.
+    e.table_add("MyIngress.fwd", [2], "MyIngress.fwd_port", [4])
+    assert [p for p, _, _ in run(e, [(2, eth(2, size=60), 10)])] == [4]
