@@ -572,6 +572,83 @@ impl PacketLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::MatchValue;
+    use bufferlab_tm::TmConfig;
+
+    const L3: &str = include_str!("../../../tests/engine/fixtures/l3.json");
+
+    fn ipv4_frame(dst: [u8; 4]) -> Vec<u8> {
+        let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00];
+        let mut ip = vec![0x45, 0, 0, 20, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1];
+        ip.extend_from_slice(&dst);
+        let c = crate::hash::csum16(&ip) as u16;
+        ip[10..12].copy_from_slice(&c.to_be_bytes());
+        f.extend_from_slice(&ip);
+        f
+    }
+
+    fn assert_shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn the_live_switch_can_be_shared_between_threads() {
+        assert_shareable::<LiveSwitch>();
+    }
+
+    /// No interfaces (no root needed): the packet thread still runs the engine on the wall
+    /// clock, turns CPU-port frames into events and counts frames for absent interfaces.
+    #[test]
+    fn injected_frames_become_packet_ins_or_are_dropped_without_an_interface() {
+        let mut engine = Engine::new(L3, TmConfig::default(), 1).unwrap();
+        for (net, port) in [(0x0a00_0200, 3), (0x0a00_0300, 4)] {
+            engine
+                .table_add(
+                    "MyIngress.ipv4_lpm",
+                    vec![MatchValue::Lpm(net, 24)],
+                    "MyIngress.ipv4_forward",
+                    vec![0xabc, port],
+                    0,
+                )
+                .unwrap();
+        }
+        engine.cpu_port = Some(3);
+        let engine = Arc::new(Mutex::new(engine));
+        let live = LiveSwitch::open(Arc::clone(&engine), &[], None).unwrap();
+        live.start().unwrap();
+        assert!(live.start().is_err(), "a second start is refused");
+        live.inject(1, &ipv4_frame([10, 0, 2, 7])).unwrap();
+        live.inject(1, &ipv4_frame([10, 0, 3, 7])).unwrap();
+        // Bounded waits so a broken loop fails the test instead of hanging it.
+        let (packet_in, digests, closed) = live.wait_events(Duration::from_secs(10));
+        assert_eq!(packet_in.len(), 1);
+        assert_eq!(packet_in[0].port, 3);
+        assert_eq!(packet_in[0].frame[22], 63, "routed: TTL decremented");
+        assert!(digests.is_empty() && !closed);
+        for _ in 0..1000 {
+            if live.stats().tx_no_interface == 1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        live.stop();
+        let stats = live.stats();
+        assert_eq!((stats.injected, stats.tx_no_interface), (2, 1));
+        assert!(!live.running());
+        assert!(
+            live.wait_events(Duration::ZERO).2,
+            "stopped: events are closed"
+        );
+        assert_eq!(lock(&engine).stats.received, 2);
+    }
+
+    #[test]
+    fn a_missing_interface_is_named() {
+        let engine = Arc::new(Mutex::new(Engine::new(L3, TmConfig::default(), 1).unwrap()));
+        let err = match LiveSwitch::open(engine, &[(1, "blsw-nosuch0".to_string())], None) {
+            Ok(_) => panic!("opened a missing interface"),
+            Err(e) => e,
+        };
+        assert!(err.contains("blsw-nosuch0"), "{err}");
+    }
 
     #[test]
     fn the_live_clock_continues_from_the_engine_time() {
