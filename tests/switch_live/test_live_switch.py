@@ -17,6 +17,7 @@ from scapy.utils import RawPcapReader
 from bufferlab.controller import entities
 from bufferlab.controller.client import P4RuntimeError, SwitchConnection, entity
 from bufferlab.controller.runtime_json import load_runtime, program_switch
+from bufferlab.switch.runtime_cli import RuntimeCliConnection
 
 pytestmark = [
     pytest.mark.root,
@@ -86,6 +87,7 @@ def start_switch(live, tmp_path):
         args += list(target_args)
         switch = live.SwitchProcess(args, tmp_path / "switch.log", grpc_port)
         switch.address = f"127.0.0.1:{grpc_port}"
+        switch.thrift_port = thrift_port
         started.append(switch)
         return switch
 
@@ -141,6 +143,13 @@ def test_packet_out_and_packet_in(live, programs, start_switch):
             controller.insert(entity(entities.table_entry(
                 prog.index, "punt", match={"hdr.ethernet.etherType": ETHERTYPE_TEST},
                 action_name="send_to_cpu")))
+            # The runtime CLI follows the pipeline the controller set.
+            cli = RuntimeCliConnection(port=switch.thrift_port, timeout_s=10)
+            try:
+                answer = cli.run("table_num_entries IoIngress.punt")
+            finally:
+                cli.close()
+            assert answer.ok and answer.text.strip().endswith("1"), answer.text
             # A host's frame on port 1 is punted: it reaches the controller with its port.
             punted = l2_frame(live.host_mac(2), live.host_mac(1), 7)
             hosts.send_frames(1, [punted])
