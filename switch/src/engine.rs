@@ -633,9 +633,21 @@ impl Engine {
         }
         let flags = pkt.flags;
         if let Some(session) = flags.clone_session {
-            if let Some(cs) = self.sessions.get(&session).copied() {
+            // An E2E clone is another pass of egress: counted, so a program
+            // that clones every clone cannot loop forever.
+            let within_limit = self.passes[h as usize] < MAX_PASSES;
+            if !within_limit && self.sessions.contains_key(&session) {
+                self.stats.dropped_pass_limit += 1;
+            }
+            if let Some(cs) = self
+                .sessions
+                .get(&session)
+                .copied()
+                .filter(|_| within_limit)
+            {
                 self.stats.cloned += 1;
                 let c = self.alloc_copy(h);
+                self.passes[c as usize] += 1;
                 exec::save_field_list(
                     &self.prog,
                     &mut self.st,

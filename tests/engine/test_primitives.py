@@ -267,3 +267,24 @@ def test_endless_resubmission_is_bounded():
     # The engine keeps working afterwards.
     e.table_add("MyIngress.fwd", [2], "MyIngress.fwd_port", [4])
     assert [p for p, _, _ in run(e, [(2, eth(2, size=60), 10)])] == [4]
+
+
+def test_endless_e2e_cloning_is_bounded():
+    import json
+
+    from engine_helpers import FIXTURES
+
+    from bufferlab.switch import Engine
+
+    doc = json.loads((FIXTURES / "meta.json").read_text())
+    action = next(a for a in doc["actions"] if a["name"] == "MyEgress.e2e_clone")
+    # Without the instance_type check every clone clones itself again.
+    action["primitives"] = [p for p in action["primitives"] if p["op"] != "_jump_if_zero"]
+    e = Engine(json.dumps(doc))
+    e.table_add("MyIngress.fwd", [1], "MyIngress.fwd_port", [3])
+    e.table_add("MyEgress.eg", [1], "MyEgress.e2e_clone", [4])
+    e.clone_session_set(4, port=8)
+    out = run(e, [(2, eth(1, size=60), 0)])
+    s = e.stats()
+    assert s["cloned"] == 255 and s["dropped_pass_limit"] == 1
+    assert sorted({p for p, _, _ in out}) == [3, 8] and len(out) == 256
