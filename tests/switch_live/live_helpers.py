@@ -151,10 +151,10 @@ class SwitchProcess:
         """The switch's log so far."""
         return self.log_path.read_text(errors="replace")
 
-    def stop(self) -> int:
-        """SIGTERM, wait (SIGKILL after 10 s); the exit status."""
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """`signum` (SIGTERM, or SIGINT as Ctrl-C), wait (SIGKILL after 10 s); the exit status."""
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            os.killpg(self.process.pid, signum)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
