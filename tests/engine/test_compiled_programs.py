@@ -213,3 +213,41 @@ def test_register_flow_state_uses_ingress_timestamps():
     idx = next(i for i in range(4096) if e.register_read(packets, i))
     assert e.register_read(packets, idx) == 3
     assert e.register_read(last_seen, idx) == 2_002_000
+
+
+def test_range_classes_select_priority_queues():
+    from engine_helpers import ipv4
+
+    e = engine("range_match_l4_ports")
+    e.configure_port(1, num_queues=8, rate_bps=1_000_000_000)
+
+    def tcp(sport, dport):
+        return sport.to_bytes(2, "big") + dport.to_bytes(2, "big") + bytes(8) + b"\x50\x00" + bytes(6)
+
+    flows = [(40000, 80, 7), (40000, 5205, 3), (53, 9999, 5), (40000, 9999, 0), (80, 5205, 5)]
+    for i, (sport, dport, _) in enumerate(flows):
+        e.send(2, ipv4("10.0.0.2", proto=6, payload=tcp(sport, dport)), i)
+    e.drain()
+    assert len(e.received()) == len(flows)
+    per_queue = {q: e.queue_stats(1, q)["enqueued_pkts"] for q in range(8)}
+    assert per_queue == {q: sum(1 for *_, c in flows if c == q) for q in range(8)}
+    # With the default single queue, BMv2 drops frames whose priority has no queue.
+    e2 = engine("range_match_l4_ports")
+    e2.send(2, ipv4("10.0.0.2", proto=6, payload=tcp(40000, 80)), 0)
+    e2.drain()
+    assert e2.received() == [] and e2.stats()["dropped_by_tm"] == 1
+
+
+def test_indirect_counters_by_type():
+    e = engine("counters_indirect")
+    e.table_add("CntIngress.fwd", [2], "CntIngress.to_port", [5])
+    for i in range(3):
+        e.send(2, eth(1, size=100), i)
+    e.drain()
+    assert len(e.received()) == 3
+    # BMv2 counters always count packets and bytes, whatever the P4 type says.
+    assert e.counter_read("CntIngress.rx_packets", 2) == (3, 300)
+    assert e.counter_read("CntIngress.rx_both", 5) == (3, 300)
+    assert e.counter_read("CntEgress.tx_both", 5) == (3, 300)
+    e.counter_reset("CntIngress.rx_both")
+    assert e.counter_read("CntIngress.rx_both", 5) == (0, 0)
