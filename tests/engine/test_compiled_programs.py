@@ -251,3 +251,61 @@ def test_indirect_counters_by_type():
     assert e.counter_read("CntEgress.tx_both", 5) == (3, 300)
     e.counter_reset("CntIngress.rx_both")
     assert e.counter_read("CntIngress.rx_both", 5) == (0, 0)
+
+
+def test_ecmp_selector_spreads_flows_consistently():
+    from engine_helpers import ipv4
+
+    e = engine("action_selector_ecmp")
+    prof = "EcmpIngress.ecmp_group_selector"
+    for m in range(4):
+        e.profile_member_set(prof, m, "EcmpIngress.set_port", [m + 1])
+    e.profile_group_set(prof, 1, [0, 1, 2, 3])
+    e.table_add_group("EcmpIngress.ecmp_group", [("10.0.0.0", 8)], 1)
+
+    def flow(sport):
+        tcp = sport.to_bytes(2, "big") + (80).to_bytes(2, "big") + bytes(8) + b"\x50\x00" + bytes(6)
+        return ipv4("10.1.1.1", proto=6, payload=tcp)
+
+    for i, sport in enumerate(range(1000, 1064)):
+        e.send(9, flow(sport), 2 * i)
+        e.send(9, flow(sport), 2 * i + 1)
+    e.drain()
+    got = [p for p, _, _ in e.received()]
+
+    def crc16_arc(data):
+        crc = 0
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+        return crc
+
+    # Member = crc16(srcAddr, protocol, srcPort, dstPort) mod group size, as BMv2 selects.
+    src = bytes([10, 0, 0, 1])
+    want = [1 + crc16_arc(src + b"\x06" + sp.to_bytes(2, "big") + (80).to_bytes(2, "big")) % 4
+            for sp in range(1000, 1064) for _ in range(2)]
+    assert got == want
+    e.profile_group_set(prof, 1, [0, 1, 2], modify=True)
+    e.send(9, flow(1000), 1_000)
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [
+        1 + crc16_arc(src + b"\x06" + (1000).to_bytes(2, "big") + (80).to_bytes(2, "big")) % 3
+    ]
+
+
+def test_byte_meter_marks_yellow_and_drops_red():
+    from engine_helpers import ipv4
+
+    e = engine("meter_color_marking")
+    e.table_add("MtrIngress.classify", [46], "MtrIngress.police", [3])
+    # Committed 1000 B/s, burst 200 B; peak 2000 B/s, burst 300 B; 100-byte frames.
+    e.meter_set("MtrIngress.class_meter", 3, 1000, 200, 2000, 300)
+    assert e.meter_get("MtrIngress.class_meter", 3) == (1000, 200, 2000, 300)
+    frame = bytearray(ipv4("10.0.0.1", payload=bytes(100 - 34)))
+    frame[15] = 46 << 2  # DSCP EF
+    for _ in range(4):
+        e.send(2, bytes(frame), 0)
+    e.drain()
+    dscp = [f[15] >> 2 for _, f, _ in e.received()]
+    assert dscp == [46, 46, 10]  # green, green, yellow (remarked); the fourth is red
