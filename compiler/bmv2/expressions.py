@@ -174,6 +174,8 @@ class ExpressionLowering:
         # Computes a call used as a value (function, value-returning extern method) into a
         # binding before the current statement; set by statement lowering, else None.
         self.inline_call: Any = None
+        # Expressions already computed into a binding (by node identity), e.g. a table's hit.
+        self.overrides: dict[int, Any] = {}
 
     # ---------------------------------------------------------------- resolution
 
@@ -311,6 +313,9 @@ class ExpressionLowering:
     def value(self, e: ast.Expression, env: Env) -> dict:
         """Operand computing `e` (booleans as BMv2 booleans, everything else as data)."""
         p4type = e.type
+        if id(e) in self.overrides:
+            operand = self.binding_operand(self.overrides[id(e)], e)
+            return expr_op("d2b", None, operand) if is_bool(strip_type(p4type)) else operand
         if e.const_value is not None and not isinstance(e, ast.MethodCallExpression):
             return const_operand(e.const_value, p4type, self.ctx)
         if isinstance(e, ast.PathExpression | ast.MemberExpression | ast.IndexExpression):
@@ -517,8 +522,8 @@ class ExpressionLowering:
         if call is not None and call.kind == ast.CallKind.TABLE_APPLY:
             raise CompileError(
                 e.pos,
-                f"t.apply().{e.member} is only supported as the whole condition of an if statement "
-                "(optionally negated) by the BMv2 back end",
+                f"t.apply().{e.member} is only supported in the condition of an if statement "
+                "by the BMv2 back end",
             )
         raise unsupported(e, "this member of a call result")
 

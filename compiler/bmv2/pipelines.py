@@ -17,7 +17,7 @@ from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
 from .actions import Actions, DeclaredIn
-from .aliasing import copied_parameters
+from .aliasing import copied_parameters, syntax_children
 from .context import (
     Context,
     annotation_int,
@@ -83,6 +83,52 @@ def table_apply_test(cond: ast.Expression) -> tuple[ast.MethodCallExpression, bo
             hit = cond.member == "hit"
             return inner, hit != negate
     return None
+
+
+def descendants(node: Any) -> list[Any]:
+    """Every syntactic node under `node` (itself included)."""
+    out: list[Any] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(syntax_children(n))
+    return out
+
+
+def applied_first(cond: ast.Expression) -> list[ast.MemberExpression]:
+    """The `t.apply().hit|miss` terms of a condition, in evaluation order.
+
+    Each must sit where the condition always evaluates it (not right of `&&`/`||`, not in a
+    branch of `?:`): the table is applied before the condition is computed.
+    """
+    found: list[ast.MemberExpression] = []
+
+    def walk(e: Any, always: bool) -> None:
+        if isinstance(e, ast.MemberExpression) and e.member in ("hit", "miss") and isinstance(
+            e.expr, ast.MethodCallExpression
+        ) and e.expr.call is not None and e.expr.call.kind == ast.CallKind.TABLE_APPLY:
+            if not always:
+                raise CompileError(
+                    e.pos,
+                    f"t.apply().{e.member} where the condition may skip it (right of && or ||, or in "
+                    "a branch of ?:) is not supported by the BMv2 back end",
+                )
+            found.append(e)
+            return
+        if isinstance(e, ast.BinaryExpression) and e.op in ("&&", "||"):
+            walk(e.left, always)
+            walk(e.right, False)
+        elif isinstance(e, ast.TernaryExpression):
+            walk(e.cond, always)
+            walk(e.then, False)
+            walk(e.otherwise, False)
+        else:
+            for child in syntax_children(e):
+                walk(child, always)
+
+    walk(cond, True)
+    return found
 
 
 def call_kind(s: Any) -> ast.CallKind | None:
@@ -185,6 +231,15 @@ class ControlLowering:
         if isinstance(s, ast.AssignmentStatement | ast.VariableDeclaration | ast.ConstantDeclaration
                       | ast.EmptyStatement | ast.ExitStatement):
             return True
+        if isinstance(s, ast.ForStatement):
+            # A loop that applies nothing runs inside a synthesized action (jumps, §1.15);
+            # `return` would leave that action, not the control, so such loops stay out.
+            return not any(
+                isinstance(n, ast.ReturnStatement | ast.SwitchStatement) or (
+                    isinstance(n, ast.MethodCallExpression) and n.call is not None
+                    and n.call.kind in (ast.CallKind.TABLE_APPLY, ast.CallKind.CONTROL_APPLY))
+                for n in descendants(s)
+            )
         kind = call_kind(s)
         return kind is not None and kind not in (
             ast.CallKind.TABLE_APPLY, ast.CallKind.CONTROL_APPLY, ast.CallKind.ACTION)
@@ -223,6 +278,12 @@ class ControlLowering:
         if kind == ast.CallKind.CONTROL_APPLY:
             self.inline_control(s.call, env)
             return False
+        if isinstance(s, ast.ForStatement):
+            raise CompileError(
+                s.pos,
+                "a for loop that applies a table or a control, or returns, is not supported in a "
+                "control's apply block by the BMv2 back end (a BMv2 table is applied once per pass)",
+            )
         raise unsupported(s, statement_name(s).replace(" here", " in a control's apply block"))
 
     # ---------------------------------------------------------------- nodes
@@ -306,9 +367,13 @@ class ControlLowering:
             then_key, else_key = ("__HIT__", "__MISS__") if hit_is_true else ("__MISS__", "__HIT__")
             self.branches(s, env, returns, self._next_setter(table, then_key), self._next_setter(table, else_key))
             return
-        # Value-returning extern calls in the condition (`r.read(i) == 0`) run in a
-        # synthesized action first; the conditional reads their temporaries.
+        # `t.apply().hit` inside a larger condition: apply the table first and record the
+        # result in a temporary, as p4c does; the condition then reads the temporary.
         reader = StatementLowering(self.ctx, self.externs)
+        for member in applied_first(s.cond):
+            reader.exprs.overrides[id(member)] = self.table_result(member, env)
+        # Value-returning calls in the condition (`r.read(i) == 0`, functions) run in a
+        # synthesized action first; the conditional reads their temporaries.
         cond = to_bool(reader.exprs.value(s.cond, env))
         if reader.out.prims:
             name, action_id = self.actions.hidden_primitives(
@@ -316,6 +381,24 @@ class ControlLowering:
             self.hidden_table(f"tbl_{name}", name, action_id, [], s.cond)
         set_true, set_false = self.conditional(cond, s.cond)
         self.branches(s, env, returns, set_true, set_false)
+
+    def table_result(self, member: ast.MemberExpression, env: Env) -> FieldRef:
+        """Apply the table of `t.apply().hit|miss`; a bool temporary says whether that held."""
+        result = self.ctx.temporary(t.Bool())
+        table = self.apply_table(member.expr, env)
+        table["base_default_next"] = None
+        table["next_tables"] = {"__HIT__": None, "__MISS__": None}
+        exits: list[Setter] = []
+        for key in ("__HIT__", "__MISS__"):
+            writer = StatementLowering(self.ctx, self.externs)
+            writer.store(result, {"type": "bool", "value": (key == "__HIT__") == (member.member == "hit")}, member)
+            name, action_id = self.actions.hidden_primitives(
+                writer.out.resolve(), self.ctx.hidden_action_base(member))
+            self.pending = [self._next_setter(table, key)]
+            self.hidden_table(f"tbl_{name}", name, action_id, [], member)
+            exits += self.pending
+        self.pending = exits
+        return result
 
     def conditional(self, cond: dict, node: Any) -> tuple[Setter, Setter]:
         """A `node_N` conditional on `cond`; returns setters for its true and false edges."""

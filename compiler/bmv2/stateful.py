@@ -89,7 +89,12 @@ class Stateful:
         if size == 0:
             raise CompileError(decl.pos, "direct registers (size 0) are not supported by BMv2")
         if not isinstance(elem, t.Bits):
-            raise unsupported(decl, f"a register of {elem}")
+            # p4c-bm2-ss rejects these too: a BMv2 register array holds one bit string per cell.
+            raise CompileError(
+                decl.pos,
+                f"{name}: registers with types other than bit<> or int<> are not supported by BMv2 "
+                f"(this one holds {elem})",
+            )
         entry: dict = {"name": name, "id": self.ctx.next_id("register_arrays")}
         self._info(entry, decl)
         entry["size"] = size

@@ -389,3 +389,23 @@ def test_struct_fields_in_headers_named_package_arguments_and_old_mark_to_drop()
     # (tagged_t){#} invalidates the header: it is not emitted.
     port, frame, _ = send(e, 1, tagged_frame(1, 0xF, 0, 0x100))[0]
     assert port == 3 and len(frame) == 56 and frame[12:14] == b"\x88\xba"
+
+
+def count_frame(dst, src, n):
+    return mac(dst) + mac(src) + b"\x88\xbb" + bytes([n, 0, 0, 0]) + bytes(42)
+
+
+def test_for_loop_in_apply_block_and_table_results_inside_conditions():
+    e = engine("control_loops_and_table_results.p4")
+    # Both tables miss: known_src.apply().hit is false, blocked_dst.apply().miss is true.
+    port, frame, _ = send(e, 1, count_frame(9, 2, 5))[0]
+    # The loop sums 1..5 but skips 3: 12.
+    assert port == 3 and frame[14:18] == bytes([5, 0, 12, 1])
+    e.table_add("LoopIngress.known_src", {"hdr.ethernet.srcAddr": 2}, "LoopIngress.allow", {})
+    e.table_add("LoopIngress.blocked_dst", {"hdr.ethernet.dstAddr": 9}, "LoopIngress.allow", {})
+    port, frame, _ = send(e, 1, count_frame(9, 2, 5))[0]
+    assert port == 2 and frame[14:18] == bytes([5, 0, 12, 2])
+    port, frame, _ = send(e, 1, count_frame(9, 2, 12))[0]
+    assert port == 3 and frame[14:18] == bytes([12, 0, 75, 2])
+    port, frame, _ = send(e, 1, count_frame(9, 2, 0))[0]
+    assert port == 2 and frame[14:18] == bytes([0, 0, 0, 1])

@@ -169,15 +169,86 @@ def test_actions_are_numbered_like_p4c():
     assert table["action_ids"] == [2, 1, 0]
 
 
-def test_table_result_inside_a_larger_condition_is_rejected_by_name(tmp_path):
+def test_table_result_inside_a_larger_condition_goes_through_a_temporary(tmp_path):
+    doc, pipe, tables, actions = inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
+                                        "if (t.apply().hit && hdr.h.b == 1) { sm.egress_spec = 1; }")
+    table = tables["I.t"]
+    assert pipe["init_table"] == "I.t" and table["base_default_next"] is None
+    hit, miss = (tables[table["next_tables"][k]] for k in ("__HIT__", "__MISS__"))
+    stored = [actions[x["actions"][0]]["primitives"][0]["parameters"] for x in (hit, miss)]
+    true, false = ({"type": "expression", "value": {"type": "expression", "value": {
+        "op": "b2d", "left": None, "right": {"type": "bool", "value": v}}}} for v in (True, False))
+    assert stored == [[{"type": "field", "value": ["scalars", "tmp"]}, true],
+                      [{"type": "field", "value": ["scalars", "tmp"]}, false]]
+    cond = pipe["conditionals"][0]
+    assert hit["base_default_next"] == miss["base_default_next"] == cond["name"]
+    assert cond["expression"]["value"]["op"] == "and"
+    assert cond["expression"]["value"]["left"]["value"] == {
+        "op": "d2b", "left": None, "right": {"type": "field", "value": ["scalars", "tmp"]}}
+
+
+def test_table_result_the_condition_may_skip_is_rejected_by_name(tmp_path):
     import pytest
 
     from bufferlab.compiler.diagnostics import CompileError
 
     with pytest.raises(CompileError) as err:
         inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
-               "if (t.apply().hit && hdr.h.b == 1) { sm.egress_spec = 1; }")
-    assert "t.apply().hit" in err.value.message and err.value.pos.line == 15
+               "if (hdr.h.b == 1 || t.apply().hit) { sm.egress_spec = 1; }")
+    assert "t.apply().hit" in err.value.message and "may skip" in err.value.message
+    assert (err.value.pos.line, err.value.pos.column) == (15, 21)
+
+
+def test_for_loop_in_apply_block_runs_in_a_synthesized_action():
+    _, pipe, tables, _, actions = pipeline("control_loops_and_table_results.p4")
+    loop = next(a for a in actions.values() if a["name"].startswith("control_loops_and_table_results")
+                and any(p["op"] == "_jump" for p in a["primitives"]))
+    ops = [p["op"] for p in loop["primitives"]]
+    assert ops.count("_jump_if_zero") == 2 and ops.count("_jump") == 2
+
+
+def test_for_loop_applying_a_table_in_an_apply_block_is_rejected(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
+               "for (bit<8> i = 0; i < 2; i = i + 1) { t.apply(); }")
+    assert "for loop that applies a table" in err.value.message and err.value.pos.line == 15
+
+
+STRUCT_REGISTER = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+struct hs { h_t h; }
+struct pair_t { bit<8> x; bit<8> y; }
+struct ms { pair_t p; }
+parser P(packet_in pkt, out hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control C(inout hs hdr, inout ms meta) { apply { } }
+control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    register<pair_t>(4) pairs;
+    apply { pairs.read(meta.p, 0); }
+}
+control D(packet_out pkt, in hs hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_struct_typed_register_is_rejected_as_p4c_does(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    src = tmp_path / "reg.p4"
+    src.write_text(STRUCT_REGISTER)
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert err.value.pos.line == 13
+    assert "registers with types other than bit<> or int<> are not supported" in err.value.message
 
 
 def test_switch_on_a_value_becomes_a_conditional_chain():
