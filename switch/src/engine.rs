@@ -34,6 +34,10 @@ pub mod instance {
 /// recirculations), so a program that loops forever cannot hang the engine.
 const MAX_PASSES: u32 = 256;
 
+/// Digests kept until the controller takes them; further ones are counted
+/// and dropped (BMv2's learn queue is bounded too).
+const MAX_PENDING_DIGESTS: usize = 65536;
+
 /// Delivered-frame buffers kept for reuse once the caller hands them back.
 const MAX_SPARE_BUFFERS: usize = 65536;
 
@@ -95,6 +99,8 @@ pub struct EngineStats {
     pub resubmitted: u64,
     /// Recirculations.
     pub recirculated: u64,
+    /// Digests dropped because the controller did not take them in time.
+    pub digests_dropped: u64,
     /// 802.3x PAUSE / PFC frames consumed by ports that honour them.
     pub pause_frames: u64,
     /// Consumed PAUSE / PFC frames that could not apply: the port has no rate
@@ -507,6 +513,10 @@ impl Engine {
     }
 
     fn digest(&mut self, h: u32, list: u32, now: u64) {
+        if self.digests.len() >= MAX_PENDING_DIGESTS {
+            self.stats.digests_dropped += 1;
+            return;
+        }
         if let Some(l) = self.prog.learn_lists.get(&list) {
             let pkt = &self.pool[h as usize];
             let values = l

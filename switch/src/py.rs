@@ -985,6 +985,7 @@ impl PyEngine {
         d.set_item("recirculated", s.recirculated)?;
         d.set_item("pause_frames", s.pause_frames)?;
         d.set_item("pause_frames_ignored", s.pause_frames_ignored)?;
+        d.set_item("digests_dropped", s.digests_dropped)?;
         d.set_item("parser_errors", x.parser_errors)?;
         d.set_item("checksum_errors", x.checksum_errors)?;
         d.set_item("assert_failures", x.assert_failures)?;
