@@ -199,6 +199,7 @@ impl LiveSwitch {
         });
         let waker = set.waker();
         let batch = set.new_batch();
+        let port_batches = interfaces.iter().map(|_| set.new_batch()).collect();
         let mut pending = Vec::new();
         pending.resize_with(NUM_PORTS, VecDeque::new);
         let idle = PacketLoop {
@@ -214,6 +215,8 @@ impl LiveSwitch {
             spent: Vec::new(),
             numbers: interfaces.iter().map(|(p, _)| u32::from(*p)).collect(),
             writable: Vec::with_capacity(interfaces.len()),
+            port_batches,
+            cursors: vec![0; interfaces.len()],
         };
         idle.publish_ports();
         Ok(LiveSwitch {
@@ -364,6 +367,10 @@ struct PacketLoop {
     numbers: Vec<u32>,
     /// Ports found writable by the last wait.
     writable: Vec<u32>,
+    /// One received batch per port (same order as `numbers`), merged in time order.
+    port_batches: Vec<RxBatch>,
+    /// Next frame to hand over in each port's batch.
+    cursors: Vec<usize>,
 }
 
 impl PacketLoop {
@@ -372,8 +379,8 @@ impl PacketLoop {
         while !self.shared.stop.load(Ordering::SeqCst) {
             let timeout = self.timeout_ns();
             let outcome = self.set.wait(Some(timeout)).map_err(|e| e.to_string())?;
-            self.receive()?;
-            self.advance(&mut outputs);
+            let received_until = self.receive()?;
+            self.advance(received_until, &mut outputs);
             for o in outputs.drain(..) {
                 self.queue(o);
             }
@@ -385,7 +392,7 @@ impl PacketLoop {
             self.housekeeping()?;
         }
         // Stopping: what is already due still goes out.
-        self.advance(&mut outputs);
+        self.advance(self.clock.now_ns(), &mut outputs);
         for o in outputs.drain(..) {
             self.queue(o);
         }
@@ -403,62 +410,103 @@ impl PacketLoop {
         }
     }
 
-    /// Hands every received frame to the engine, one lock per batch.
-    fn receive(&mut self) -> Result<(), String> {
+    /// Hands every received frame to the engine, all ports' frames merged in time order
+    /// under one lock. Returns the engine time up to which every frame has been received
+    /// (so advancing further cannot make a frame still in a socket late): the time the
+    /// sockets were read, or earlier when a full batch may have left frames behind.
+    fn receive(&mut self) -> Result<u64, String> {
+        let mut received_until = self.clock.now_ns();
+        let mut any = false;
+        for cursor in &mut self.cursors {
+            *cursor = usize::MAX;
+        }
         while let Some(port) = self
             .set
             .recv_next(&mut self.batch)
             .map_err(|e| e.to_string())?
         {
-            let mut engine = lock(&self.engine);
-            for spent in self.spent.drain(..) {
-                engine.recycle(spent);
+            let Some(i) = self.numbers.iter().position(|&n| n == port) else {
+                continue;
+            };
+            // Swapping moves buffers, not frames: nothing is allocated.
+            std::mem::swap(&mut self.batch, &mut self.port_batches[i]);
+            self.cursors[i] = 0;
+            any = true;
+            let batch = &self.port_batches[i];
+            if batch.len() == batch.capacity() {
+                if let Some(last) = batch.get(batch.len() - 1).and_then(|f| f.kernel_ns) {
+                    received_until = received_until.min(self.clock.from_kernel(&self.offset, last));
+                }
             }
-            let now = self.clock.now_ns();
-            let mut late = 0;
-            let mut refused = 0;
-            for frame in self.batch.iter() {
+        }
+        if !any {
+            return Ok(received_until);
+        }
+        let mut engine = lock(&self.engine);
+        for spent in self.spent.drain(..) {
+            engine.recycle(spent);
+        }
+        let now = self.clock.now_ns();
+        let (mut count, mut late, mut refused) = (0u64, 0u64, 0u64);
+        loop {
+            // The port whose next frame arrived first.
+            let mut next: Option<(usize, u64)> = None;
+            for (i, batch) in self.port_batches.iter().enumerate() {
+                let Some(frame) = batch.get(self.cursors[i]) else {
+                    continue;
+                };
                 let stamped = frame
                     .kernel_ns
                     .map_or(now, |k| self.clock.from_kernel(&self.offset, k));
-                let t = if stamped < engine.now() {
-                    late += 1;
-                    engine.now()
-                } else {
-                    stamped
-                };
-                if let Some(capture) = self.captures[port as usize].as_mut() {
-                    let real = frame
-                        .kernel_ns
-                        .unwrap_or_else(|| self.clock.to_realtime(&self.offset, t));
-                    capture
-                        .input
-                        .write_frame(real, frame.bytes)
-                        .map_err(|e| format!("pcap: {e}"))?;
-                }
-                // The port number fits (ports are added as u16), so only an engine refusal
-                // can fail here; it is counted, the frame is lost as on a wire.
-                if engine.send(port as u16, frame.bytes, t).is_err() {
-                    refused += 1;
+                if next.is_none_or(|(_, t)| stamped < t) {
+                    next = Some((i, stamped));
                 }
             }
-            let stats = &self.shared.stats;
-            AtomicStats::add(&stats.rx_frames, self.batch.len() as u64);
-            AtomicStats::add(&stats.rx_late, late);
-            AtomicStats::add(&stats.rx_refused, refused);
+            let Some((i, stamped)) = next else { break };
+            let port = self.numbers[i];
+            let Some(frame) = self.port_batches[i].get(self.cursors[i]) else {
+                break;
+            };
+            self.cursors[i] += 1;
+            count += 1;
+            let t = if stamped < engine.now() {
+                late += 1;
+                engine.now()
+            } else {
+                stamped
+            };
+            if let Some(capture) = self.captures[port as usize].as_mut() {
+                let real = frame
+                    .kernel_ns
+                    .unwrap_or_else(|| self.clock.to_realtime(&self.offset, t));
+                capture
+                    .input
+                    .write_frame(real, frame.bytes)
+                    .map_err(|e| format!("pcap: {e}"))?;
+            }
+            // The port number fits (ports are added as u16), so only an engine refusal
+            // can fail here; it is counted, the frame is lost as on a wire.
+            if engine.send(port as u16, frame.bytes, t).is_err() {
+                refused += 1;
+            }
         }
-        Ok(())
+        let stats = &self.shared.stats;
+        AtomicStats::add(&stats.rx_frames, count);
+        AtomicStats::add(&stats.rx_late, late);
+        AtomicStats::add(&stats.rx_refused, refused);
+        Ok(received_until)
     }
 
-    /// Advances the engine to now; collects delivered frames, packet-ins and digests.
-    fn advance(&mut self, outputs: &mut Vec<Output>) {
+    /// Advances the engine to `until` (engine time); collects delivered frames, packet-ins
+    /// and digests.
+    fn advance(&mut self, until: u64, outputs: &mut Vec<Output>) {
         let (packet_in, digests) = {
             let mut engine = lock(&self.engine);
             for spent in self.spent.drain(..) {
                 engine.recycle(spent);
             }
-            let now = self.clock.now_ns().max(engine.now());
-            engine.advance(now);
+            let until = until.max(engine.now());
+            engine.advance(until);
             outputs.extend(engine.take_received());
             (engine.take_packet_in(), engine.take_digests())
         };
