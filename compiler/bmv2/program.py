@@ -275,10 +275,14 @@ class ProgramLowering:
             seen.clear()
             for name in names:
                 if name in seen:
+                    # Control-plane names come from the control type, so two blocks of one type
+                    # would give two objects one name: P4Runtime and BMv2 could not tell them
+                    # apart, and p4c rejects such name collisions as well.
                     raise CompileError(
                         self.checked.main.pos,
-                        f"{kind} {name} would appear twice in the BMv2 JSON "
-                        "(is one control type used for two pipeline blocks?)",
+                        f"{kind} {name} would appear twice in the BMv2 JSON and P4Info "
+                        "(is one control type used for two pipeline blocks? declare a second control "
+                        "type for the second block)",
                     )
                 seen.add(name)
 

@@ -409,3 +409,12 @@ def test_for_loop_in_apply_block_and_table_results_inside_conditions():
     assert port == 3 and frame[14:18] == bytes([12, 0, 75, 2])
     port, frame, _ = send(e, 1, count_frame(9, 2, 0))[0]
     assert port == 2 and frame[14:18] == bytes([0, 0, 0, 1])
+
+
+@pytest.mark.parametrize(("ethertype", "kind", "seen"), [(0x88BC, 1, 1), (0x88BC, 2, 1), (0x88BC, 3, 1), (0x0BAD, 1, 0)])
+def test_reject_ends_parsing_without_an_error_as_with_p4c_json(ethertype, kind, seen):
+    e = engine("parser_reject_transitions.p4")
+    frame = mac(1) + mac(2) + ethertype.to_bytes(2, "big") + bytes([kind, 0]) + bytes(44)
+    # Port 1: parser_error stayed NoError; headers extracted before the reject stay valid.
+    port, out, _ = send(e, 1, frame)[0]
+    assert port == 1 and out[14:16] == bytes([kind, seen])
