@@ -288,3 +288,12 @@ def test_endless_e2e_cloning_is_bounded():
     s = e.stats()
     assert s["cloned"] == 255 and s["dropped_pass_limit"] == 1
     assert sorted({p for p, _, _ in out}) == [3, 8] and len(out) == 256
+
+
+def test_pending_digests_are_bounded(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_digest", [3])
+    meta.send_repeated(2, eth(1, size=60), 65536 + 4, 0, 10)
+    meta.drain()
+    assert meta.discard_received() == 65540
+    assert len(meta.digests()) == 65536
+    assert meta.stats()["digests_dropped"] == 4
