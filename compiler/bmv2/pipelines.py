@@ -31,7 +31,7 @@ from .expressions import ExpressionLowering, to_bool
 from .hexstr import hexstr
 from .model import CpActionProfile, CpActionRef, CpEntry, CpParam, CpTable
 from .stateful import Stateful, cp_name, int_arg
-from .statements import StatementLowering, statement_name
+from .statements import StatementLowering, has_call, statement_name
 from .storage import Env, ExprRef, FieldRef, HeaderRef, InstanceRef
 
 DEFAULT_TABLE_SIZE = 1024
@@ -420,6 +420,13 @@ class ControlLowering:
 
     def value_switch(self, s: ast.SwitchStatement, env: Env, returns: list[Setter]) -> None:
         """`switch (expr)` on a value: a chain of conditionals, one per case with a body."""
+        if has_call(s.expr):
+            # Every case tests the value: compute it once, in a synthesized action.
+            value = self.ctx.temporary(s.expr.type)
+            name, action_id = self.actions.hidden_assignments([(value, s.expr)], env,
+                                                              self.ctx.hidden_action_base(s.expr))
+            self.hidden_table(f"tbl_{name}", name, action_id, [], s.expr)
+            self.exprs.overrides[id(s.expr)] = value
         exits: list[Setter] = []
         labels: list[ast.Expression] = []
         default_body: ast.BlockStatement | None = None

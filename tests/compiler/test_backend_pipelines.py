@@ -342,3 +342,18 @@ def test_value_returning_register_read_writes_the_assigned_local_directly():
     assert reads[1]["parameters"][0] == {"type": "field", "value": ["fn", "count"]}
     # As a function argument the value is copied in: the read writes the parameter's local.
     assert reads[2]["parameters"][0] == {"type": "field", "value": ["scalars", "v_0"]}
+
+
+def test_switch_on_a_function_value_computes_it_once(tmp_path):
+    src = tmp_path / "sw.p4"
+    body = ("switch (low(hdr.h.a)) {\n 1: { sm.egress_spec = 1; }\n 2: { sm.egress_spec = 2; }\n"
+            " default: { sm.egress_spec = 3; }\n}")
+    src.write_text(INLINE.format(locals="", body=body).replace(
+        "control C(", "bit<8> low(in bit<8> v) {\n    bit<8> r = v & 3;\n    return r;\n}\ncontrol C("))
+    doc = compile(src)[0]
+    pipe = doc["pipelines"][0]
+    first = next(t for t in pipe["tables"] if t["name"] == pipe["init_table"])
+    compute = next(a for a in doc["actions"] if a["name"] == first["actions"][0])
+    assert compute["primitives"][-1]["parameters"][0] == {"type": "field", "value": ["scalars", "tmp"]}
+    tested = [c["expression"]["value"]["left"] for c in pipe["conditionals"]]
+    assert tested == [{"type": "field", "value": ["scalars", "tmp"]}] * 2
