@@ -195,6 +195,26 @@ pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u
                 v
             }
         }
+        Expr::UnionStackLast {
+            ustack,
+            member,
+            offset,
+            width,
+            signed,
+        } => {
+            let next = pkt.phv.ustack_next[*ustack as usize];
+            let unions = &p.union_stacks[*ustack as usize].unions;
+            let Some(&u) = next.checked_sub(1).and_then(|i| unions.get(i as usize)) else {
+                return 0;
+            };
+            let h = p.unions[u as usize].headers[*member as usize];
+            let v = pkt.phv.fields[(p.headers[h as usize].first_field + offset) as usize];
+            if *signed {
+                sign_extend(v, *width)
+            } else {
+                v
+            }
+        }
         Expr::StackIndexValid { stack, index } => {
             stack_elem(p, *stack, eval(p, st, pkt, data, index))
                 .map_or(0, |h| u128::from(pkt.phv.valid[h as usize]))

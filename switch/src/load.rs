@@ -831,6 +831,48 @@ impl Loader {
                     signed,
                 ))
             }
+            Some("union_stack_field") => {
+                let a = val.as_array();
+                let part = |i: usize| {
+                    a.and_then(|a| a.get(i))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                };
+                let (us, member, field) = (part(0), part(1), part(2));
+                let Some(&ustack) = self.ustack_by_name.get(us) else {
+                    return err(ctx, format!("unknown header union stack '{us}'"));
+                };
+                let u0 = &self.p.unions[self.p.union_stacks[ustack as usize].unions[0] as usize];
+                let Some(m) = u0.headers.iter().position(|&h| {
+                    self.p.headers[h as usize]
+                        .name
+                        .ends_with(&format!(".{member}"))
+                }) else {
+                    return err(ctx, format!("union stack '{us}' has no member '{member}'"));
+                };
+                let h = &self.p.headers[u0.headers[m] as usize];
+                let full = format!("{}.{field}", h.name);
+                let Some(k) = (0..h.num_fields)
+                    .find(|k| self.p.fields[(h.first_field + k) as usize].name == full)
+                else {
+                    return err(
+                        ctx,
+                        format!("union stack '{us}' member '{member}' has no field '{field}'"),
+                    );
+                };
+                let fi = &self.p.fields[(h.first_field + k) as usize];
+                let (width, signed) = (fi.width, fi.signed);
+                Ok((
+                    Expr::UnionStackLast {
+                        ustack,
+                        member: m as u32,
+                        offset: k,
+                        width,
+                        signed,
+                    },
+                    signed,
+                ))
+            }
             Some("expression") => {
                 if val.get("type").is_some() {
                     return self.expr(val, ctx);
@@ -1468,7 +1510,9 @@ impl Loader {
                 let width = match &expr {
                     Expr::Field(f) | Expr::SignedField(f, _) => self.p.fields[*f as usize].width,
                     Expr::Valid(_) => 1,
-                    Expr::Lookahead { width, .. } | Expr::StackLast { width, .. } => *width,
+                    Expr::Lookahead { width, .. }
+                    | Expr::StackLast { width, .. }
+                    | Expr::UnionStackLast { width, .. } => *width,
                     _ => return err(&kctx, "unsupported transition key element"),
                 };
                 // Signed keys compare as their raw bits.

@@ -131,6 +131,14 @@ pub enum Expr {
     },
     /// Validity of a stack element chosen at run time.
     StackIndexValid { stack: u32, index: Box<Expr> },
+    /// Field of a member of the last extracted union of a union stack.
+    UnionStackLast {
+        ustack: u32,
+        member: u32,
+        offset: u32,
+        width: u32,
+        signed: bool,
+    },
     /// Index of the last valid element.
     LastStackIndex(u32),
     /// Number of elements.
