@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run stop
+.PHONY: setup build test lint bench clean run stop cli
 
 setup: .stamp-apt .stamp-venv .stamp-install
 
@@ -59,8 +59,14 @@ test: build lint
 bench: build
 	@for b in bench/*.py; do [ -e "$$b" ] && $(PY) $$b; done; true
 
+# The main experiment: seed 000's ToR buffer and forwarding-delay study. FULL=1 runs the whole grid.
 run: build
-	@echo "make run: the ToR buffer experiment (issue 7) is not built yet; see README 'Status'." >&2; exit 1
+	$(PY) -m bufferlab.experiments.tor_switch $(if $(FULL),--full)
+
+# A Mininet CLI on three hosts and one switch running forward.p4 (pingall works).
+# SWITCH=simple_switch_grpc runs BMv2's switch instead of bufferlab-switch.
+cli: build
+	$(PY) -m bufferlab.mininet.cli_demo $(if $(SWITCH),--switch $(SWITCH))
 
 # Removes only what a crashed bufferlab network left behind (never other Mininet users' state).
 stop:

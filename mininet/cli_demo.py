@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bufferlab.mininet.cli_demo",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--pingall", action="store_true", help="run pingall instead of the CLI")
+    parser.add_argument("--switch", default=None,
+                        help="switch program to run (default bufferlab-switch; e.g. simple_switch_grpc)")
     parser.add_argument("--build-dir", type=Path, default=Path("build"))
     parser.add_argument("--log-dir", type=Path, default=Path("logs"))
     parser.add_argument("--pcap-dir", type=Path, default=Path("pcaps"))
@@ -90,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     json_path, p4info_path = build(args.build_dir)
     args.log_dir.mkdir(parents=True, exist_ok=True)
     args.pcap_dir.mkdir(parents=True, exist_ok=True)
-    options = NetworkOptions(json_path=str(json_path), switch_binary=switch_binary(),
+    options = NetworkOptions(json_path=str(json_path), switch_binary=args.switch or switch_binary(),
                              log_dir=str(args.log_dir), pcap_dir=str(args.pcap_dir),
                              netns_prefix=args.netns_prefix, grpc_base_port=args.grpc_base_port,
                              thrift_base_port=args.thrift_base_port)
