@@ -474,6 +474,22 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
             }
             pkt.phv.stack_next[*d as usize] = pkt.phv.stack_next[*s as usize];
         }
+        Prim::AssignUnionStack(d, s) => {
+            let (du, su) = (
+                &p.union_stacks[*d as usize].unions,
+                &p.union_stacks[*s as usize].unions,
+            );
+            for (&dun, &sun) in du.iter().zip(su) {
+                let (dh, sh) = (
+                    &p.unions[dun as usize].headers,
+                    &p.unions[sun as usize].headers,
+                );
+                for (&dm, &sm_) in dh.iter().zip(sh) {
+                    copy_header(p, pkt, dm, sm_);
+                }
+            }
+            pkt.phv.ustack_next[*d as usize] = pkt.phv.ustack_next[*s as usize];
+        }
         Prim::AssignVl(d, s) => {
             let (dh, sh) = (
                 &p.headers[p.fields[*d as usize].header as usize],

@@ -1218,6 +1218,10 @@ impl Loader {
                 Self::named(&self.stack_by_name, p(0)?, "header stack", ctx)?,
                 Self::named(&self.stack_by_name, p(1)?, "header stack", ctx)?,
             ),
+            "assign_union_stack" => Prim::AssignUnionStack(
+                Self::named(&self.ustack_by_name, p(0)?, "header union stack", ctx)?,
+                Self::named(&self.ustack_by_name, p(1)?, "header union stack", ctx)?,
+            ),
             "assign_VL" => {
                 let (Expr::Field(d), Expr::Field(s)) = (e(0)?, e(1)?) else {
                     return err(ctx, "assign_VL needs two varbit fields");

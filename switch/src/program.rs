@@ -207,6 +207,7 @@ pub enum Prim {
     AssignHeader(HeaderRef, HeaderRef),
     AssignUnion(u32, u32),
     AssignStack(u32, u32),
+    AssignUnionStack(u32, u32),
     AssignVl(FieldId, FieldId),
     AddHeader(HeaderRef),
     RemoveHeader(HeaderRef),

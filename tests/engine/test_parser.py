@@ -126,11 +126,13 @@ def test_value_set_membership(parser):
 US1_B, US0_A = 16, 32
 
 
-def test_union_stack_extract_and_last_field_key(parser):
+def test_union_stack_extract_last_field_key_and_copy(parser):
     # us[0] gets member a; its field a == 0 selects member b for us[1].
-    frame = ETH + b"\x00\xfa" + b"\x00\x00" + b"\x11\x22\x33\x44" + b"rest"
-    rep, out = through(parser, frame)
-    assert rep == report(valid=US0_A | US1_B) and out == frame
-    frame = ETH + b"\x00\xfa" + b"\x00\x01" + b"\x11\x22\x33\x44"
-    rep, out = through(parser, frame)
-    assert rep == report(valid=US0_A) and out == frame
+    # Ingress copies the whole union stack into us2, emitted after us.
+    stack = b"\x00\x00" + b"\x11\x22\x33\x44"
+    rep, out = through(parser, ETH + b"\x00\xfa" + stack + b"rest")
+    assert rep == report(valid=US0_A | US1_B)
+    assert out == ETH + b"\x00\xfa" + stack + stack + b"rest"
+    rep, out = through(parser, ETH + b"\x00\xfa" + b"\x00\x01" + b"\x11\x22\x33\x44")
+    assert rep == report(valid=US0_A)
+    assert out == ETH + b"\x00\xfa" + b"\x00\x01" * 2 + b"\x11\x22\x33\x44"
