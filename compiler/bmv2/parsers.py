@@ -149,24 +149,91 @@ class ParserLowering:
         scope = env.child()
         frame = Frame(end=Label(), outermost=True)
         split = 0
-        for component in s.components:
+        split = [0]
+        current, sl = self.components(s.components, current, sl, scope, frame, names[id(s)], prefix, split)
+        self.transitions(current, s, sl, scope, names, accept)
+        current["parser_ops"] = sl.out.prims
+
+    def components(
+        self,
+        components: list[Any],
+        current: dict,
+        sl: StatementLowering,
+        scope: Env,
+        frame: Frame,
+        base: str,
+        prefix: str,
+        split: list[int],
+    ) -> tuple[dict, StatementLowering]:
+        """Lower statements into `current`; sub-parser calls and `if`s split the state.
+
+        Returns the state (and its op list) where the statements after these continue.
+        """
+        for component in components:
             call = component.call if isinstance(component, ast.MethodCallStatement) else None
             if (
                 call is not None
                 and call.call is not None
                 and call.call.kind == ast.CallKind.PARSER_APPLY
             ):
-                continuation = f"{names[id(s)]}_{split}"
-                split += 1
+                continuation = f"{base}_{split[0]}"
+                split[0] += 1
                 sub_start = self.call_subparser(call, scope, continuation, prefix, sl)
                 current["parser_ops"] = sl.out.prims
                 current["transitions"] = [self.transition("default", None, None, sub_start)]
                 current = self.new_state(continuation)
                 sl = StatementLowering(self.ctx, self.externs, in_parser=True)
                 continue
+            if isinstance(component, ast.BlockStatement):
+                current, sl = self.components(
+                    component.components, current, sl, scope.child(), frame, base, prefix, split)
+                continue
+            if isinstance(component, ast.IfStatement):
+                current, sl = self.if_split(component, current, sl, scope, frame, base, prefix, split)
+                continue
             sl.statement(component, scope, frame)
-        self.transitions(current, s, sl, scope, names, accept)
+        return current, sl
+
+    def if_split(
+        self,
+        s: ast.IfStatement,
+        current: dict,
+        sl: StatementLowering,
+        scope: Env,
+        frame: Frame,
+        base: str,
+        prefix: str,
+        split: list[int],
+    ) -> tuple[dict, StatementLowering]:
+        """`if` in a parser state: BMv2 states cannot branch inside, so the state ends with a
+        select on the condition and each branch becomes a state joining at a new state, as
+        p4c's parser control-flow removal does."""
+        key, _ = self.select_key(s.cond, sl, scope)
         current["parser_ops"] = sl.out.prims
+        current["transition_key"] = [key]
+        number = split[0]
+        split[0] += 1
+        join = f"{base}_join_{number}"
+        targets = {}
+        exits: list[tuple[dict, StatementLowering]] = []
+        for label, branch in (("true", s.then), ("false", s.otherwise)):
+            if branch is None:
+                targets[label] = join
+                continue
+            name = f"{base}_{label}_{number}"
+            targets[label] = name
+            state = self.new_state(name)
+            branch_sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+            body = branch.components if isinstance(branch, ast.BlockStatement) else [branch]
+            exits.append(self.components(body, state, branch_sl, scope.child(), frame, base, prefix, split))
+        current["transitions"] = [
+            self.transition("hexstr", "0x01", None, targets["true"]),
+            self.transition("default", None, None, targets["false"]),
+        ]
+        for state, branch_sl in exits:
+            state["parser_ops"] = branch_sl.out.prims
+            state["transitions"] = [self.transition("default", None, None, join)]
+        return self.new_state(join), StatementLowering(self.ctx, self.externs, in_parser=True)
 
     def call_subparser(
         self,

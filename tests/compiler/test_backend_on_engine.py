@@ -418,3 +418,16 @@ def test_reject_ends_parsing_without_an_error_as_with_p4c_json(ethertype, kind, 
     # Port 1: parser_error stayed NoError; headers extracted before the reject stay valid.
     port, out, _ = send(e, 1, frame)[0]
     assert port == 1 and out[14:16] == bytes([kind, seen])
+
+
+@pytest.mark.parametrize(("ethertype", "flags", "port", "mark"), [(0x88BD, 1, 11, 0), (0x88BD, 2, 12, 0xEE),
+                                                                  (0x0800, 0, 0, None)])
+def test_if_statements_in_parser_states(ethertype, flags, port, mark):
+    e = engine("parser_if_statements.p4")
+    frame = mac(1) + mac(2) + ethertype.to_bytes(2, "big") + bytes([flags, 7, 0]) + bytes(43)
+    out_port, out, _ = send(e, 1, frame)[0]
+    assert out_port == port
+    if mark is not None:
+        assert out[14:17] == bytes([flags, 7, mark])
+    else:
+        assert out[14:17] == bytes([flags, 7, 0])

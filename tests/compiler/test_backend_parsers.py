@@ -340,3 +340,15 @@ def test_reject_becomes_a_null_next_state_with_p4cs_warning(tmp_path):
     assert (12, "explicit transition to reject not supported on this target (parsing ends as on accept)") in messages
     assert (16, "dangling: implicit transition to `reject'; explicit transition to reject not supported on this "
                 "target (parsing ends as on accept)") in messages
+
+
+def test_if_in_a_parser_state_splits_the_state():
+    _, by_name = states("parser_if_statements.p4")
+    start = by_name["start"]
+    assert start["transition_key"] == [{"type": "field", "value": ["scalars", "tmp"]}]
+    assert start["transitions"] == [tr("hexstr", "0x01", None, "start_true_0"),
+                                    tr("default", None, None, "start_join_0")]
+    assert by_name["start_true_1"]["transitions"] == [tr("default", None, None, "start_join_1")]
+    assert by_name["start_false_1"]["transitions"] == [tr("default", None, None, "start_join_1")]
+    assert by_name["start_join_0"]["transitions"][0] == tr("hexstr", "0x0b", None, None)
+    assert by_name["finish"]["transition_key"] == [{"type": "field", "value": ["opt", "$valid$"]}]
