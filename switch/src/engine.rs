@@ -626,7 +626,7 @@ impl Engine {
             pkt,
             sm.deq_timedelta,
             masks[1],
-            u128::from(t / 1000 - d.enq_time / 1000),
+            u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
         );
         set(pkt, sm.deq_qdepth, masks[2], u128::from(d.deq_qdepth_pkts));
         set(pkt, sm.qid, masks[3], u128::from(d.queue));
