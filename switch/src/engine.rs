@@ -2,6 +2,18 @@
 //! manager, egress at each frame's `tx_start`, delivery at its `arrival`.
 //! One thread, a virtual clock passed in by the caller and a seeded random
 //! generator: the same inputs give bit-for-bit the same outputs.
+//!
+//! Where this differs from simple_switch, on purpose:
+//! - resubmitted and recirculated packets run again at once instead of
+//!   waiting in an input buffer, and one received frame may cause at most
+//!   `MAX_PASSES` passes (ingress, recirculation, E2E clone) before it is
+//!   dropped and counted, where BMv2 would loop forever;
+//! - a failed `assert`/`assume` drops the packet and is counted instead of
+//!   aborting the process;
+//! - the traffic manager serialises a frame by its length at enqueue time
+//!   (received length adjusted by `add_header`/`remove_header` in ingress),
+//!   so headers added in egress do not lengthen its time on the wire;
+//! - fields are at most 128 bits wide (the loader names wider ones).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
