@@ -26,6 +26,7 @@ from .storage import (
     StackRef,
     StructRef,
     UnionRef,
+    header_leaves,
 )
 
 
@@ -258,6 +259,8 @@ class ExpressionLowering:
             return StackLastField(base.stack, name, element.field_type(name))
         if isinstance(base, DynamicElement):
             element = base.stack.p4type.element
+            if len(header_leaves(element)) != len(element.fields):
+                raise unsupported(e, "a run-time stack index into a header with struct-typed fields")
             offset = next(i for i, (fname, _) in enumerate(element.fields) if fname == name)
             return DynamicField(base.stack, base.index, offset, element.field_type(name))
         if isinstance(base, InstanceRef):
@@ -534,7 +537,7 @@ class ExpressionLowering:
         if isinstance(target, DynamicElement):
             element = target.stack.p4type.element
             return expr_op(
-                "access_field", self.dereference(target.stack, target.index), len(element.fields)
+                "access_field", self.dereference(target.stack, target.index), len(header_leaves(element))
             )
         if isinstance(target, StackMember) and target.member == "last":
             return {"type": "stack_field", "value": [target.stack.name, "$valid$"]}
