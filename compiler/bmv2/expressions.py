@@ -175,6 +175,9 @@ class ExpressionLowering:
         # Computes a call used as a value (function, value-returning extern method) into a
         # binding before the current statement; set by statement lowering, else None.
         self.inline_call: Any = None
+        # Computes `a && b` / `a || b` into a bool binding evaluating b only when needed (set
+        # by action lowering, where jumps exist), else None.
+        self.short_circuit: Any = None
         # Expressions already computed into a binding (by node identity), e.g. a table's hit.
         self.overrides: dict[int, Any] = {}
 
@@ -223,6 +226,20 @@ class ExpressionLowering:
         if e.const_value is not None:
             return ConstRef(e.const_value, e.type)
         raise unsupported(e, f"the expression {type(e).__name__}")
+
+    def calls_in(self, e: ast.Expression) -> bool:
+        """Whether `e` contains a call whose value statement lowering computes."""
+        stack: list[Any] = [e]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.MethodCallExpression) and self.computed_call(node):
+                return True
+            if isinstance(node, ast.Node):
+                stack.extend(v for k, v in vars(node).items()
+                             if k not in ("type", "const_value", "ref", "call") and isinstance(v, ast.Node | list))
+            elif isinstance(node, list):
+                stack.extend(node)
+        return False
 
     def computed_call(self, e: ast.MethodCallExpression) -> bool:
         """Whether call `e` is a function or extern method whose value statement lowering computes."""
@@ -389,6 +406,10 @@ class ExpressionLowering:
         """Binary operators, including `++` and the saturating ones."""
         op = e.op
         if op in ("&&", "||"):
+            if self.short_circuit is not None and self.calls_in(e.right):
+                # The right operand calls something: evaluate it only when P4 does.
+                operand = self.binding_operand(self.short_circuit(e, env), e)
+                return expr_op("d2b", None, operand)
             left = to_bool(self.value(e.left, env))
             right = to_bool(self.value(e.right, env))
             return expr_op("and" if op == "&&" else "or", left, right)

@@ -132,6 +132,8 @@ class StatementLowering:
         self.in_parser = in_parser
         self.exprs = ExpressionLowering(ctx, in_parser)
         self.exprs.inline_call = self.call_result
+        if not in_parser:
+            self.exprs.short_circuit = self.short_circuit
         self.out = PrimitiveList()
         self.loops: list[tuple[Label, Label]] = []
         # Replaced by the action's own end label in lower_action/lower_statements.
@@ -363,6 +365,17 @@ class StatementLowering:
         inner = Frame(end=Label(), outermost=False, depth=0, result=result)
         self.block(decl.body.components, callee_env, inner)
         self.out.place(inner.end)
+
+    def short_circuit(self, e: ast.BinaryExpression, env: Env) -> FieldRef:
+        """`a && b` / `a || b` into a bool temporary, computing b only when a does not decide."""
+        result = self.ctx.temporary(t.Bool())
+        self.store(result, to_bool(self.exprs.value(e.left, env)), e)
+        decided = Label()
+        left = expr_op("d2b", None, result.operand())
+        self.jump(decided, e, left if e.op == "&&" else expr_op("not", None, left))
+        self.store(result, to_bool(self.exprs.value(e.right, env)), e)
+        self.out.place(decided)
+        return result
 
     def call_result(self, e: ast.MethodCallExpression, env: Env) -> Any:
         """The binding holding the value of call `e` used in an expression, computed first.
