@@ -141,8 +141,9 @@ class Runner:
             self.add(rest)
         elif kw == "setdefault":
             table, _, action = rest.partition(" ")
-            name, args = self.action_call(action.strip())
-            self.e.table_set_default(self.table(table), name, args)
+            table = self.table(table)
+            name, args = self.action_call(action.strip(), table)
+            self.e.table_set_default(table, name, args)
         elif kw == "remove":
             if rest.lower() != "all":
                 raise ValueError("only 'remove all' is supported")
@@ -222,12 +223,12 @@ class Runner:
         """Full table name from an STF name."""
         return _resolve(name, self.tables, "table")
 
-    def action_call(self, text: str) -> tuple[str, list[int]]:
-        """`A(p:v, ...)` to (full action name, values in parameter order)."""
+    def action_call(self, text: str, table: str) -> tuple[str, list[int]]:
+        """`A(p:v, ...)` of `table` to (full action name, values in parameter order)."""
         m = _ACTION.match(text.replace(" ", ""))
         if not m:
             raise ValueError(f"bad action call '{text}'")
-        name = _resolve(m["name"], self.e.action_names(), "action")
+        name = _resolve(m["name"], self.e.table_actions(table), f"action of table {table}")
         params = self.e.action_params(name)
         given: dict[str, int] = {}
         for i, arg in enumerate(a for a in m["args"].split(",") if a):
@@ -277,7 +278,7 @@ class Runner:
                            "range": ("range", 0, (1 << width) - 1)}.get(kind)
                 if keys[i] is None:
                     raise ValueError(f"table {table}: exact key {kname} needs a value")
-        name, args = self.action_call(action_text)
+        name, args = self.action_call(action_text, table)
         handle = self.e.table_add_raw(table, keys, name, args, priority)
         if entry_id:
             self.entries[entry_id] = (table, handle)

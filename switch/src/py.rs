@@ -322,6 +322,20 @@ impl PyEngine {
             .collect()
     }
 
+    /// Names of a table's actions.
+    fn table_actions(&self, py: Python<'_>, table: &str) -> PyResult<Vec<String>> {
+        let engine = self.engine(py);
+        let t = engine
+            .prog
+            .table_id(table)
+            .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
+        Ok(engine.prog.tables[t as usize]
+            .actions
+            .iter()
+            .map(|a| engine.prog.actions[*a as usize].name.clone())
+            .collect())
+    }
+
     /// Names of the tables.
     fn tables(&self, py: Python<'_>) -> Vec<String> {
         self.engine(py)
