@@ -309,3 +309,42 @@ def test_byte_meter_marks_yellow_and_drops_red():
     e.drain()
     dscp = [f[15] >> 2 for _, f, _ in e.received()]
     assert dscp == [46, 46, 10]  # green, green, yellow (remarked); the fourth is red
+
+
+def test_shared_action_profile_across_tables():
+    from engine_helpers import ipv4
+
+    e = engine("action_profile_wcmp")
+    prof = "ApIngress.next_hops"
+    e.profile_member_set(prof, 1, "ApIngress.set_next_hop", [0x0A0A0A0A0A0A, 2])
+    e.profile_member_set(prof, 2, "ApIngress.set_next_hop", [0x0B0B0B0B0B0B, 3])
+    e.table_add_member("ApIngress.host_routes", ["10.0.0.7"], 1)
+    e.table_add_member("ApIngress.prefix_routes", [("10.0.0.0", 8)], 2)
+    e.send(1, ipv4("10.0.0.7"), 0)
+    e.send(1, ipv4("10.0.0.8"), 1)
+    e.drain()
+    got = [(p, f[:6].hex()) for p, f, _ in e.received()]
+    assert got == [(2, "0a0a0a0a0a0a"), (3, "0b0b0b0b0b0b")]
+    # One member update changes every table that points at it.
+    e.profile_member_set(prof, 2, "ApIngress.set_next_hop", [0x0C0C0C0C0C0C, 4], modify=True)
+    e.send(1, ipv4("10.0.0.8"), 2)
+    e.drain()
+    assert [(p, f[:6].hex()) for p, f, _ in e.received()] == [(4, "0c0c0c0c0c0c")]
+
+
+def test_random_sampling_clones_about_one_in_n_deterministically():
+    from engine_helpers import ipv4
+
+    def run(seed):
+        doc, _ = compile_p4(ROOT / "tests" / "p4" / "random_sampling.p4")
+        e = Engine(json.dumps(doc), seed=seed)
+        e.table_add("RndIngress.sampling", [1], "RndIngress.sample", [4])
+        e.clone_session_set(100, port=9)
+        e.send_repeated(1, ipv4("10.0.0.1"), 400, 0, 100)
+        e.drain()
+        return [p for p, _, _ in e.received()]
+
+    a = run(1)
+    assert a.count(1) == 400
+    assert 60 <= a.count(9) <= 140
+    assert run(1) == a
