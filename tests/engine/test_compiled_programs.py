@@ -348,3 +348,20 @@ def test_random_sampling_clones_about_one_in_n_deterministically():
     assert a.count(1) == 400
     assert 60 <= a.count(9) <= 140
     assert run(1) == a
+
+
+def test_annotated_names_and_masked_ternary_key():
+    e = engine("table_properties_annotations")
+    e.table_add("global_port_vrf", {"port": 1}, "PropIngress.set_vrf", {"vrf": 5})
+    e.table_add("PropIngress.l2_by_vrf",
+                {"meta.vrf": 5, "hdr.ethernet.dstAddr": 2, "ethertype_hi": (0x0800, 0xFF00)},
+                "PropIngress.forward", {"port": 3, "vrf_hint": 7}, priority=1)
+    e.send(1, eth(2, ethertype=0x0806, size=60), 0)  # 0x0806 & 0xff00 matches 0x0800
+    e.send(2, eth(2, ethertype=0x0806, size=60), 1)  # port 2: const default drop()
+    e.send(1, eth(2, ethertype=0x86DD, size=60), 2)  # high byte differs: default drop()
+    e.drain()
+    assert [p for p, _, _ in e.received()] == [3]
+    from bufferlab.switch import PermissionDeniedError
+
+    with pytest.raises(PermissionDeniedError):
+        e.table_set_default("global_port_vrf", "PropIngress.set_vrf", [1])
