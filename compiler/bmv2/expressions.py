@@ -175,8 +175,8 @@ class ExpressionLowering:
         # Computes a call used as a value (function, value-returning extern method) into a
         # binding before the current statement; set by statement lowering, else None.
         self.inline_call: Any = None
-        # Computes `a && b` / `a || b` into a bool binding evaluating b only when needed (set
-        # by action lowering, where jumps exist), else None.
+        # Computes `a && b`, `a || b` and `c ? x : y` into a binding, evaluating only the
+        # operands P4 evaluates (set by action lowering, where jumps exist), else None.
         self.short_circuit: Any = None
         # Expressions already computed into a binding (by node identity), e.g. a table's hit.
         self.overrides: dict[int, Any] = {}
@@ -362,6 +362,10 @@ class ExpressionLowering:
         if isinstance(e, ast.BinaryExpression):
             return self.binary(e, env)
         if isinstance(e, ast.TernaryExpression):
+            if self.short_circuit is not None and (self.calls_in(e.then) or self.calls_in(e.otherwise)):
+                # A branch calls something: only the chosen branch may run.
+                operand = self.binding_operand(self.short_circuit(e, env), e)
+                return expr_op("d2b", None, operand) if is_bool(strip_type(p4type)) else operand
             cond = to_bool(self.value(e.cond, env))
             then = self.value(e.then, env)
             other = self.value(e.otherwise, env)

@@ -366,8 +366,18 @@ class StatementLowering:
         self.block(decl.body.components, callee_env, inner)
         self.out.place(inner.end)
 
-    def short_circuit(self, e: ast.BinaryExpression, env: Env) -> FieldRef:
-        """`a && b` / `a || b` into a bool temporary, computing b only when a does not decide."""
+    def short_circuit(self, e: ast.BinaryExpression | ast.TernaryExpression, env: Env) -> FieldRef:
+        """`a && b`, `a || b` or `c ? x : y` into a temporary, computing only what P4 evaluates."""
+        if isinstance(e, ast.TernaryExpression):
+            result = self.ctx.temporary(e.type)
+            otherwise, end = Label(), Label()
+            self.jump(otherwise, e, to_bool(self.exprs.value(e.cond, env)))
+            self.store(result, self.exprs.value(e.then, env), e)
+            self.jump(end, e)
+            self.out.place(otherwise)
+            self.store(result, self.exprs.value(e.otherwise, env), e)
+            self.out.place(end)
+            return result
         result = self.ctx.temporary(t.Bool())
         self.store(result, to_bool(self.exprs.value(e.left, env)), e)
         decided = Label()

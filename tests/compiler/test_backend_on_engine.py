@@ -433,9 +433,9 @@ def test_if_statements_in_parser_states(ethertype, flags, port, mark):
         assert out[14:17] == bytes([flags, 7, 0])
 
 
-@pytest.mark.parametrize(("kind", "calls", "result"), [(1, 1, 0xAB), (2, 1, 1)])
-def test_calls_right_of_and_or_run_only_when_needed(kind, calls, result):
+@pytest.mark.parametrize(("kind", "calls", "result", "picks"), [(1, 1, 0xBB, 0x10), (2, 1, 0x21, 0x20)])
+def test_calls_right_of_and_or_and_in_conditional_branches_run_only_when_needed(kind, calls, result, picks):
     e = engine("short_circuit_calls.p4")
-    # kind 1: `&&` calls (true), `||` does not; kind 2: `&&` does not call, `||` does.
-    port, out, _ = send(e, 1, bytes([kind, 0, 0]) + bytes(57))[0]
-    assert port == 1 and out[:3] == bytes([kind, calls, result])
+    # kind 1: `&&` calls (true), `||` does not, `?:` picks 0x10; kind 2: the other way round.
+    port, out, _ = send(e, 1, bytes([kind, 0, 0, 0]) + bytes(56))[0]
+    assert port == 1 and out[:4] == bytes([kind, calls, result, picks])
