@@ -439,3 +439,13 @@ def test_calls_right_of_and_or_and_in_conditional_branches_run_only_when_needed(
     # kind 1: `&&` calls (true), `||` does not, `?:` picks 0x10; kind 2: the other way round.
     port, out, _ = send(e, 1, bytes([kind, 0, 0, 0]) + bytes(56))[0]
     assert port == 1 and out[:4] == bytes([kind, calls, result, picks])
+
+
+@pytest.mark.parametrize(("a", "b", "port", "out"), [(0, 0, 9, b"\x00\x09"), (4, 1, 5, b"\x04\x44"),
+                                                     (7, 2, 8, b"\x03\x03")])
+def test_functions_returning_structs_and_headers_and_in_table_keys(a, b, port, out):
+    e = engine("function_results_composite.p4")
+    e.table_add("I.t", {"a_plus_one": 5}, "I.setb", {"b": 0x44})
+    # meta.p = mk(a) ({9, 9} for 0, else {a, a + 1}); b = mk(b).y; key inc(a); a == 7 -> fresh(3).
+    out_port, frame, _ = send(e, 1, bytes([a, b]) + bytes(58))[0]
+    assert out_port == port and frame[:2] == out
