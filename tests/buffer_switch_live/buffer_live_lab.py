@@ -142,12 +142,14 @@ class BufferLab:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.reader is not None:
-            self.reader.close()
-            self.reader = None
-        if self.switch is not None:
-            self.switch.stop()
-        self.hosts.__exit__()
+        try:
+            if self.reader is not None:
+                self.reader.close()
+                self.reader = None
+            if self.switch is not None:
+                self.switch.stop()
+        finally:
+            self.hosts.__exit__()
 
     def run_ok(self, n: int, *args: str) -> str:
         """A command in host n's namespace that must succeed; its stdout."""
@@ -176,16 +178,17 @@ class BufferLab:
                                                                    index)))
         return decode(found.register_entry.data.bitstring)
 
-    def rx_frames_at_c(self) -> int:
-        """Frames C's interface has received (kernel counter)."""
-        return self.hosts.rx_packets(PORT_C)
+    def frames_out_of_c(self) -> int:
+        """Frames the switch has sent out of port C (kernel counter of its veth end)."""
+        counter = Path("/sys/class/net") / self.hosts.switch_iface(PORT_C) / "statistics"
+        return int((counter / "tx_packets").read_text())
 
     def burst(self, frames_per_sender: int, first_seq: int) -> BurstResult:
         """A and B each send `frames_per_sender` back-to-back frames, starting together; returns
-        once every frame has reached C or been counted in port C's drops (or after
+        once every frame has left port C or been counted in port C's drops (or after
         SETTLE_TIMEOUT_S) and C has been quiet for RECEIVER_IDLE_S."""
         drops_before = self.counter("port_drops", PORT_C)[0]
-        rx_before = self.rx_frames_at_c()
+        out_before = self.frames_out_of_c()
         with Receiver(DATA_PORT, netns=self.hosts.netns(PORT_C)) as receiver:
             # The socket is bound now: frames that arrive before start() wait in it.
             start_ns = time.time_ns() + 100_000_000
@@ -199,7 +202,7 @@ class BufferLab:
             total = sum(sent.values())
             deadline = time.monotonic() + SETTLE_TIMEOUT_S
             while time.monotonic() < deadline:
-                delivered = self.rx_frames_at_c() - rx_before
+                delivered = self.frames_out_of_c() - out_before
                 dropped = self.counter("port_drops", PORT_C)[0] - drops_before
                 if delivered + dropped >= total:
                     break
