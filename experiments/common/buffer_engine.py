@@ -1,8 +1,12 @@
-"""p4src/buffer_switch.p4 on the in-process engine, programmed from parameters.
+"""p4src/buffer_switch.p4 on the in-process engine, programmed by the controller.
 
-Writes what p4src/README.md asks of a controller (switch parameters, forwarding, the
-all-ports multicast group and the clone sessions) straight into an `Engine`, so a
-virtual-time experiment needs no P4Runtime server. Live runs use `bufferlab-ctl` instead.
+An experiment describes the switch as a controller config (`bufferlab.controller.config`),
+the same thing `bufferlab-ctl apply` reads. `programmed_engine` puts a fresh engine behind
+an in-process P4Runtime server (`bufferlab.switch.p4runtime.serve` over `EngineTarget`) and
+lets `BufferSwitch` apply the config over a `SwitchConnection`, so the entries a
+virtual-time run uses are exactly the ones the controller writes into a live switch.
+Only the port model (rate and wire overhead), which on a live switch comes from the
+topology's links rather than from P4Runtime, is set on the engine directly.
 """
 
 from __future__ import annotations
@@ -10,28 +14,52 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from p4.config.v1 import p4info_pb2
+
 from bufferlab.compiler import compile as compile_p4
+from bufferlab.controller.buffer_program import BufferSwitch
+from bufferlab.controller.client import SwitchConnection
+from bufferlab.controller.config import Config
+from bufferlab.controller.p4info import P4InfoIndex
 from bufferlab.switch import Engine
+from bufferlab.switch.p4runtime import serve
+from bufferlab.switch.target import EngineTarget
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4src" / "buffer_switch.p4"
-FLOOD_GROUP = 1
-PORT_SESSION_BASE = 1
-ALL_PORTS_SESSION = 1000
 # The traffic manager's own pool is made this much larger than the P4 pool so that only the
 # program's admission drops frames (a frame the manager dropped after admission would never
 # leave the occupancy registers, p4src/README.md).
 TM_POOL_FACTOR = 2
 ETHERNET_WIRE_OVERHEAD_BYTES = 24
+# The server runs in this process only for the duration of one apply.
+_LOCAL_ADDRESS = "127.0.0.1:0"
+
+
+@dataclass(frozen=True)
+class CompiledProgram:
+    """A P4 program compiled by bufferlab-p4c: BMv2 JSON text and its P4Info."""
+
+    json_text: str
+    p4info: p4info_pb2.P4Info
+
+    @functools.cached_property
+    def index(self) -> P4InfoIndex:
+        """The P4Info's names → ids, as the controller looks them up."""
+        return P4InfoIndex(self.p4info)
+
+    def __getstate__(self) -> dict:
+        """Pickled without the index (worker processes rebuild it on first use)."""
+        return {"json_text": self.json_text, "p4info": self.p4info}
 
 
 @functools.cache
-def compiled_program(path: Path = PROGRAM) -> str:
-    """BMv2 JSON text of a P4 program compiled by bufferlab-p4c (once per process)."""
-    document, _p4info = compile_p4(path)
-    return json.dumps(document)
+def compiled_program(path: Path = PROGRAM) -> CompiledProgram:
+    """buffer_switch.p4 (or ``path``) compiled by bufferlab-p4c, once per process."""
+    document, p4info = compile_p4(path)
+    return CompiledProgram(json.dumps(document), p4info)
 
 
 def host_mac(switch_id: int, port: int) -> str:
@@ -39,55 +67,28 @@ def host_mac(switch_id: int, port: int) -> str:
     return f"08:00:00:00:{switch_id:02x}:{port:02x}"
 
 
-@dataclass(frozen=True)
-class BufferSwitchSetup:
-    """What a controller would write into buffer_switch.p4, plus the engine's port model.
-
-    ``hosts`` maps a port to its host's MAC (an ``l2_forward`` entry each);
-    ``threshold_pct`` gives ports a static share of the pool (percent 1–100);
-    ``rate_bps`` shapes ports (bit/s on the wire, ``wire_overhead_bytes`` per frame besides
-    the frame: preamble 8 + gap 12 + FCS 4, which Linux frames exclude); ports not listed
-    keep the engine's defaults (unlimited rate, 100 % share).
-    """
-
-    pool_bytes: int
-    hosts: Mapping[int, str]
-    threshold_pct: Mapping[int, int] = field(default_factory=dict)
-    rate_bps: Mapping[int, int] = field(default_factory=dict)
-    switch_id: int = 1
-    wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.pool_bytes <= 0xFFFFFFFF:
-            raise ValueError(f"pool_bytes: {self.pool_bytes} is outside 1..4294967295 bytes")
-        for port, pct in self.threshold_pct.items():
-            if not 1 <= pct <= 100:
-                raise ValueError(f"threshold_pct[{port}]: {pct} is outside 1..100 %")
-        for port, rate in self.rate_bps.items():
-            if rate <= 0:
-                raise ValueError(f"rate_bps[{port}]: {rate} bit/s must be positive")
-
-
-def programmed_engine(setup: BufferSwitchSetup, seed: int = 0,
-                      program_json: str | None = None) -> Engine:
-    """A fresh engine running buffer_switch.p4 (or ``program_json``) set up as ``setup`` says."""
-    engine = Engine(program_json or compiled_program(), seed=seed,
-                    pool_bytes=TM_POOL_FACTOR * setup.pool_bytes)
-    ports = sorted(set(setup.hosts) | set(setup.threshold_pct) | set(setup.rate_bps))
-    engine.mc_group_set(FLOOD_GROUP, [(p, 0) for p in ports])
-    for port in ports:
-        engine.clone_session_set(PORT_SESSION_BASE + port, port=port)
-    engine.clone_session_set(ALL_PORTS_SESSION, mcast_grp=FLOOD_GROUP)
-    engine.table_set_default("switch_config", "set_switch", {
-        "switch_id": setup.switch_id, "pool_bytes": setup.pool_bytes,
-        "port_session_base": PORT_SESSION_BASE, "all_ports_session": ALL_PORTS_SESSION})
-    engine.table_set_default("l2_forward", "flood", {"group": FLOOD_GROUP})
-    for port, mac in setup.hosts.items():
-        engine.table_add("l2_forward", {"dst_addr": mac}, "l2_to_port", {"port": port})
-    for port, pct in setup.threshold_pct.items():
-        engine.table_add("buffer_threshold", {"port": port}, "static_threshold", {"percent": pct})
-    for port, rate in setup.rate_bps.items():
-        engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=setup.wire_overhead_bytes)
+def programmed_engine(config: Config, program: CompiledProgram | None = None, seed: int = 0,
+                      rate_bps: Mapping[int, int] | None = None,
+                      wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES) -> Engine:
+    """A fresh engine running ``program`` (buffer_switch.p4 by default) with ``config``
+    applied by the controller over P4Runtime; ports in ``rate_bps`` are shaped to that many
+    bit/s with ``wire_overhead_bytes`` per frame besides the frame."""
+    program = program or compiled_program()
+    for port, rate in (rate_bps or {}).items():
+        if rate <= 0:
+            raise ValueError(f"rate_bps[{port}]: {rate} bit/s must be positive")
+    engine = Engine(program.json_text, seed=seed, pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
+    server = serve(EngineTarget(engine, program.json_text), 0, _LOCAL_ADDRESS)
+    try:
+        with SwitchConnection(f"127.0.0.1:{server.port}") as connection:
+            if not connection.connect():
+                raise RuntimeError("the controller did not become primary on the in-process "
+                                   "P4Runtime server")
+            BufferSwitch(connection, program.index).apply(config, program.json_text.encode())
+    finally:
+        server.stop(0)
+    for port, rate in (rate_bps or {}).items():
+        engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
     return engine
 
 

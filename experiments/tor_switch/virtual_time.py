@@ -1,7 +1,9 @@
 """The virtual-time backend: buffer_switch.p4 on the in-process engine, with an exact tester.
 
 Ports A and B are the tester's sources, C its sink; C is shaped to the tester's line rate
-and holds a static share (the seed's "buffer (%)") of the P4 program's pool. A frame is
+and holds a static share (the seed's "buffer (%)") of the P4 program's pool, set by the
+controller: each trial's fresh engine is programmed over an in-process P4Runtime server
+from the cell's controller config (`switch_config.py`, `common/buffer_engine.py`). A frame is
 handed to the engine when its last bit has crossed the input link (store and forward), and
 its last bit leaves C one inter-frame gap before the engine's delivery time (the engine
 counts the gap as part of a frame's time on the wire). Source B starts at a seeded random
@@ -20,7 +22,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from bufferlab.experiments.common.buffer_engine import (
-    BufferSwitchSetup,
+    CompiledProgram,
     compiled_program,
     host_mac,
     programmed_engine,
@@ -44,6 +46,7 @@ from bufferlab.experiments.tor_switch.backend import (
     FrameRecords,
 )
 from bufferlab.experiments.tor_switch.config import TorConfig
+from bufferlab.experiments.tor_switch.switch_config import SWITCH_ID, switch_config
 from bufferlab.switch import Engine
 from bufferlab.traffic.layers import BufferlabData
 
@@ -64,10 +67,10 @@ class VirtualTimeBackend:
 
     name = "virtual time (in-process engine)"
 
-    def __init__(self, config: TorConfig, program_json: str | None = None) -> None:
-        """Compiles p4src/buffer_switch.p4 unless ``program_json`` is given."""
+    def __init__(self, config: TorConfig, program: CompiledProgram | None = None) -> None:
+        """Compiles p4src/buffer_switch.p4 unless ``program`` is given."""
         self.config = config
-        self._program_json = program_json or compiled_program()
+        self._program = program or compiled_program()
         self._ports = (config.port_a, config.port_b)
         self._ifg_ns = round(ifg_ns(config.port_rate_bps))
 
@@ -77,6 +80,9 @@ class VirtualTimeBackend:
         return [
             ("backend", self.name),
             ("switch program", "p4src/buffer_switch.p4 compiled by bufferlab-p4c"),
+            ("switch entries", "seed000_tor_static.json's shape with this run's pool and "
+                               "threshold, applied by the controller (BufferSwitch) over "
+                               "an in-process P4Runtime server"),
             ("port rate A, B, C", f"{c.port_rate_bps:,} bit/s (frame + 20 bytes preamble/gap)"),
             ("shared pool", f"{c.pool_bytes:,} bytes (frame bytes without FCS)"),
             ("threshold", "static share of port C, % of the pool, tail drop"),
@@ -88,22 +94,18 @@ class VirtualTimeBackend:
 
     def _engine(self, threshold_pct: int) -> Engine:
         c = self.config
-        setup = BufferSwitchSetup(
-            pool_bytes=c.pool_bytes,
-            hosts={p: host_mac(1, p) for p in (c.port_a, c.port_b, c.port_c)},
-            threshold_pct={c.port_c: threshold_pct},
+        return programmed_engine(
+            switch_config(c, threshold_pct), self._program, seed=c.seed,
             rate_bps={c.port_c: c.port_rate_bps},
             # What the tester model puts around a frame on the wire, so the engine's slot on C
             # ends one gap after the last bit.
-            wire_overhead_bytes=PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES,
-        )
-        return programmed_engine(setup, seed=c.seed, program_json=self._program_json)
+            wire_overhead_bytes=PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES)
 
     def frame(self, frame_size_bytes: int, source: int) -> bytearray:
         """Source ``source``'s (0 = A, 1 = B) frame to C, ``frame_size_bytes`` with FCS, as
         the engine receives it (without FCS); seq and tx_ns are patched per frame."""
         port = self._ports[source]
-        head = (Ether(src=host_mac(1, port), dst=host_mac(1, self.config.port_c))
+        head = (Ether(src=host_mac(SWITCH_ID, port), dst=host_mac(SWITCH_ID, self.config.port_c))
                 / IP(src=f"10.0.1.{port}", dst=f"10.0.1.{self.config.port_c}")
                 / UDP(sport=DATA_UDP_PORT + source, dport=DATA_UDP_PORT)
                 / BufferlabData(flow=source))
