@@ -231,7 +231,7 @@ class ControlLowering:
         if isinstance(s, ast.AssignmentStatement | ast.VariableDeclaration | ast.ConstantDeclaration
                       | ast.EmptyStatement | ast.ExitStatement):
             return True
-        if isinstance(s, ast.ForStatement):
+        if isinstance(s, ast.ForStatement | ast.ForInStatement):
             # A loop that applies nothing runs inside a synthesized action (jumps, §1.15);
             # `return` would leave that action, not the control, so such loops stay out.
             return not any(
@@ -278,7 +278,7 @@ class ControlLowering:
         if kind == ast.CallKind.CONTROL_APPLY:
             self.inline_control(s.call, env)
             return False
-        if isinstance(s, ast.ForStatement):
+        if isinstance(s, ast.ForStatement | ast.ForInStatement):
             raise CompileError(
                 s.pos,
                 "a for loop that applies a table or a control, or returns, is not supported in a "

@@ -22,6 +22,7 @@ from .expressions import (
     ExpressionLowering,
     StackLastField,
     StackMember,
+    const_operand,
     expr_op,
     is_bool,
     primitive_arg,
@@ -67,6 +68,9 @@ def struct_fields(binding: Any) -> dict[str, Any]:
         return binding.fields
     raise CompileError(None, "a struct value is required here")
 
+
+# Passes a for-in loop may unroll into: BMv2 actions hold every pass's primitives.
+MAX_UNROLLED = 256
 
 STATEMENT_NAMES = {
     "ForStatement": "a for loop",
@@ -242,6 +246,9 @@ class StatementLowering:
         if isinstance(s, ast.ForStatement):
             self.for_statement(s, env, frame)
             return False
+        if isinstance(s, ast.ForInStatement):
+            self.for_in_statement(s, env, frame)
+            return False
         if isinstance(s, ast.BreakStatement | ast.ContinueStatement) and self.loops:
             end, update = self.loops[-1]
             self.jump(end if isinstance(s, ast.BreakStatement) else update, s)
@@ -284,6 +291,45 @@ class StatementLowering:
             self.statement(step, scope, frame)
         frame.depth -= 1
         self.jump(cond_label, s)
+        self.out.place(end)
+
+    def for_in_statement(self, s: ast.ForInStatement, env: Env, frame: Frame) -> None:
+        """`for (x in a .. b)` / `for (x in {...})` over constants: unrolled, one pass per value.
+
+        Unrolling keeps the loop variable's type exact (a counting loop up to the type's
+        largest value would never end); `continue` jumps to the next pass, `break` past all.
+        """
+        collection = s.collection
+        if isinstance(collection, ast.RangeExpression):
+            low, high = self.exprs.constant_int(collection.low), self.exprs.constant_int(collection.high)
+            values: list[Any] = list(range(low, high + 1))
+        elif isinstance(collection, ast.ListExpression):
+            values = [c.const_value for c in collection.components]
+            if any(v is None for v in values):
+                raise unsupported(s, "a for-in loop over values that are not compile-time constants")
+        else:
+            raise unsupported(s, "a for-in loop over anything but a constant range or list")
+        if len(values) > MAX_UNROLLED:
+            raise CompileError(s.pos, f"a for-in loop of {len(values)} passes is more than the "
+                                      f"{MAX_UNROLLED} the BMv2 back end unrolls")
+        scope = env.child()
+        if s.decl is not None:
+            variable = self.ctx.local_storage(self.ctx.local_name(s.decl.name), s.decl.p4type or s.decl.type_node.resolved)
+            scope.bind(s.decl, variable)
+            p4type = s.decl.p4type or s.decl.type_node.resolved
+        else:
+            variable = self.exprs.resolve(s.var, env)
+            p4type = s.var.type
+        end = Label()
+        frame.depth += 1
+        for value in values:
+            self.store(variable, const_operand(value, p4type, self.ctx), s)
+            following = Label()
+            self.loops.append((end, following))
+            self.statement(s.body, scope.child(), frame)
+            self.loops.pop()
+            self.out.place(following)
+        frame.depth -= 1
         self.out.place(end)
 
     def switch_statement(self, s: ast.SwitchStatement, env: Env, frame: Frame) -> None:

@@ -449,3 +449,11 @@ def test_functions_returning_structs_and_headers_and_in_table_keys(a, b, port, o
     # meta.p = mk(a) ({9, 9} for 0, else {a, a + 1}); b = mk(b).y; key inc(a); a == 7 -> fresh(3).
     out_port, frame, _ = send(e, 1, bytes([a, b]) + bytes(58))[0]
     assert out_port == port and frame[:2] == out
+
+
+@pytest.mark.parametrize(("stop_at", "low_byte"), [(0, 15), (3, 3), (1, 0)])
+def test_for_in_loops_over_a_range_and_a_list(stop_at, low_byte):
+    e = engine("for_in_loops.p4")
+    port, out, _ = send(e, 1, bytes([stop_at, 0, 0]) + bytes(57))[0]
+    # The range loop adds 1.. up to stop_at (exclusive); the list loop adds (2 + 8) << 8, skipping 4.
+    assert port == 1 and out[:3] == bytes([stop_at, 10, low_byte])
