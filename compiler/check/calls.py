@@ -55,11 +55,13 @@ class CallChecker(ExpressionChecker):
         if isinstance(decl, ast.FunctionDeclaration):
             return self._invoke(e, ast.CallKind.FUNCTION, decl, [decl], {}, decl.name)
         if isinstance(decl, ast.ExternFunctionDeclaration):
-            self.warn_deprecated(decl, e.pos)
             if decl.name == "verify" and "core.p4" in decl.pos.file and self.where.kind != "state":
                 raise self.fail(e.pos, "verify may only be called in a parser state")
             candidates = [d.prototype for d in self.scope.lookup_all(decl.name)]
-            return self._invoke(e, ast.CallKind.EXTERN_FUNCTION, decl, candidates, {}, decl.name)
+            result = self._invoke(e, ast.CallKind.EXTERN_FUNCTION, decl, candidates, {}, decl.name)
+            # Only the overload the arguments chose can be deprecated (mark_to_drop has both).
+            self.warn_deprecated(e.call.target, e.pos)
+            return result
         raise self.fail(e.pos, f"{callee_t} cannot be called")
 
     def _action_call(self, e: ast.MethodCallExpression, decl: ast.ActionDeclaration) -> P4Type:

@@ -572,6 +572,12 @@ def test_argument_less_mark_to_drop_is_declared_and_deprecated(compile_p4, prelu
     assert any("mark_to_drop is deprecated" in w.message for w in p.warnings)
 
 
+def test_the_standard_metadata_form_of_mark_to_drop_is_not_deprecated(compile_p4, prelude):
+    p = compile_p4(prelude + "control C(inout hs h, inout standard_metadata_t sm) {\n"
+                   "  action a() { mark_to_drop(sm); } apply { a(); } }\n")
+    assert not [w.message for w in p.warnings if "deprecated" in w.message]
+
+
 def test_struct_typed_header_fields(compile_p4, p4_error, prelude):
     p = compile_p4(prelude + "struct pr { bit<4> hi; bit<4> lo; }\nheader t_t { bit<8> a; pr p; }\n"
                    "control C(inout t_t t) { apply { t.p.lo = t.p.hi; } }\n")
