@@ -719,19 +719,26 @@ fn format_log_arg(
     }
 }
 
+/// Appends a field's wire form: a varbit field's slot holds its length in
+/// bits, so its bytes come from the header's varbit buffer instead.
+fn emit_field(p: &Program, pkt: &Packet, f: FieldId, w: &mut BitWriter<'_>) {
+    let fi = &p.fields[f as usize];
+    let v = pkt.phv.fields[f as usize];
+    let hi = &p.headers[fi.header as usize];
+    match hi.varbit {
+        Some((vk, vs)) if hi.first_field + vk == f => {
+            let bytes = &pkt.phv.varbits[vs as usize];
+            w.push_bytes(&bytes[..(v as usize / 8).min(bytes.len())]);
+        }
+        _ => w.push(fi.width, v),
+    }
+}
+
 /// Appends a header's wire form.
 fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
     let hi = &p.headers[h as usize];
-    let first = hi.first_field as usize;
-    let fields = &pkt.phv.fields[first..first + hi.num_fields as usize];
-    for (k, v) in fields.iter().enumerate() {
-        match hi.varbit {
-            Some((vk, vs)) if vk as usize == k => {
-                let bytes = &pkt.phv.varbits[vs as usize];
-                w.push_bytes(&bytes[..(*v as usize / 8).min(bytes.len())]);
-            }
-            _ => w.push(p.fields[first + k].width, *v),
-        }
+    for f in hi.first_field..hi.first_field + hi.num_fields {
+        emit_field(p, pkt, f, w);
     }
 }
 
@@ -746,7 +753,7 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
                 let fi = &p.fields[*f as usize];
                 // Fields of invalid headers are skipped, as BMv2 does.
                 if pkt.phv.valid[fi.header as usize] {
-                    w.push(fi.width, pkt.phv.fields[*f as usize]);
+                    emit_field(p, pkt, *f, &mut w);
                 }
             }
             CalcInput::Const(v, width) => w.push(*width, *v),
