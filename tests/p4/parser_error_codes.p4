@@ -1,6 +1,7 @@
-// Parser errors reach standard_metadata.parser_error: PacketTooShort, NoMatch,
+// Parser errors reach standard_metadata.parser_error: PacketTooShort,
 // StackOutOfBounds, HeaderTooShort (extract_VL past the varbit's maximum) and a
-// program error from verify; ingress sends each to its own port.
+// program error from verify; ingress sends each to its own port. A select without
+// a default has no NoMatch path in p4c-bm2-ss + BMv2 (parsing just ends).
 #include <core.p4>
 #include <v1model.p4>
 #include "include/std_headers.p4"
