@@ -446,6 +446,12 @@ impl Engine {
         self.delivered.drain(..).collect()
     }
 
+    /// Moves the frames delivered so far (in arrival order) onto the end of
+    /// `out`: a caller that keeps `out` allocates nothing once it has grown.
+    pub fn drain_received_into(&mut self, out: &mut Vec<Output>) {
+        out.extend(self.delivered.drain(..));
+    }
+
     /// Frames delivered to the CPU port (packet-in), removed from the engine.
     pub fn take_packet_in(&mut self) -> Vec<Output> {
         self.packet_in.drain(..).collect()
@@ -813,6 +819,27 @@ mod tests {
             e.take_received()
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn drain_received_into_appends_in_arrival_order() {
+        let mut e = engine();
+        let mut out = Vec::new();
+        e.send(1, &ipv4_frame([10, 0, 2, 1], 64), 0).unwrap();
+        e.drain();
+        e.drain_received_into(&mut out);
+        e.send(1, &ipv4_frame([10, 0, 2, 2], 64), 1000).unwrap();
+        e.drain();
+        e.drain_received_into(&mut out);
+        assert_eq!(
+            out.iter().map(|o| o.frame[33]).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        assert_eq!(
+            out.iter().map(|o| o.t_ns).collect::<Vec<_>>(),
+            vec![0, 1000]
+        );
+        assert!(e.take_received().is_empty(), "drained frames are gone");
     }
 
     use crate::state::CounterCell;
