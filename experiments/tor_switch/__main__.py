@@ -1,14 +1,17 @@
-"""python -m bufferlab.experiments.tor_switch [--full] [--out DIR] [--seed N] ..."""
+"""python -m bufferlab.experiments.tor_switch [--backend virtual|live] [--full] [--out DIR] ..."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
-from bufferlab.experiments.tor_switch.config import FULL, SHORT
+from bufferlab.experiments.tor_switch.config import FULL, LIVE, SHORT
 from bufferlab.experiments.tor_switch.experiment import run
+from bufferlab.experiments.tor_switch.live import LiveBackend
 from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
 
 
@@ -16,20 +19,24 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m bufferlab.experiments.tor_switch",
         description="Seed 000: ToR switch buffer size and forwarding delay, on buffer_switch.p4 "
-                    "in the in-process engine (deterministic virtual time).")
+                    "in the in-process engine (deterministic virtual time) or live in Mininet.")
+    p.add_argument("--backend", choices=("virtual", "live"), default="virtual",
+                   help="virtual: the engine in virtual time (default); live: bufferlab-switch "
+                        "in Mininet with the RFC 2544 tester (root; its own grid, ~2 min)")
     p.add_argument("--full", action="store_true",
                    help="the seed's whole grid (7 frame sizes × 12 thresholds × 5 loads; "
                         "about an hour here) instead of the short default grid")
     p.add_argument("--out", default="results/tor_switch",
                    help="folder for CSV, plots and report.md (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0,
-                   help="seed of the engine and of source B's phase (default: %(default)s)")
+                   help="seed of the engine and of source B's phase (default: %(default)s; "
+                        "virtual only)")
     p.add_argument("--rate-bps", type=int, dest="port_rate_bps",
-                   help="line rate of ports A, B and C, bit/s (default: 1000000000)")
+                   help="line rate of ports A, B and C, bit/s (default: 1000000000; live 2000000)")
     p.add_argument("--pool-bytes", type=int, dest="pool_bytes",
-                   help="shared buffer pool, bytes (default: 65536 short, 153600 full)")
+                   help="shared buffer pool, bytes (default: 65536 short, 153600 full, 16384 live)")
     p.add_argument("--trial-ms", type=float, dest="trial_ms",
-                   help="virtual time per delay cell, ms (default: 400 short, 2000 full)")
+                   help="time per delay cell, ms (default: 400 short, 2000 full, 2000 live)")
     p.add_argument("--jobs", type=int, default=1,
                    help="run delay cells in this many processes (default: %(default)s; "
                         "the results do not depend on it)")
@@ -39,7 +46,19 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the study; prints progress, a summary table, PASS/FAIL lines and the file paths."""
     args = _parser().parse_args(argv)
-    base = FULL if args.full else SHORT
+    live = args.backend == "live"
+    if live and args.full:
+        print("error: --full: the seed's whole grid runs on the virtual backend only "
+              "(the live backend's wall-clock trials would take hours)", file=sys.stderr)
+        return 2
+    if live and args.jobs != 1:
+        print("error: --jobs: the live backend has one switch, cells run one at a time",
+              file=sys.stderr)
+        return 2
+    if live and os.geteuid() != 0:
+        print("error: --backend live: needs root (Mininet namespaces)", file=sys.stderr)
+        return 2
+    base = LIVE if live else FULL if args.full else SHORT
     try:
         config = base.with_overrides(seed=args.seed, port_rate_bps=args.port_rate_bps,
                                      pool_bytes=args.pool_bytes, trial_ms=args.trial_ms)
@@ -49,7 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.jobs < 1:
         print(f"error: --jobs: {args.jobs} processes, need at least 1", file=sys.stderr)
         return 2
-    result = run(config, VirtualTimeBackend(config), args.out, jobs=args.jobs)
+    with contextlib.ExitStack() as stack:
+        backend = (stack.enter_context(LiveBackend(config)) if live
+                   else VirtualTimeBackend(config))
+        result = run(config, backend, args.out, jobs=args.jobs)
 
     print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
           "max delay (µs) | lost (frames)")

@@ -115,3 +115,16 @@ FULL = TorConfig(
     thresholds_pct=SEED_THRESHOLDS_PCT,
     loads_pct=SEED_LOADS_PCT,
 )
+
+#: The live backend's grid (README "Live backend"): a real switch process and host stacks
+#: handle a few thousand frames/s reliably on a shared machine, so the line rate is 2 Mbit/s;
+#: the pool is scaled so a congesting load fills it in under a second of wall-clock time,
+#: and the loads straddle 50 % per port widely enough that host timing cannot blur them.
+LIVE = TorConfig(
+    port_rate_bps=2_000_000,
+    pool_bytes=16_384,
+    trial_ms=2000.0,
+    frame_sizes_bytes=(64, 512, 1518),
+    thresholds_pct=(20, 50, 100),
+    loads_pct=(45.0, 55.0),
+)
