@@ -10,12 +10,32 @@ from bufferlab.switch import Engine
 from bufferlab.switch.stf import Runner, StfError, main, matches, parse_masked, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES = sorted((ROOT / "tests" / "stf").glob("*.stf"))
+
+#: Cases that cannot pass yet, each with the reason (tests/stf/README.md has details).
+_NO_CLI = "bufferlab-stf has no {} statement (simple_switch_CLI syntax, formats.md §6)"
+EXPECTED_FAILURES = {
+    "action_profile_wcmp": _NO_CLI.format("act_prof_create_member/table_indirect_add"),
+    "action_selector_ecmp": _NO_CLI.format("act_prof_create_group/table_indirect_add_with_group"),
+    "direct_meter_policer.rates": _NO_CLI.format("meter_set_rates"),
+    "meter_color_marking.rates": _NO_CLI.format("meter_set_rates"),
+    "parser_value_set.members": _NO_CLI.format("pvs_add"),
+}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def _case_param(case: Path):
+    reason = EXPECTED_FAILURES.get(case.stem)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, id=case.stem, marks=marks)
+
+
+# `prog.stf` and `prog.<variant>.stf` both run against tests/p4/prog.p4.
+CASES = [_case_param(c) for c in sorted((ROOT / "tests" / "stf").glob("*.stf"))]
+
+
+@pytest.mark.parametrize("case", CASES)
 def test_stf_case_passes(case):
-    result = run_file(ROOT / "tests" / "p4" / f"{case.stem}.p4", case)
+    program = case.name.split(".", 1)[0]
+    result = run_file(ROOT / "tests" / "p4" / f"{program}.p4", case)
     assert result.failures == []
     assert result.packets_in > 0 and result.packets_out > 0
 
