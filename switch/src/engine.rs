@@ -99,6 +99,9 @@ pub struct EngineStats {
     pub dropped_by_program: u64,
     /// Refused by the traffic manager.
     pub dropped_by_tm: u64,
+    /// Of `dropped_by_tm`: the priority names no queue of the egress port (BMv2 logs
+    /// "Priority out of range" and drops); per port in the traffic manager's port counters.
+    pub dropped_priority_out_of_range: u64,
     /// Dropped after a failed assert/assume.
     pub dropped_by_assert: u64,
     /// Dropped because one frame caused more than the allowed passes.
@@ -149,6 +152,9 @@ pub struct Engine {
     pub cpu_port: Option<u16>,
     // Ports whose MAC honours received PAUSE/PFC frames (bit per port).
     honour_pause: [u64; 8],
+    // (port, priority) pairs whose out-of-range drop was logged (a bit per priority), so a
+    // misconfigured port logs once instead of once per packet.
+    priority_logged: Vec<[u64; 4]>,
     now: u64,
     seq: u64,
     /// Counters.
@@ -186,6 +192,7 @@ impl Engine {
             digests: VecDeque::new(),
             cpu_port: None,
             honour_pause: [0; 8],
+            priority_logged: vec![[0; 4]; usize::from(bufferlab_tm::NUM_PORTS)],
             now: 0,
             seq: 0,
             stats: EngineStats::default(),
@@ -615,9 +622,34 @@ impl Engine {
             Err(r) => {
                 // The reason is counted per queue and port by the traffic manager.
                 self.stats.dropped_by_tm += 1;
+                if r.reason == bufferlab_tm::DropReason::QueueOutOfRange {
+                    self.priority_out_of_range(port, prio);
+                }
                 self.release(r.item);
             }
         }
+    }
+
+    /// Counts a drop for a priority the port has no queue for, and logs the first one of
+    /// each (port, priority).
+    fn priority_out_of_range(&mut self, port: u16, prio: u128) {
+        self.stats.dropped_priority_out_of_range += 1;
+        let Some(seen) = self.priority_logged.get_mut(usize::from(port)) else {
+            return;
+        };
+        let bit = prio.min(255) as usize;
+        if seen[bit / 64] & (1 << (bit % 64)) != 0 {
+            return;
+        }
+        seen[bit / 64] |= 1 << (bit % 64);
+        let queues = self.tm.port_config(port).map_or(0, |c| c.num_queues);
+        exec::push_log(
+            &mut self.st,
+            format!(
+                "Priority out of range: port {port} has {queues} queue(s), priority {prio}; \
+                 its packets are dropped (counted per port)"
+            ),
+        );
     }
 
     fn egress(&mut self, d: bufferlab_tm::Dequeued<u32>) {

@@ -670,7 +670,8 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
     }
 }
 
-fn push_log(st: &mut State, line: String) {
+/// Appends a line to the engine's log (bounded: the oldest half goes when it is full).
+pub(crate) fn push_log(st: &mut State, line: String) {
     if st.log.len() >= MAX_LOG_LINES {
         st.log.drain(..MAX_LOG_LINES / 2);
     }

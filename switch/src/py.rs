@@ -259,7 +259,7 @@ impl PyEngine {
             .collect()
     }
 
-    /// `log_msg` lines since the last call.
+    /// Log lines since the last call (`log_msg`, failed asserts, priority out of range).
     fn log(&self, py: Python<'_>) -> Vec<String> {
         self.engine(py).take_log()
     }
@@ -971,6 +971,26 @@ impl PyEngine {
         Ok(d)
     }
 
+    /// Counters of one port as a dict: occupancy (bytes), transmitted and
+    /// priority-out-of-range drops (packets, bytes).
+    fn port_stats<'py>(&self, py: Python<'py>, port: u16) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.engine(py).port_stats(port).map_err(rt)?;
+        let d = PyDict::new(py);
+        d.set_item("occupancy_bytes", s.occupancy_bytes)?;
+        d.set_item("max_occupancy_bytes", s.max_occupancy_bytes)?;
+        d.set_item("transmitted_pkts", s.transmitted.pkts)?;
+        d.set_item("transmitted_bytes", s.transmitted.bytes)?;
+        d.set_item(
+            "dropped_priority_out_of_range_pkts",
+            s.dropped_queue_out_of_range.pkts,
+        )?;
+        d.set_item(
+            "dropped_priority_out_of_range_bytes",
+            s.dropped_queue_out_of_range.bytes,
+        )?;
+        Ok(d)
+    }
+
     /// Frame bytes queued on a port.
     fn port_occupancy_bytes(&self, py: Python<'_>, port: u16) -> u64 {
         self.engine(py).port_occupancy_bytes(port)
@@ -991,6 +1011,10 @@ impl PyEngine {
         d.set_item("transmitted", s.transmitted)?;
         d.set_item("dropped_by_program", s.dropped_by_program)?;
         d.set_item("dropped_by_tm", s.dropped_by_tm)?;
+        d.set_item(
+            "dropped_priority_out_of_range",
+            s.dropped_priority_out_of_range,
+        )?;
         d.set_item("dropped_by_assert", s.dropped_by_assert)?;
         d.set_item("dropped_pass_limit", s.dropped_pass_limit)?;
         d.set_item("replicated", s.replicated)?;

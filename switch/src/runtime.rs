@@ -833,6 +833,13 @@ impl Engine {
         })
     }
 
+    /// Counters of one port (occupancy, transmitted, priority-out-of-range drops).
+    pub fn port_stats(&self, port: u16) -> R<bufferlab_tm::PortStats> {
+        self.tm
+            .port_stats(port)
+            .ok_or_else(|| RuntimeError::InvalidArgument(format!("port {port}: ports are 0..=511")))
+    }
+
     /// Frame bytes queued on a port.
     pub fn port_occupancy_bytes(&self, port: u16) -> u64 {
         self.tm.port_occupancy_bytes(port)
@@ -884,7 +891,8 @@ impl Engine {
         Ok(())
     }
 
-    /// `log_msg` lines so far, removed from the engine.
+    /// Log lines so far (`log_msg`, failed asserts, priority-out-of-range notices),
+    /// removed from the engine.
     pub fn take_log(&mut self) -> Vec<String> {
         std::mem::take(&mut self.st.log)
     }

@@ -213,3 +213,31 @@ def test_pause_on_port_without_rate_is_counted_as_ignored(meta):
     meta.send(3, pause_frame(10), 0)
     s = meta.stats()
     assert s["pause_frames"] == 1 and s["pause_frames_ignored"] == 1
+
+
+def test_priority_without_a_queue_is_dropped_counted_per_port_and_logged_once(meta):
+    meta.table_add("MyIngress.fwd", [1], "MyIngress.fwd_prio", [3, 0])
+    meta.table_add("MyIngress.fwd", [2], "MyIngress.fwd_prio", [3, 7])
+    meta.table_add("MyIngress.fwd", [4], "MyIngress.fwd_prio", [3, 5])
+    meta.table_add("MyIngress.fwd", [5], "MyIngress.fwd_prio", [5, 7])
+    meta.configure_port(3, num_queues=4)  # port 5 keeps the default single queue
+    for dst in [1, 2, 2, 4, 2, 1, 5]:
+        meta.send(2, eth(dst, size=60), 0)
+    meta.drain()
+    assert [f[5] for _, f, _ in meta.received()] == [1, 1]
+    stats = meta.stats()
+    assert stats["dropped_priority_out_of_range"] == 5 and stats["dropped_by_tm"] == 5
+    p3, p5 = meta.port_stats(3), meta.port_stats(5)
+    assert (p3["dropped_priority_out_of_range_pkts"], p3["dropped_priority_out_of_range_bytes"]) == (4, 240)
+    assert (p5["dropped_priority_out_of_range_pkts"], p5["dropped_priority_out_of_range_bytes"]) == (1, 60)
+    assert p3["transmitted_pkts"] == 2
+    assert meta.log() == [
+        "Priority out of range: port 3 has 4 queue(s), priority 7; its packets are dropped (counted per port)",
+        "Priority out of range: port 3 has 4 queue(s), priority 5; its packets are dropped (counted per port)",
+        "Priority out of range: port 5 has 1 queue(s), priority 7; its packets are dropped (counted per port)",
+    ]
+    # The same (port, priority) again: counted, not logged again.
+    meta.send(2, eth(2, size=60), meta.now())
+    meta.drain()
+    assert meta.port_stats(3)["dropped_priority_out_of_range_pkts"] == 5
+    assert meta.log() == []
