@@ -23,7 +23,7 @@ control SwitchConfig(inout metadata_t meta) {
     @name(".switch_config")
     table switch_config {
         actions = { set_switch; }
-        default_action = set_switch(0, 1048576, 1, 1000);
+        default_action = set_switch(0, 1048576, 1, 511);
     }
 
     apply {
