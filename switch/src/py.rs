@@ -430,6 +430,26 @@ impl PyEngine {
             .map_err(rt)
     }
 
+    /// Points an indirect entry at another member (`group=False`) or group.
+    #[pyo3(signature = (table, handle, target, group = false))]
+    fn table_modify_indirect(
+        &self,
+        py: Python<'_>,
+        table: &str,
+        handle: u32,
+        target: u32,
+        group: bool,
+    ) -> PyResult<()> {
+        let t = if group {
+            EntryAction::Group(target)
+        } else {
+            EntryAction::Member(target)
+        };
+        self.engine(py)
+            .table_modify_indirect(table, handle, t)
+            .map_err(rt)
+    }
+
     /// Deletes an entry.
     fn table_delete(&self, py: Python<'_>, table: &str, handle: u32) -> PyResult<()> {
         self.engine(py).table_delete(table, handle).map_err(rt)
@@ -729,6 +749,25 @@ impl PyEngine {
         mask: Option<u128>,
     ) -> PyResult<()> {
         self.engine(py).value_set_add(name, value, mask).map_err(rt)
+    }
+
+    /// Removes one value (and the mask it was added with) from a parser value set.
+    #[pyo3(signature = (name, value, mask = None))]
+    fn value_set_remove(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        value: u128,
+        mask: Option<u128>,
+    ) -> PyResult<()> {
+        self.engine(py)
+            .value_set_remove(name, value, mask)
+            .map_err(rt)
+    }
+
+    /// A parser value set's values as (value, mask), in the order they were added.
+    fn value_set_values(&self, py: Python<'_>, name: &str) -> PyResult<Vec<(u128, u128)>> {
+        self.engine(py).value_set_values(name).map_err(rt)
     }
 
     /// Empties a parser value set.

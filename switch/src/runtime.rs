@@ -533,6 +533,17 @@ impl Engine {
     /// Deletes a selector group.
     pub fn profile_group_delete(&mut self, profile: &str, group: u32) -> R<()> {
         let p = self.profile_index(profile)?;
+        let in_use = self.prog.tables.iter().enumerate().any(|(t, def)| {
+            def.profile == Some(p as u32)
+                && self.st.tables[t]
+                    .iter()
+                    .any(|(_, e)| e.action == EntryAction::Group(group))
+        });
+        if in_use {
+            return Err(RuntimeError::FailedPrecondition(format!(
+                "profile {profile}: group {group} is in use"
+            )));
+        }
         self.st.profiles[p]
             .groups
             .remove(&group)
@@ -690,6 +701,35 @@ impl Engine {
         }
         self.st.vsets[v].push(entry);
         Ok(())
+    }
+
+    /// Removes one value (with its mask, as added) from a parser value set.
+    pub fn value_set_remove(&mut self, name: &str, value: u128, vmask: Option<u128>) -> R<()> {
+        let v = Self::array_index(
+            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            "value set",
+            name,
+        )?;
+        let m = vmask.unwrap_or(mask(self.prog.value_sets[v].width))
+            & mask(self.prog.value_sets[v].width);
+        let entry = (value & m, m);
+        let Some(i) = self.st.vsets[v].iter().position(|e| *e == entry) else {
+            return Err(RuntimeError::NotFound(format!(
+                "value set {name}: no such value"
+            )));
+        };
+        self.st.vsets[v].remove(i);
+        Ok(())
+    }
+
+    /// A parser value set's values as (value, mask), in the order they were added.
+    pub fn value_set_values(&self, name: &str) -> R<Vec<(u128, u128)>> {
+        let v = Self::array_index(
+            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            "value set",
+            name,
+        )?;
+        Ok(self.st.vsets[v].clone())
     }
 
     /// Removes every value of a parser value set.

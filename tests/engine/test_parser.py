@@ -9,7 +9,7 @@ validity mask (1 u.a, 2 u.b, 4 opt, 8 any member of union u).
 import pytest
 from engine_helpers import FIXTURES, csum16
 
-from bufferlab.switch import AlreadyExistsError, Engine, ResourceExhaustedError
+from bufferlab.switch import AlreadyExistsError, Engine, NotFoundError, ResourceExhaustedError
 
 ETH = bytes(range(1, 13))
 NO_ERROR, PACKET_TOO_SHORT, STACK_OUT_OF_BOUNDS, HEADER_TOO_SHORT, BAD_VERSION = 0, 1, 3, 4, 7
@@ -121,6 +121,25 @@ def test_value_set_membership(parser):
         parser.value_set_add("MyParser.pvs", v)
     with pytest.raises(ResourceExhaustedError):
         parser.value_set_add("MyParser.pvs", 9)
+
+
+def test_value_set_remove_and_list(parser):
+    frame = ETH + b"\x12\x34" + b"\x01\x02\x03\x04"
+    parser.value_set_add("MyParser.pvs", 0x1234)
+    parser.value_set_add("MyParser.pvs", 0x5600, 0xFF00)
+    assert parser.value_set_values("MyParser.pvs") == [(0x1234, 0xFFFF), (0x5600, 0xFF00)]
+    assert through(parser, frame) == (report(valid=UB | UNION), frame)
+    parser.value_set_remove("MyParser.pvs", 0x1234)
+    assert parser.value_set_values("MyParser.pvs") == [(0x5600, 0xFF00)]
+    assert through(parser, frame) == (report(), frame)
+    with pytest.raises(NotFoundError):
+        parser.value_set_remove("MyParser.pvs", 0x1234)
+    with pytest.raises(NotFoundError):
+        parser.value_set_remove("MyParser.pvs", 0x5600)  # added with a mask: removed with it
+    parser.value_set_remove("MyParser.pvs", 0x56AA, 0xFF00)
+    assert parser.value_set_values("MyParser.pvs") == []
+    with pytest.raises(NotFoundError):
+        parser.value_set_values("MyParser.nope")
 
 
 US1_B, US0_A = 16, 32

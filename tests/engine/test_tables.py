@@ -172,6 +172,43 @@ def test_selector_group_spreads_by_hash(tables):
         tables.profile_group_set(p, 8, [0, 9])
 
 
+def test_group_or_member_in_use_cannot_be_deleted(tables):
+    p, t = "MyIngress.sel", "MyIngress.t_selector"
+    for m in range(2):
+        tables.profile_member_set(p, m, "MyIngress.set_res_port", [m, 10 + m])
+    tables.profile_group_set(p, 7, [0, 1])
+    h = tables.table_add_group(t, ["10.0.0.3"], 7)
+    with pytest.raises(FailedPreconditionError, match="group 7 is in use"):
+        tables.profile_group_delete(p, 7)
+    with pytest.raises(FailedPreconditionError, match="member 0 is in use"):
+        tables.profile_member_delete(p, 0)
+    assert tables.profile_groups(p) == [(7, [0, 1])]
+    assert result(tables, frame("10.0.0.3", SELECTOR))[0] in (10, 11)
+    tables.table_delete(t, h)
+    tables.profile_group_delete(p, 7)
+    assert tables.profile_groups(p) == []
+    tables.profile_member_delete(p, 0)
+    assert [m for m, _, _ in tables.profile_members(p)] == [1]
+
+
+def test_indirect_entry_is_pointed_at_another_member_or_group(tables):
+    p, t = "MyIngress.sel", "MyIngress.t_selector"
+    tables.profile_member_set(p, 0, "MyIngress.set_res_port", [0x10, 3])
+    tables.profile_member_set(p, 1, "MyIngress.set_res_port", [0x11, 4])
+    tables.profile_group_set(p, 5, [1])
+    h = tables.table_add_member(t, ["10.0.0.3"], 0)
+    assert result(tables, frame("10.0.0.3", SELECTOR)) == (3, 0x10)
+    tables.table_modify_indirect(t, h, 5, group=True)
+    assert result(tables, frame("10.0.0.3", SELECTOR)) == (4, 0x11)
+    assert tables.table_entries(t)[0]["group"] == 5
+    tables.table_modify_indirect(t, h, 0)
+    assert result(tables, frame("10.0.0.3", SELECTOR)) == (3, 0x10)
+    with pytest.raises(NotFoundError):
+        tables.table_modify_indirect(t, h, 9)
+    with pytest.raises(NotFoundError):
+        tables.table_modify_indirect(t, h + 100, 1)
+
+
 def test_direct_meter_colours_per_entry(tables):
     t = "MyIngress.t_direct_meter"
     h = tables.table_add(t, ["10.0.0.3"], "MyIngress.set_res_colour", [])
