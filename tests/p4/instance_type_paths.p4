@@ -1,6 +1,6 @@
 // Every packet path writes what v1model says it sees: instance_type in ingress
 // and egress, egress_rid, packet_length, ingress_port; E2E clones, multicast
-// replicas, recirculation and the drop port.
+// replicas, resubmission, recirculation and the drop port.
 #include <core.p4>
 #include <v1model.p4>
 #include "include/std_headers.p4"
@@ -73,6 +73,13 @@ control PathIngress(inout headers_t hdr, inout metadata_t meta,
         } else if (hdr.path.op == 7) {
             clone(CloneType.I2E, I2E_SESSION);
             standard_metadata.egress_spec = 2;
+        } else if (hdr.path.op == 8) {
+            if (standard_metadata.instance_type == 6) {
+                standard_metadata.egress_spec = 3;
+            } else {
+                meta.passes = meta.passes + 1;
+                resubmit_preserving_field_list(0);
+            }
         }
     }
 }
