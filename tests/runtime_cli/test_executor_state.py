@@ -42,7 +42,12 @@ def test_direct_counter_reads_by_entry_handle(tables_cli):
     run_ok(x, "counter_reset exact_hits")
     assert run_ok(x, "counter_read exact_hits 0").endswith("(packets=0, bytes=0)")
     assert run_err(x, "counter_read exact_hits 9").splitlines()[-1].startswith("Invalid counter operation (INVALID_INDEX)")
-    assert run_err(x, "counter_write exact_hits 0 1 1").startswith("Invalid counter operation (ERROR)")
+    assert run_ok(x, "counter_write exact_hits 0 10 1000") == (
+        "this is the direct counter for table MyIngress.t_exact_multi\nexact_hits[0] has been updated")
+    send(x, 2, frame)
+    assert run_ok(x, "counter_read exact_hits 0").endswith("(packets=11, bytes=1080)")
+    assert run_err(x, "counter_write exact_hits 9 1 1").splitlines()[-1].startswith(
+        "Invalid counter operation (INVALID_INDEX)")
 
 
 def test_register_read_write_reset(cli):
@@ -252,12 +257,54 @@ def test_groups_made_by_another_client_are_not_wiped(cli):
     assert run_err(x, "mc_mgrp_create 0").splitlines()[-1].startswith("Invalid PRE operation (INVALID_MGID)")
 
 
-def test_reads_the_engine_cannot_answer_fail_clearly_and_change_nothing(cli, tables_cli):
+def test_pvs_remove_and_get(cli):
     x = cli("parser_value_set")
-    run_ok(x, "pvs_add tunnel_ethertypes 0x9999")
-    assert "no value_set_remove" in run_err(x, "pvs_remove tunnel_ethertypes 0x9999")
-    assert "no value_set_get" in run_err(x, "pvs_get tunnel_ethertypes")
     tunnel = bytes(Ether(dst="00:00:00:00:00:02", src="00:00:00:00:00:01", type=0x9999)) + bytes(32)
-    run_ok(x, "table_add tunnel_exit to_port 0 => 3")
-    assert ports_of(send(x, 1, tunnel)) == [3]  # the value is still in the set
-    assert "cannot read meter rates back" in run_err(tables_cli, "meter_get_rates dm 0")
+    run_ok(x, "table_add tunnel_exit to_port 0 => 3", "pvs_add tunnel_ethertypes 0x9999", "pvs_add tunnel_ethertypes 0x88b5")
+    x.engine.value_set_add("PvsParser.tunnel_ethertypes", 0x9900, 0xFF00)  # as the P4Runtime server would
+    assert run_ok(x, "pvs_get tunnel_ethertypes") == "9999\n88b5\n9900 &&& ff00"
+    assert ports_of(send(x, 1, tunnel)) == [3]
+    assert run_ok(x, "pvs_remove tunnel_ethertypes 0x9999") == ""
+    assert run_ok(x, "pvs_remove tunnel_ethertypes 0x9999") == ""  # BMv2: no error for a missing value
+    assert run_ok(x, "pvs_get tunnel_ethertypes") == "88b5\n9900 &&& ff00"
+    assert ports_of(send(x, 1, tunnel)) == [3]  # still matched, by the masked value
+    x.engine.value_set_remove("PvsParser.tunnel_ethertypes", 0x9900, 0xFF00)
+    assert ports_of(send(x, 1, tunnel)) == [0]
+    assert "does not fit in 16 bits" in run_err(x, "pvs_remove tunnel_ethertypes 0x10000")
+    assert run_err(x, "pvs_get nothing") == "Error: Invalid parser value set name (nothing)"
+
+
+def test_meter_get_rates_reads_back_indirect_and_direct_meters(cli, tables_cli):
+    x = cli("meter_color_marking")
+    assert run_ok(x, "meter_get_rates class_meter 3") == "WARNING: expected 2 rates but only received 0"
+    run_ok(x, "meter_set_rates class_meter 3 0.01:1500 0.02:3000")
+    assert run_ok(x, "meter_get_rates class_meter 3") == (
+        "0: info rate = 0.01, burst size = 1500\n1: info rate = 0.02, burst size = 3000")
+    assert run_err(x, "meter_get_rates class_meter 256").startswith("Invalid meter operation (INVALID_INDEX)")
+    t = tables_cli
+    run_ok(t, "table_add t_direct_meter set_res_colour 10.0.0.3 =>", "meter_set_rates dm 0 0.001:1 0.5:2")
+    assert run_ok(t, "meter_get_rates dm 0") == (
+        "0: info rate = 0.001, burst size = 1\n1: info rate = 0.5, burst size = 2")
+    assert run_err(t, "meter_get_rates dm 7").startswith("Invalid meter operation (INVALID_INDEX)")
+
+
+def test_mc_dump_shows_groups_of_every_client(cli):
+    x = cli("multicast_truncate")
+    run_ok(x, "mc_mgrp_create 1", "mc_node_create 0 1 2", "mc_node_create 5 3", "mc_node_associate 1 0",
+           "mc_node_associate 1 1")
+    x.engine.mc_group_set(4, [(1, 0), (2, 0), (6, 9)])  # as the P4Runtime server would
+    assert run_ok(x, "mc_dump") == "\n".join([
+        "==========", "MC ENTRIES",
+        "**********", "mgrp(1)",
+        "  -> (L1h=0, rid=0) -> (ports=[1, 2], lags=[])",
+        "  -> (L1h=1, rid=5) -> (ports=[3], lags=[])",
+        "**********", "mgrp(4)",
+        "  -> (L1h=-, rid=0) -> (ports=[1, 2], lags=[])",
+        "  -> (L1h=-, rid=9) -> (ports=[6], lags=[])",
+        "==========", "LAGS", "None for this PRE type", "==========",
+    ])
+    # Group 1 rewritten by the other client: shown as the engine has it.
+    x.engine.mc_group_set(1, [(7, 2)])
+    assert "mgrp(1)\n  -> (L1h=-, rid=2) -> (ports=[7], lags=[])" in run_ok(x, "mc_dump")
+    x.engine.mc_group_delete(4)
+    assert "mgrp(4)" not in run_ok(x, "mc_dump")

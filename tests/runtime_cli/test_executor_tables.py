@@ -208,6 +208,58 @@ def test_selector_groups(tables_cli):
         "Invalid table operation (MBR_NOT_IN_GRP)")
 
 
+def test_members_and_groups_of_another_client_are_shown_and_used(tables_cli):
+    x, e = tables_cli, tables_cli.engine
+    # As the P4Runtime server would: members 0 and 3, group 2, an entry pointing at the group.
+    e.profile_member_set("MyIngress.sel", 0, "MyIngress.set_res_port", [7, 1])
+    e.profile_member_set("MyIngress.sel", 3, "MyIngress.set_res_port", [8, 2])
+    e.profile_group_set("MyIngress.sel", 2, [3])
+    e.table_add_group("MyIngress.t_selector", ["10.0.0.9"], 2)
+    dump = run_ok(x, "act_prof_dump sel")
+    assert "MEMBERS\n**********\nDumping member 0\nAction entry: MyIngress.set_res_port - 0007, 0001" in dump
+    assert "Dumping member 3\nAction entry: MyIngress.set_res_port - 0008, 0002" in dump
+    assert "GROUPS\n**********\nDumping group 2\nMembers: [3]" in dump
+    assert "Index: group(2)" in run_ok(x, "table_dump t_selector")
+    assert run_ok(x, "act_prof_dump_group sel 2") == "Dumping group 2\nMembers: [3]"
+    assert run_ok(x, "act_prof_dump_member sel 3") == "Dumping member 3\nAction entry: MyIngress.set_res_port - 0008, 0002"
+    # New handles skip the other client's; its group can be changed here.
+    assert run_ok(x, "act_prof_create_member sel set_res_port 9 3").endswith("handle 1")
+    assert run_ok(x, "act_prof_create_group sel") == "Group has been created with handle 0"
+    run_ok(x, "act_prof_add_member_to_group sel 0 2", "act_prof_remove_member_from_group sel 3 2")
+    assert result(x, "10.0.0.9", SELECTOR) == (1, 7)
+    assert run_err(x, "act_prof_delete_group sel 2").splitlines()[-1].startswith(
+        "Invalid table operation (GRP_STILL_USED)")
+    assert run_err(x, "act_prof_delete_member sel 0").splitlines()[-1].startswith(
+        "Invalid table operation (MBR_STILL_USED)")
+    run_ok(x, "act_prof_delete_group sel 0")
+    assert run_err(x, "act_prof_dump_group sel 0").startswith("Invalid table operation (INVALID_GRP_HANDLE)")
+
+
+def test_table_indirect_modify_repoints_entries(cli, tables_cli):
+    x = cli("action_profile_wcmp")
+    run_ok(x, "act_prof_create_member next_hops set_next_hop 08:00:00:00:01:11 1",
+           "act_prof_create_member next_hops set_next_hop 08:00:00:00:02:22 2",
+           "table_indirect_add host_routes 10.0.1.1 => 0")
+    assert [p for p, _ in send(x, 0, ipv4_frame("10.0.1.1"))] == [1]
+    assert run_ok(x, "table_indirect_modify host_routes 0 1") == (
+        "Modifying entry 0 for exact match table ApIngress.host_routes")
+    assert [p for p, _ in send(x, 0, ipv4_frame("10.0.1.1"))] == [2]
+    assert "Index: member(1)" in run_ok(x, "table_dump host_routes")
+    assert run_err(x, "table_indirect_modify host_routes 0 9").splitlines()[-1].startswith(
+        "Invalid table operation (INVALID_MBR_HANDLE)")
+    assert run_err(x, "table_indirect_modify host_routes 5 1").startswith("Invalid table operation (INVALID_HANDLE)")
+    assert "non-indirect table" in run_err(x, "table_indirect_modify_with_group host_routes 0 0")
+    t = tables_cli
+    run_ok(t, "act_prof_create_member sel set_res_port 7 1", "act_prof_create_member sel set_res_port 8 2",
+           "act_prof_create_group sel", "act_prof_add_member_to_group sel 1 0",
+           "table_indirect_add t_selector 10.0.0.9 => 0")
+    assert result(t, "10.0.0.9", SELECTOR) == (1, 7)
+    run_ok(t, "table_indirect_modify_with_group t_selector 0 0")
+    assert result(t, "10.0.0.9", SELECTOR) == (2, 8)
+    assert run_err(t, "table_indirect_modify_with_group t_selector 0 5").splitlines()[-1].startswith(
+        "Invalid table operation (INVALID_GRP_HANDLE)")
+
+
 def test_table_add_on_an_indirect_table_points_to_the_indirect_commands(cli):
     x = cli("action_profile_wcmp")
     assert run_err(x, "table_add host_routes set_next_hop 10.0.0.1 => 1 1") == (

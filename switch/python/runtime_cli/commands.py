@@ -412,6 +412,16 @@ SPECS: dict[str, Spec] = {
             parse=_parse_indirect_add,
         ),
         Spec(
+            "table_indirect_modify",
+            "Point an entry of an indirect table at another action profile member",
+            (*_TABLE, Arg("entry_handle"), Arg("member_handle")),
+        ),
+        Spec(
+            "table_indirect_modify_with_group",
+            "Point an entry of an indirect table at another action selector group",
+            (*_TABLE, Arg("entry_handle"), Arg("group_handle")),
+        ),
+        Spec(
             "act_prof_create_member",
             "Add a member to an action profile; prints its handle",
             usage_text="<action profile name> <action_name> [action parameters]",

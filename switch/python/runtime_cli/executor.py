@@ -2,15 +2,17 @@
 
 The engine's API is keyed by names and ids chosen by the caller; BMv2's CLI
 gets handles from the switch instead (members, groups, multicast nodes). The
-executor keeps that bookkeeping: it allocates the lowest free handle, and it
-remembers the PRE's nodes and which group holds them so that every change can
-be written to the engine as a group's full replica list.
+executor allocates the lowest handle free in the engine, and it remembers the
+PRE's nodes and which group holds them so that every change can be written to
+the engine as a group's full replica list. Everything it shows (entries,
+members, groups, multicast groups, value sets, meters) is read back from the
+engine, so what another client (P4Runtime) wrote shows too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bufferlab.switch.engine import (
@@ -85,6 +87,8 @@ _OVERRIDES: dict[str, dict[type, str]] = {
     "table_modify": {InvalidArgumentError: "ERROR"},
     "table_indirect_add": {NotFoundError: "INVALID_MBR_HANDLE"},
     "table_indirect_add_with_group": {NotFoundError: "INVALID_GRP_HANDLE", FailedPreconditionError: "EMPTY_GRP"},
+    "table_indirect_modify": {NotFoundError: "INVALID_MBR_HANDLE"},
+    "table_indirect_modify_with_group": {NotFoundError: "INVALID_GRP_HANDLE"},
     "act_prof_create_member": {InvalidArgumentError: "ERROR"},
     "act_prof_modify_member": {NotFoundError: "INVALID_MBR_HANDLE", InvalidArgumentError: "ERROR"},
     "act_prof_delete_member": {NotFoundError: "INVALID_MBR_HANDLE", FailedPreconditionError: "MBR_STILL_USED"},
@@ -131,12 +135,6 @@ class _McNode:
     group: int | None = None
 
 
-@dataclass
-class _Profile:
-    members: dict[int, tuple[str, list[int]]] = field(default_factory=dict)
-    groups: dict[int, list[int]] = field(default_factory=dict)
-
-
 class Executor:
     """Runs simple_switch_CLI commands against one engine and its BMv2 JSON."""
 
@@ -145,7 +143,6 @@ class Executor:
         self.engine = engine
         self.program = ProgramInfo.from_json(json_text)
         self._ports: set[int] = set(ports)
-        self._profiles: dict[str, _Profile] = {}
         self._mc_groups: dict[int, list[int]] = {}
         self._mc_nodes: dict[int, _McNode] = {}
         self._handlers: dict[str, Callable[[dict[str, Any], list[str]], None]] = {
@@ -453,11 +450,34 @@ class Executor:
     def _do_table_indirect_add_with_group(self, a: dict[str, Any], out: list[str]) -> None:
         self._indirect_add(a, out, group=True)
 
-    def _profile(self, name: str, with_selector: bool = False) -> tuple[str, _Profile]:
+    def _indirect_modify(self, a: dict[str, Any], out: list[str], group: bool) -> None:
+        t = self.program.get("table", a["table_name"])
+        self._check_indirect(t, group)
+        # The entry is looked up first so a missing entry and a missing member get their own codes.
+        self._entry(t, a["entry_handle"])
+        out.append(f"Modifying entry {a['entry_handle']} for {t.match_type} match table {t.name}")
+        target = a["group_handle"] if group else a["member_handle"]
+        self.engine.table_modify_indirect(t.name, a["entry_handle"], target, group=group)
+
+    def _do_table_indirect_modify(self, a: dict[str, Any], out: list[str]) -> None:
+        self._indirect_modify(a, out, group=False)
+
+    def _do_table_indirect_modify_with_group(self, a: dict[str, Any], out: list[str]) -> None:
+        self._indirect_modify(a, out, group=True)
+
+    def _profile(self, name: str, with_selector: bool = False) -> str:
         p = self.program.get("action profile", name)
         if with_selector and not p.with_selection:
             raise CommandError("Cannot run this command on an action profile without selector")
-        return p.name, self._profiles.setdefault(p.name, _Profile())
+        return p.name
+
+    def _members(self, profile: str) -> dict[int, tuple[str, list[int]]]:
+        """The profile's members in the engine, by handle: (action, data)."""
+        return {m: (action, list(data)) for m, action, data in self.engine.profile_members(profile)}
+
+    def _groups(self, profile: str) -> dict[int, list[int]]:
+        """The selector's groups in the engine, by handle: member handles."""
+        return {g: list(members) for g, members in self.engine.profile_groups(profile)}
 
     @staticmethod
     def _allocate(used: Iterable[int], create: Callable[[int], None]) -> int:
@@ -475,88 +495,78 @@ class Executor:
             h += 1
 
     def _do_act_prof_create_member(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["owner"])
+        name = self._profile(a["owner"])
         act = self.program.profile_action(self.program.profiles[name], a["action"])
         data = self._data(act, a["params"])
-        h = self._allocate(prof.members, lambda m: self.engine.profile_member_set(name, m, act.name, data))
-        prof.members[h] = (act.name, data)
+        h = self._allocate(self._members(name), lambda m: self.engine.profile_member_set(name, m, act.name, data))
         out.append(f"Member has been created with handle {h}")
 
     def _do_act_prof_modify_member(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["owner"])
+        name = self._profile(a["owner"])
         act = self.program.profile_action(self.program.profiles[name], a["action"])
         data = self._data(act, a["params"])
         self.engine.profile_member_set(name, a["handle"], act.name, data, modify=True)
-        prof.members[a["handle"]] = (act.name, data)
 
     def _do_act_prof_delete_member(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["act_prof_name"])
-        self.engine.profile_member_delete(name, a["member_handle"])
-        prof.members.pop(a["member_handle"], None)
-        for members in prof.groups.values():
-            if a["member_handle"] in members:
-                members.remove(a["member_handle"])
+        self.engine.profile_member_delete(self._profile(a["act_prof_name"]), a["member_handle"])
 
     def _do_act_prof_create_group(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["act_prof_name"], with_selector=True)
-        h = self._allocate(prof.groups, lambda g: self.engine.profile_group_set(name, g, []))
-        prof.groups[h] = []
+        name = self._profile(a["act_prof_name"], with_selector=True)
+        h = self._allocate(self._groups(name), lambda g: self.engine.profile_group_set(name, g, []))
         out.append(f"Group has been created with handle {h}")
 
     def _do_act_prof_delete_group(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["act_prof_name"], with_selector=True)
-        self.engine.profile_group_delete(name, a["group_handle"])
-        prof.groups.pop(a["group_handle"], None)
+        self.engine.profile_group_delete(self._profile(a["act_prof_name"], with_selector=True), a["group_handle"])
 
-    def _group_members(self, prof: _Profile, g: int) -> list[int]:
-        if g not in prof.groups:
-            raise OperationError("INVALID_GRP_HANDLE", f"no group with handle {g} was created through this CLI")
-        return prof.groups[g]
+    def _group_members(self, profile: str, g: int) -> list[int]:
+        groups = self._groups(profile)
+        if g not in groups:
+            raise OperationError("INVALID_GRP_HANDLE", f"no group with handle {g}")
+        return groups[g]
 
     def _do_act_prof_add_member_to_group(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["act_prof_name"], with_selector=True)
-        m, members = a["member_handle"], self._group_members(prof, a["group_handle"])
+        name = self._profile(a["act_prof_name"], with_selector=True)
+        m, members = a["member_handle"], self._group_members(name, a["group_handle"])
         if m in members:
             raise OperationError("MBR_ALREADY_IN_GRP", f"member {m} is already in group {a['group_handle']}")
         self.engine.profile_group_set(name, a["group_handle"], [*members, m], modify=True)
-        members.append(m)
 
     def _do_act_prof_remove_member_from_group(self, a: dict[str, Any], out: list[str]) -> None:
-        name, prof = self._profile(a["act_prof_name"], with_selector=True)
-        m, members = a["member_handle"], self._group_members(prof, a["group_handle"])
+        name = self._profile(a["act_prof_name"], with_selector=True)
+        m, members = a["member_handle"], self._group_members(name, a["group_handle"])
         if m not in members:
             raise OperationError("MBR_NOT_IN_GRP", f"member {m} is not in group {a['group_handle']}")
         self.engine.profile_group_set(name, a["group_handle"], [x for x in members if x != m], modify=True)
-        members.remove(m)
 
     def _do_act_prof_dump(self, a: dict[str, Any], out: list[str]) -> None:
         self._dump_profile(self.program.get("action profile", a["act_prof_name"]).name, out)
 
     def _do_act_prof_dump_member(self, a: dict[str, Any], out: list[str]) -> None:
-        _, prof = self._profile(a["act_prof_name"])
-        if a["member_handle"] not in prof.members:
-            raise OperationError("INVALID_MBR_HANDLE", f"no member with handle {a['member_handle']} was created through this CLI")
-        action, data = prof.members[a["member_handle"]]
+        members = self._members(self._profile(a["act_prof_name"]))
+        if a["member_handle"] not in members:
+            raise OperationError("INVALID_MBR_HANDLE", f"no member with handle {a['member_handle']}")
+        action, data = members[a["member_handle"]]
         out.append(f"Dumping member {a['member_handle']}")
         self._dump_action({"action": action, "data": data}, out)
 
     def _do_act_prof_dump_group(self, a: dict[str, Any], out: list[str]) -> None:
-        _, prof = self._profile(a["act_prof_name"], with_selector=True)
-        members = ", ".join(str(m) for m in self._group_members(prof, a["group_handle"]))
+        name = self._profile(a["act_prof_name"], with_selector=True)
+        members = ", ".join(str(m) for m in self._group_members(name, a["group_handle"]))
         out += [f"Dumping group {a['group_handle']}", f"Members: [{members}]"]
 
     def _dump_profile(self, name: str, out: list[str]) -> None:
-        prof = self._profiles.get(name, _Profile())
+        members = self._members(name)
         out += ["==========", "MEMBERS"]
-        for h in sorted(prof.members):
-            action, data = prof.members[h]
+        for h in sorted(members):
+            action, data = members[h]
             out += ["**********", f"Dumping member {h}"]
             self._dump_action({"action": action, "data": data}, out)
         if self.program.profiles[name].with_selection:
+            groups = self._groups(name)
             out += ["==========", "GROUPS"]
-            for g in sorted(prof.groups):
-                members = ", ".join(str(m) for m in prof.groups[g])
-                out += ["**********", f"Dumping group {g}", f"Members: [{members}]"]
+            for g in sorted(groups):
+                shown = ", ".join(str(m) for m in groups[g])
+                out += ["**********", f"Dumping group {g}", f"Members: [{shown}]"]
 
     # -- counters, registers, meters -------------------------------------------------------
 
@@ -575,10 +585,13 @@ class Executor:
     def _do_counter_write(self, a: dict[str, Any], out: list[str]) -> None:
         c = self.program.get("counter", a["name"])
         if c.binding:
-            raise OperationError(
-                "ERROR", f"{c.name} is the direct counter of table {c.binding}; the engine cannot write direct counters"
-            )
-        self.engine.counter_write(c.name, a["index"], a["packets"], a["bytes"])
+            out.append(f"this is the direct counter for table {c.binding}")
+            try:
+                self.engine.table_counter_write(c.binding, a["index"], a["packets"], a["bytes"])
+            except NotFoundError as e:
+                raise OperationError("INVALID_INDEX", f"{e} (a direct counter's index is the entry handle)") from None
+        else:
+            self.engine.counter_write(c.name, a["index"], a["packets"], a["bytes"])
         out.append(f"{a['name']}[{a['index']}] has been updated")
 
     def _do_counter_reset(self, a: dict[str, Any], out: list[str]) -> None:
@@ -631,7 +644,15 @@ class Executor:
 
     def _do_meter_get_rates(self, a: dict[str, Any], out: list[str]) -> None:
         m = self.program.get("meter", a["name"])
-        raise OperationError("ERROR", f"{m.name}: the engine's Python API cannot read meter rates back (no meter_get)")
+        if m.binding:
+            cell = self.engine.table_meter_get(m.binding, a["index"])
+        else:
+            cell = self.engine.meter_get(m.name, a["index"])
+        # The engine keeps units per second; BMv2 shows units per microsecond. Unconfigured: no rates.
+        rates = [] if cell is None else [(cell[0] / 1e6, cell[1]), (cell[2] / 1e6, cell[3])]
+        if len(rates) != m.rate_count:
+            out.append(f"WARNING: expected {m.rate_count} rates but only received {len(rates)}")
+        out.extend(f"{i}: info rate = {rate}, burst size = {burst}" for i, (rate, burst) in enumerate(rates))
 
     # -- clone sessions and multicast ------------------------------------------------------
 
@@ -752,12 +773,20 @@ class Executor:
 
     def _do_mc_dump(self, a: dict[str, Any], out: list[str]) -> None:
         out += ["==========", "MC ENTRIES"]
-        for g in sorted(self._mc_groups):
+        for g in sorted(self.engine.mc_groups()):
             out += ["**********", f"mgrp({g})"]
-            for h in self._mc_groups[g]:
-                node = self._mc_nodes[h]
-                ports = ", ".join(str(p) for p in node.ports)
-                out.append(f"  -> (L1h={h}, rid={node.rid}) -> (ports=[{ports}], lags=[])")
+            replicas = self.engine.mc_group_get(g)
+            nodes = self._mc_groups.get(g)
+            if nodes is not None and replicas == [(p, self._mc_nodes[h].rid) for h in nodes for p in self._mc_nodes[h].ports]:
+                shown = [(str(h), self._mc_nodes[h].rid, self._mc_nodes[h].ports) for h in nodes]
+            else:
+                # Written (or last changed) by another client: no node handles, replicas by rid.
+                by_rid: dict[int, list[int]] = {}
+                for port, rid in replicas:
+                    by_rid.setdefault(rid, []).append(port)
+                shown = [("-", rid, ports) for rid, ports in by_rid.items()]
+            for h, rid, ports in shown:
+                out.append(f"  -> (L1h={h}, rid={rid}) -> (ports=[{', '.join(str(p) for p in ports)}], lags=[])")
         out += ["==========", "LAGS", "None for this PRE type", "=========="]
 
     # -- queues and port model -------------------------------------------------------------
@@ -849,12 +878,20 @@ class Executor:
 
     def _do_pvs_remove(self, a: dict[str, Any], out: list[str]) -> None:
         v = self.program.get("parser value set", a["pvs_name"])
-        _fit(a["value"], v.width, v.name)
-        raise OperationError("ERROR", f"{v.name}: the engine cannot remove one value (no value_set_remove); use pvs_clear")
+        value = _fit(a["value"], v.width, v.name)
+        try:
+            self.engine.value_set_remove(v.name, value)
+        except NotFoundError:
+            # BMv2 does not report a value that is not in the set.
+            pass
 
     def _do_pvs_get(self, a: dict[str, Any], out: list[str]) -> None:
         v = self.program.get("parser value set", a["pvs_name"])
-        raise OperationError("ERROR", f"{v.name}: the engine cannot list a value set's values (no value_set_get)")
+        full = (1 << v.width) - 1
+        for value, mask in self.engine.value_set_values(v.name):
+            # Values added through P4Runtime may carry a mask; the CLI's own have a full one.
+            shown = _hexstr(value, v.width)
+            out.append(shown if mask == full else f"{shown} &&& {_hexstr(mask, v.width)}")
 
     def _do_pvs_clear(self, a: dict[str, Any], out: list[str]) -> None:
         self.engine.value_set_clear(self.program.get("parser value set", a["pvs_name"]).name)
