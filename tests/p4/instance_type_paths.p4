@@ -90,9 +90,15 @@ control PathEgress(inout headers_t hdr, inout metadata_t meta,
         hdr.path.egress_instance = (bit<8>)standard_metadata.instance_type;
         hdr.path.egress_rid = standard_metadata.egress_rid;
         hdr.path.egress_length = (bit<16>)standard_metadata.packet_length;
+        if (standard_metadata.instance_type == 2) {
+            hdr.path.passes = meta.passes;
+        }
         if (standard_metadata.instance_type == 0) {
             if (hdr.path.op == 2) {
                 clone(CloneType.E2E, E2E_SESSION);
+            } else if (hdr.path.op == 9) {
+                meta.passes = 5;
+                clone_preserving_field_list(CloneType.E2E, E2E_SESSION, 0);
             } else if (hdr.path.op == 5 && meta.passes == 0) {
                 // Recirculated packets are NORMAL again in egress: the preserved
                 // pass count stops the loop.
