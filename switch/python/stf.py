@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bufferlab.switch.engine import Engine, EngineError
+from bufferlab.switch.runtime_cli.executor import Executor
 
 #: Virtual time between two injected frames, ns.
 PACKET_GAP_NS = 1_000
@@ -104,17 +105,16 @@ _ACTION = re.compile(r"^(?P<name>[\w.$\[\]]+)\((?P<args>.*)\)$")
 class Runner:
     """Executes STF statements against one engine."""
 
-    def __init__(self, engine: Engine, source: str = "<stf>") -> None:
-        """Wraps `engine`; `source` names the file in messages."""
+    def __init__(self, engine: Engine, json_text: str, source: str = "<stf>") -> None:
+        """Wraps `engine` running `json_text`; `source` names the file in messages."""
         self.e = engine
+        self.cli = Executor(engine, json_text)
         self.source = source
         self.t = 0
         self.expect: dict[int, list[Expectation]] = {}
         self.got: dict[int, list[bytes]] = {}
         self.result = Result()
         self.entries: dict[str, tuple[str, int]] = {}
-        self.mc_nodes: list[tuple[int, list[int]]] = []
-        self.mc_groups: dict[int, list[int]] = {}
         self.tables = self.e.tables()
 
     def run(self, text: str) -> Result:
@@ -170,54 +170,13 @@ class Runner:
             self.drain()
         elif kw == "check_counter":
             self.check_counter(rest, n)
-        elif kw == "mirroring_add":
-            s, p = rest.split()
-            self.e.clone_session_set(int(s), port=int(p))
-        elif kw == "mirroring_add_mc":
-            s, g = rest.split()
-            self.e.clone_session_set(int(s), mcast_grp=int(g))
-        elif kw == "mirroring_delete":
-            self.e.clone_session_delete(int(rest))
-        elif kw == "mirroring_get":
-            self.e.clone_session_get(int(rest))
-        elif kw == "mc_mgrp_create":
-            self.mc_groups[int(rest)] = []
-            self.sync_group(int(rest))
-        elif kw == "mc_node_create":
-            rid, *ports = rest.split()
-            self.mc_nodes.append((int(rid), [int(p) for p in ports]))
-        elif kw == "mc_node_update":
-            node, *ports = rest.split()
-            rid, _ = self.mc_nodes[int(node)]
-            self.mc_nodes[int(node)] = (rid, [int(p) for p in ports])
-            for g, nodes in self.mc_groups.items():
-                if int(node) in nodes:
-                    self.sync_group(g)
-        elif kw == "mc_node_associate":
-            g, node = (int(x) for x in rest.split())
-            self.mc_groups.setdefault(g, []).append(node)
-            self.sync_group(g)
-        elif kw in ("register_write", "register_read", "register_reset"):
-            args = rest.split()
-            name = _resolve(args[0], self.e_registers(), "register")
-            if kw == "register_write":
-                self.e.register_write(name, parse_number(args[1]), parse_number(args[2]))
-            elif kw == "register_reset":
-                self.e.register_reset(name)
-        elif kw == "counter_write":
-            name, idx, pkts, nbytes = rest.split()
-            self.e.counter_write(name, parse_number(idx), parse_number(pkts), parse_number(nbytes))
         else:
-            raise ValueError(f"unknown statement '{word}'")
-
-    def e_registers(self) -> list[str]:
-        """Register names (from the loaded JSON)."""
-        return self.e.register_names()
-
-    def sync_group(self, g: int) -> None:
-        """Writes a multicast group from its associated nodes."""
-        replicas = [(p, rid) for node in self.mc_groups[g] for rid, ports in [self.mc_nodes[node]] for p in ports]
-        self.e.mc_group_set(g, replicas)
+            # Everything else is a simple_switch_CLI command (mirroring_*, mc_*, register_*,
+            # counter_*, meter_*, act_prof_*, table_indirect_*, pvs_*, …): the runtime CLI
+            # runs it exactly as bufferlab-switch-cli would.
+            answer = self.cli.execute(line)
+            if not answer.ok:
+                raise ValueError(answer.text.strip() or f"'{word}' failed")
 
     def table(self, name: str) -> str:
         """Full table name from an STF name."""
@@ -337,10 +296,10 @@ def matches(pattern: str, got_hex: str, exact_length: bool) -> bool:
     return all(p in ("*", g) for p, g in zip(pattern, got_hex, strict=False))
 
 
-def load_engine(program: Path, include_dirs: list[str]) -> Engine:
-    """An engine for a .json (BMv2 JSON) or a .p4 (compiled with bufferlab-p4c)."""
+def load_program(program: Path, include_dirs: list[str]) -> str:
+    """BMv2 JSON text of a .json, or of a .p4 compiled with bufferlab-p4c."""
     if program.suffix == ".json":
-        return Engine(program)
+        return program.read_text()
     from bufferlab.compiler import compile as compile_p4
     from bufferlab.compiler.diagnostics import CompileError
 
@@ -348,13 +307,13 @@ def load_engine(program: Path, include_dirs: list[str]) -> Engine:
         doc, _ = compile_p4(program, include_dirs)
     except CompileError as exc:
         raise StfError(str(exc)) from exc
-    return Engine(json.dumps(doc))
+    return json.dumps(doc)
 
 
 def run_file(program: Path, stf: Path, include_dirs: list[str] = ()) -> Result:
     """Runs `stf` against `program`."""
-    engine = load_engine(program, list(include_dirs))
-    return Runner(engine, str(stf)).run(stf.read_text())
+    json_text = load_program(program, list(include_dirs))
+    return Runner(Engine(json_text), json_text, str(stf)).run(stf.read_text())
 
 
 def main(argv: list[str] | None = None) -> int:
