@@ -19,8 +19,8 @@ file with `--log-file FILE`, else only warnings and errors go to stderr. Format:
     [16:02:03.123] [bufferlab-switch] [I] P4Runtime server listening on 0.0.0.0:50051
 
 Levels (`-L`): trace (counters every second), debug (every P4Runtime pipeline change and
-runtime CLI program change), info (start-up, `log_msg` lines of the P4 program, shutdown),
-warn, error, off.
+runtime CLI program change), info (start-up; the engine's log lines, prefixed `engine:`:
+the P4 program's `log_msg`, failed asserts, drops it reports; shutdown), warn, error, off.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ class SwitchProcess:
         log.debug("P4Runtime: new pipeline loaded (%d bytes of JSON)", len(json_text))
 
     def _forward_events(self) -> None:
-        """Hand packet-ins and digests to the P4Runtime server, log_msg lines to the log."""
+        """Hand packet-ins and digests to the P4Runtime server, the engine's log lines to the log."""
         assert self.live is not None
         last_trace = 0.0
         while True:
@@ -249,7 +249,7 @@ class SwitchProcess:
             except Exception:
                 log.exception("delivering packet-ins/digests to the P4Runtime server failed")
             for line in self.engine.log():
-                log.info("log_msg: %s", line)
+                log.info("engine: %s", line)
             if log.isEnabledFor(TRACE) and time.monotonic() - last_trace >= TRACE_INTERVAL_S:
                 last_trace = time.monotonic()
                 log.log(TRACE, "counters: live %s engine %s", self.live.stats(), self.engine.stats())
