@@ -83,6 +83,8 @@ class Backend(Protocol):
     """Runs cells of the study on some switch."""
 
     name: str
+    #: True when times are exact virtual time, False when measured on a live switch.
+    virtual: bool
 
     def delay_trial(self, cell: DelayCell) -> FrameRecords:
         """Runs one forwarding-delay trial and returns every frame's timestamps."""

@@ -43,5 +43,5 @@ def run(config: TorConfig, backend: Backend, out_dir: str | Path,
     summary = summary_rows(delay_rows)
     checks = run_checks(burst_rows, delay_rows, summary)
     outputs = write_outputs(out_dir, config, backend.describe(), burst_rows, delay_rows,
-                            summary, checks)
+                            summary, checks, virtual=backend.virtual)
     return RunResult(burst_rows, delay_rows, summary, checks, outputs)

@@ -169,6 +169,7 @@ class LiveBackend:
     """Runs the study's cells on bufferlab-switch in Mininet; a context manager (root)."""
 
     name = "live (Mininet, bufferlab-switch, RFC 2544 tester)"
+    virtual = False
 
     def __init__(self, config: TorConfig, work_dir: str | Path | None = None,
                  binary: str | None = None, wait_s: float = DEFAULT_WAIT_S) -> None:

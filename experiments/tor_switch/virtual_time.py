@@ -66,6 +66,7 @@ class VirtualTimeBackend:
     """Runs the study's cells on the in-process engine in deterministic virtual time."""
 
     name = "virtual time (in-process engine)"
+    virtual = True
 
     def __init__(self, config: TorConfig, program: CompiledProgram | None = None) -> None:
         """Compiles p4src/buffer_switch.p4 unless ``program`` is given."""
