@@ -27,7 +27,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -52,8 +51,8 @@ from bufferlab.experiments.tor_switch.backend import (
 )
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.switch_config import SWITCH_ID, switch_config
+from bufferlab.mininet.cli_demo import switch_binary
 from bufferlab.mininet.network import LabNetwork, NetworkOptions
-from bufferlab.mininet.switch import BUFFERLAB_SWITCH
 from bufferlab.mininet.topology import Topology, parse_topology
 from bufferlab.traffic import tc
 from bufferlab.traffic.rfc2544.tester import SourcePort, Tester, TrialResult
@@ -74,17 +73,11 @@ REALTIME_PRIORITY = 10
 # Time after a trial's last frame before the receiver stops, s: port C's largest queue at
 # the live grid's rate drains in well under this.
 DEFAULT_WAIT_S = 0.5
-# A back-to-back trial counts only if A and B started within half a frame time of each other
-# (a source that starts late lets C drain the other's frames meanwhile, so more frames fit);
-# a busy machine sometimes makes one miss the tester's shared start, and then the trial runs
-# again, up to this many times.
-START_ATTEMPTS = 5
-
-
-def switch_binary() -> str:
-    """bufferlab-switch next to this Python (the venv's), else the one on PATH."""
-    beside = Path(sys.executable).with_name(BUFFERLAB_SWITCH)
-    return str(beside) if beside.exists() else (shutil.which(BUFFERLAB_SWITCH) or BUFFERLAB_SWITCH)
+# A back-to-back trial counts only if no frame of A or B left more than half a frame time
+# behind the line-rate schedule from the first frame: a source that starts late or stalls
+# lets C drain the other's frames meanwhile, so more frames fit. A busy machine sometimes
+# holds a sender back, and then the trial runs again, up to this many times.
+BURST_ATTEMPTS = 5
 
 
 def _free_tcp_port() -> int:
@@ -154,15 +147,16 @@ def frame_records(trial: TrialResult) -> FrameRecords:
                         np.concatenate(outs))
 
 
-def start_skew_ns(trial: TrialResult) -> int:
-    """How far apart the sources' first frames left (kernel TX stamps), ns."""
-    firsts = []
-    for port in trial.ports:
-        mine = trial.frames[trial.frames["flow"] == port.flow]
-        if mine.size == 0:
-            raise RuntimeError(f"port C received no frame from source {port.port}")
-        firsts.append(int(mine["tx_ns"].min()))
-    return max(firsts) - min(firsts)
+def burst_lag_ns(trial: TrialResult, frame_ns: float) -> int:
+    """How far any received frame of a back-to-back trial left behind the line-rate
+    schedule that starts with the trial's first frame (seq × ``frame_ns``), ns (kernel TX
+    stamps): a source that started late or stalled mid-burst shows here."""
+    frames = trial.frames
+    if frames.size == 0:
+        raise RuntimeError("port C received no frame of the burst: is the switch forwarding?")
+    origin = int(frames["tx_ns"].min())
+    lag = frames["tx_ns"].astype(np.int64) - origin - frames["seq"].astype(np.int64) * frame_ns
+    return int(lag.max())
 
 
 class LiveBackend:
@@ -185,7 +179,7 @@ class LiveBackend:
         self._switch: BufferSwitch | None = None
         self._tester: Tester | None = None
         self._threshold_pct: int | None = None
-        self.last_start_skew_ns = 0
+        self.last_burst_lag_ns = 0
 
     def describe(self) -> list[tuple[str, str]]:
         """What ran, with units."""
@@ -294,16 +288,16 @@ class LiveBackend:
         tester = self._ready(cell.threshold_pct)
         frame_ns = (cell.frame_size_bytes + PREAMBLE_BYTES + IFG_BYTES) * 8e9 / \
             self.config.port_rate_bps
-        for _attempt in range(START_ATTEMPTS):
+        for _attempt in range(BURST_ATTEMPTS):
             trial = tester.trial(cell.frame_size_bytes, burst_frames=frames_per_port,
                                  wait_s=self.wait_s, tx_timestamps=True)
-            self.last_start_skew_ns = start_skew_ns(trial)
-            if self.last_start_skew_ns <= frame_ns / 2:
+            self.last_burst_lag_ns = burst_lag_ns(trial, frame_ns)
+            if self.last_burst_lag_ns <= frame_ns / 2:
                 break
         else:
-            raise RuntimeError(f"A and B started {self.last_start_skew_ns / 1e6:.2f} ms apart in "
-                               f"{START_ATTEMPTS} tries of a {frames_per_port}-frame burst: "
-                               "the machine is too busy for a back-to-back test")
+            raise RuntimeError(f"a {frames_per_port}-frame burst lagged its line-rate schedule "
+                               f"by {self.last_burst_lag_ns / 1e6:.2f} ms in {BURST_ATTEMPTS} "
+                               "tries: the machine is too busy for a back-to-back test")
         sent = tuple(p.sent_frames for p in trial.ports)
         received = tuple(p.received_frames for p in trial.ports)
         return BurstTrial(sent_frames=(sent[0], sent[1]),
