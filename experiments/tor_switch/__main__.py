@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from bufferlab.analysis.report import format_cell
 from bufferlab.experiments.tor_switch.config import FULL, LIVE, SHORT
 from bufferlab.experiments.tor_switch.experiment import run
-from bufferlab.experiments.tor_switch.live import LiveBackend
 from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
 
 
@@ -69,8 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --jobs: {args.jobs} processes, need at least 1", file=sys.stderr)
         return 2
     with contextlib.ExitStack() as stack:
-        backend = (stack.enter_context(LiveBackend(config)) if live
-                   else VirtualTimeBackend(config))
+        if live:
+            # Imported here so a virtual run does not need Mininet.
+            from bufferlab.experiments.tor_switch.live import LiveBackend
+            backend = stack.enter_context(LiveBackend(config))
+        else:
+            backend = VirtualTimeBackend(config)
         result = run(config, backend, args.out, jobs=args.jobs)
 
     print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
