@@ -2,22 +2,28 @@
 buffer_switch.p4 in the engine with the exact tester (Python scheduling, engine, matching
 the output back to its frame), for 64- and 1518-byte frames at a congesting load, and the
 CPU time the short and full grids need (per-frame cost interpolated linearly in frame size
-between the two). Prints one JSON line.
+between the two), and what programming a trial's fresh engine through the controller costs
+(P4Runtime server, BufferSwitch.apply, median wall-clock ms over a few). Prints one JSON
+line.
 
 Rates are per second of this process's CPU time, so other load on the machine does not
 skew them.
 """
 
 import json
+import statistics
 import time
 
+from bufferlab.experiments.common.buffer_engine import programmed_engine
 from bufferlab.experiments.common.wire import frames_in, load_fraction
 from bufferlab.experiments.tor_switch.backend import DelayCell
 from bufferlab.experiments.tor_switch.config import FULL, SHORT, TorConfig
 from bufferlab.experiments.tor_switch.runner import delay_cells
+from bufferlab.experiments.tor_switch.switch_config import switch_config
 from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
 
 TRIAL_NS = 40_000_000
+PROGRAM_REPEATS = 7
 
 
 def frames_per_cpu_s(backend: VirtualTimeBackend, size: int) -> float:
@@ -25,6 +31,18 @@ def frames_per_cpu_s(backend: VirtualTimeBackend, size: int) -> float:
     t0 = time.process_time()
     records = backend.delay_trial(DelayCell(size, 100, 50.2, TRIAL_NS))
     return records.in_ns.size / (time.process_time() - t0)
+
+
+def program_ms() -> float:
+    """Median wall-clock ms to get an engine programmed by the controller over P4Runtime."""
+    config = switch_config(SHORT, 100)
+    programmed_engine(config)  # warm-up: compiles the program once
+    times = []
+    for _ in range(PROGRAM_REPEATS):
+        t0 = time.perf_counter()
+        programmed_engine(config)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
 
 
 def grid_frames(config: TorConfig) -> dict[int, int]:
@@ -56,6 +74,7 @@ def main() -> None:
         "short_grid_cpu_min_est": round(cpu_min(short, rates), 2),
         "full_grid_frames": sum(full.values()),
         "full_grid_cpu_min_est": round(cpu_min(full, rates), 1),
+        "program_engine_via_p4runtime_ms": round(program_ms(), 1),
     }))
 
 
