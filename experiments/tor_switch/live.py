@@ -41,7 +41,7 @@ from bufferlab.experiments.common.buffer_engine import (
     compiled_program,
     host_mac,
 )
-from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
+from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES, slot_ns
 from bufferlab.experiments.tor_switch.backend import (
     LOST,
     BurstCell,
@@ -237,8 +237,9 @@ class LiveBackend:
         # Static neighbours: no ARP crosses the switch, so every frame on it is a test frame.
         for host in ("a", "b"):
             pace_source(self._lab.netns(host), c.port_rate_bps)
-            self._lab.host(host).cmd(f"ip neigh replace {host_ip(c.port_c)} lladdr "
-                                     f"{host_mac(SWITCH_ID, c.port_c)} dev eth0 nud permanent")
+            subprocess.run(["ip", "-n", self._lab.netns(host), "neigh", "replace",
+                            host_ip(c.port_c), "lladdr", host_mac(SWITCH_ID, c.port_c),
+                            "dev", "eth0", "nud", "permanent"], check=True, capture_output=True)
         self._connection = SwitchConnection(self._lab.grpc_address(SWITCH),
                                             self._lab.switch_options(
                                                 self._lab.topo.switches[SWITCH]).device_id)
@@ -286,8 +287,7 @@ class LiveBackend:
     def burst_trial(self, cell: BurstCell, frames_per_port: int) -> BurstTrial:
         """One back-to-back burst of ``frames_per_port`` frames from A and from B at once."""
         tester = self._ready(cell.threshold_pct)
-        frame_ns = (cell.frame_size_bytes + PREAMBLE_BYTES + IFG_BYTES) * 8e9 / \
-            self.config.port_rate_bps
+        frame_ns = float(slot_ns(cell.frame_size_bytes, self.config.port_rate_bps))
         for _attempt in range(BURST_ATTEMPTS):
             trial = tester.trial(cell.frame_size_bytes, burst_frames=frames_per_port,
                                  wait_s=self.wait_s, tx_timestamps=True)
