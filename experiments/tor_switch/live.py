@@ -23,7 +23,6 @@ R² keep their meaning; absolute values are larger than the virtual backend's.
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -226,8 +225,7 @@ class LiveBackend:
         options = NetworkOptions(
             json_path=str(json_path), switch_binary=self._binary, log_dir=str(self.work_dir),
             grpc_base_port=_free_tcp_port() - (SWITCH_INDEX - 1),
-            thrift_base_port=_free_tcp_port() - (SWITCH_INDEX - 1),
-            netns_prefix=f"bl{os.getpid()}-")
+            thrift_base_port=_free_tcp_port() - (SWITCH_INDEX - 1))
         self._lab = LabNetwork(tor_topology(c), options)
         self._lab.start()
         process = getattr(self._lab.host(SWITCH), "process", None)
