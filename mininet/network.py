@@ -183,7 +183,8 @@ class LabNetwork:
             else:
                 tc.install_htb("eth0", pacing.rate_bps,
                                [tc.HtbClass(minor=2, rate_bps=pacing.rate_bps,
-                                            burst_bytes=pacing.burst_bytes)],
+                                            burst_bytes=pacing.burst_bytes,
+                                            cburst_bytes=pacing.burst_bytes)],
                                default_minor=2, netns=netns)
 
     def stop(self) -> None:

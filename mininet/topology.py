@@ -13,7 +13,8 @@ A file is JSON with three keys, the same as the tutorials' `topology.json`:
 There is no netem on our kernels, so a link's rate and delay belong to the switch: they
 become the port model (shaper rate in bit/s, propagation delay in ns) of the switch port
 on that link. `host_pacing` shapes the host's side with tc (`{"rate_bps", "burst_bytes",
-"qdisc": "htb" | "tbf"}`).
+"qdisc": "htb" | "tbf"}`): the host sends at most `burst_bytes` back to back (HTB's burst
+and cburst, or the TBF bucket), then at `rate_bps`.
 
 Every problem is a `TopologyError` naming the key and the reason.
 """

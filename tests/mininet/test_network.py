@@ -69,6 +69,8 @@ def test_host_pacing_installs_an_htb_class_at_the_configured_rate(prefix):
     with LabNetwork(parse_topology(_topology(pacing=True)), options, make_switch=_bridge) as lab:
         classes = tc.class_stats("eth0", netns=lab.netns("h2"))
         assert classes[2].rate_bps == 20_000_000
+        # burst_bytes bounds what leaves back to back: both HTB buckets, not tc's one-MTU cburst.
+        assert (classes[2].burst_bytes, classes[2].cburst_bytes) == (15_000, 15_000)
         assert tc.root_qdisc_stats("eth0", netns=lab.netns("h1")).kind != "htb"
 
 
