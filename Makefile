@@ -66,7 +66,7 @@ run: build
 # A Mininet CLI on three hosts and one switch running forward.p4 (pingall works).
 # SWITCH=simple_switch_grpc runs BMv2's switch instead of bufferlab-switch.
 cli: build
-	$(PY) -m bufferlab.mininet.cli_demo $(if $(SWITCH),--switch $(SWITCH))
+	$(PY) -m bufferlab.experiments.cli_demo $(if $(SWITCH),--switch $(SWITCH))
 
 # Removes only what a crashed bufferlab network left behind (never other Mininet users' state).
 stop:

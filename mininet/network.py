@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mininet.link import Link as MininetLink
@@ -20,7 +20,7 @@ from mininet.node import Host as MininetHost
 from mininet.node import Node
 
 from bufferlab.mininet.cleanup import STATE_DIR, NetworkRecord, command_line
-from bufferlab.mininet.switch import BUFFERLAB_SWITCH, P4Switch, SwitchOptions
+from bufferlab.mininet.switch import P4Switch, SwitchOptions, default_switch_binary
 from bufferlab.mininet.topology import Switch, Topology
 from bufferlab.traffic import tc
 
@@ -47,7 +47,7 @@ class NetworkOptions:
     """Where the switches' program, binary, logs and captures are, and how ports are numbered."""
 
     json_path: str | None = None
-    switch_binary: str = BUFFERLAB_SWITCH
+    switch_binary: str = field(default_factory=default_switch_binary)
     log_dir: str = "logs"
     pcap_dir: str | None = None
     grpc_base_port: int = GRPC_BASE_PORT

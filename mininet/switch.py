@@ -9,9 +9,11 @@ are only passed to bufferlab-switch.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,12 @@ class SwitchOptions:
     pcap_dir: str | None = None
     log_console: bool = True
     port_models: dict[int, PortModel] = field(default_factory=dict)
+
+
+def default_switch_binary() -> str:
+    """bufferlab-switch beside this Python (the venv's), else the one on PATH."""
+    beside = Path(sys.executable).with_name(BUFFERLAB_SWITCH)
+    return str(beside) if beside.exists() else (shutil.which(BUFFERLAB_SWITCH) or BUFFERLAB_SWITCH)
 
 
 def is_bufferlab_switch(binary: str) -> bool:

@@ -50,8 +50,8 @@ from bufferlab.experiments.tor_switch.backend import (
 )
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.switch_config import SWITCH_ID, switch_config
-from bufferlab.mininet.cli_demo import switch_binary
 from bufferlab.mininet.network import LabNetwork, NetworkOptions
+from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import Topology, parse_topology
 from bufferlab.traffic import tc
 from bufferlab.traffic.rfc2544.tester import SourcePort, Tester, TrialResult
@@ -170,7 +170,7 @@ class LiveBackend:
         default); ``binary`` is the switch program (bufferlab-switch by default)."""
         self.config = config
         self.wait_s = wait_s
-        self._binary = binary or switch_binary()
+        self._binary = binary or default_switch_binary()
         self._own_dir = work_dir is None
         self.work_dir = Path(work_dir or tempfile.mkdtemp(prefix="tor_switch_live_"))
         self._lab: LabNetwork | None = None

@@ -1,5 +1,5 @@
 """`make cli`'s network: three hosts on bufferlab-switch running forward.p4, entries written
-by the controller from mininet/demo/s1-runtime.json; pingall succeeds; nothing is left."""
+by the controller from experiments/cli_demo/s1-runtime.json; pingall succeeds; nothing is left."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ pytestmark = [
 def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
     prefix = f"bld{uuid.uuid4().hex[:5]}-"
     proc = subprocess.run(
-        [sys.executable, "-m", "bufferlab.mininet.cli_demo", "--pingall",
+        [sys.executable, "-m", "bufferlab.experiments.cli_demo", "--pingall",
          "--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs"),
          "--pcap-dir", str(tmp_path / "pcaps"), "--netns-prefix", prefix,
          "--grpc-base-port", str(live.free_port()), "--thrift-base-port", str(live.free_port())],

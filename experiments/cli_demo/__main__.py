@@ -1,10 +1,10 @@
 """`make cli`: three hosts on one bufferlab-switch running p4src/forward.p4, then the Mininet CLI.
 
-    sudo .venv/bin/python -m bufferlab.mininet.cli_demo [--pingall] [--log-dir logs] [--pcap-dir pcaps]
+    sudo .venv/bin/python -m bufferlab.experiments.cli_demo [--pingall] [--log-dir logs] [--pcap-dir pcaps]
 
 Compiles forward.p4 with bufferlab's compiler into `--build-dir` (default `build/`), starts
-the network of `mininet/demo/topology.json` (h1, h2, h3 on s1 ports 1..3, addresses
-10.0.1.N/24), writes the pipeline and the entries of `mininet/demo/s1-runtime.json` through
+the network of `experiments/cli_demo/topology.json` (h1, h2, h3 on s1 ports 1..3, addresses
+10.0.1.N/24), writes the pipeline and the entries of `experiments/cli_demo/s1-runtime.json` through
 P4Runtime as the tutorials' controller does (requests logged to
 `<log-dir>/s1-p4runtime-requests.txt`), prints where every log is, and opens the Mininet
 CLI (`pingall` works). With `--pingall` it runs `pingall` instead of the CLI and exits 0
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -31,17 +30,11 @@ from bufferlab.mininet.network import (
     NetworkOptions,
     log_banner,
 )
-from bufferlab.mininet.switch import BUFFERLAB_SWITCH
+from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import load_topology
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
-PROGRAM = Path(__file__).resolve().parent.parent / "p4src" / "forward.p4"
-
-
-def switch_binary() -> str:
-    """bufferlab-switch next to this Python (the venv's), else the one on PATH."""
-    beside = Path(sys.executable).with_name(BUFFERLAB_SWITCH)
-    return str(beside) if beside.exists() else (shutil.which(BUFFERLAB_SWITCH) or BUFFERLAB_SWITCH)
+DEMO_DIR = Path(__file__).resolve().parent
+PROGRAM = DEMO_DIR.parent.parent / "p4src" / "forward.p4"
 
 
 def build(build_dir: Path) -> tuple[Path, Path]:
@@ -74,7 +67,7 @@ def program(lab: LabNetwork, json_path: Path, p4info_path: Path, log_dir: Path) 
 
 def main(argv: list[str] | None = None) -> int:
     """Bring the demo network up, program it, open the CLI (or run pingall); exit status."""
-    parser = argparse.ArgumentParser(prog="python -m bufferlab.mininet.cli_demo",
+    parser = argparse.ArgumentParser(prog="python -m bufferlab.experiments.cli_demo",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--pingall", action="store_true", help="run pingall instead of the CLI")
     parser.add_argument("--switch", default=None,
@@ -92,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     json_path, p4info_path = build(args.build_dir)
     args.log_dir.mkdir(parents=True, exist_ok=True)
     args.pcap_dir.mkdir(parents=True, exist_ok=True)
-    options = NetworkOptions(json_path=str(json_path), switch_binary=args.switch or switch_binary(),
+    options = NetworkOptions(json_path=str(json_path), switch_binary=args.switch or default_switch_binary(),
                              log_dir=str(args.log_dir), pcap_dir=str(args.pcap_dir),
                              netns_prefix=args.netns_prefix, grpc_base_port=args.grpc_base_port,
                              thrift_base_port=args.thrift_base_port)

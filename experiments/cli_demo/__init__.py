@@ -1,0 +1,1 @@
+"""`make cli`: the Mininet demo network (three hosts, one switch running forward.p4)."""
