@@ -86,8 +86,12 @@ def test_back_to_back_is_the_queue_plus_the_token_burst(netns_lab, sources):
     t = bridge_dut(netns_lab, sources, size)
     expected = QUEUE_FRAMES + token_frames(size)
     res = back_to_back(t, size, max_burst=2 * expected, repetitions=3, trial_s=0.2)
-    for per_port in res.bursts:
-        assert expected - 1 <= sources * per_port <= expected + 5, res.bursts
+    # A source that starts or stalls late lets the queue drain more during the burst, so a
+    # trial can only overstate the answer: every trial is at least Q + P - 1, and the
+    # smallest (the one with the best-aligned start) is within the derived bound.
+    totals = [sources * per_port for per_port in res.bursts]
+    assert min(totals) >= expected - 1, res.bursts
+    assert min(totals) <= expected + 5, res.bursts
     assert res.row()["burst_total_avg_frames"] == pytest.approx(sources * res.avg_frames, abs=0.01)
 
 
@@ -98,7 +102,7 @@ def test_throughput_finds_the_htb_rate(netns_lab, sources):
     mu = mu_fps(size)
     late_s = (QUEUE_FRAMES + token_frames(size)) / mu / 2
     res = throughput(t, size, trial_s=trial_s, resolution=resolution, wait_s=0.1,
-                     max_late_s=late_s)
+                     max_late_s=late_s, confirm_losses=2)
     res_fps = sources * resolution * t.max_fps(size)
     slack = (QUEUE_FRAMES + token_frames(size)) / trial_s
     assert mu - res_fps <= res.total_fps <= mu + slack + res_fps, res
@@ -140,8 +144,10 @@ def test_latency_below_the_rate_and_in_a_full_queue(netns_lab):
 
 
 def test_command_line_writes_the_reporting_tables(netns_lab, tmp_path):
+    # One source: its burst leaves back to back, so one repetition meets the tight bound
+    # (two sources' start skew is covered by test_back_to_back_is_the_queue_plus_the_token_burst).
     size = 512
-    t = bridge_dut(netns_lab, 2, size)
+    t = bridge_dut(netns_lab, 1, size)
     cmd = [sys.executable, "-m", "bufferlab.traffic.rfc2544.cli",
            "--sink-ip", SINK_IP, "--sink-netns", t.sink_netns,
            "--line-rate-bps", "50Mbit", "--frame-sizes", str(size),

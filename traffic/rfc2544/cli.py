@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="run the senders SCHED_FIFO at this priority (1..99, root)")
     p.add_argument("--max-late-ms", type=float,
                    help="repeat throughput trials whose senders ran later than this")
+    p.add_argument("--confirm-losses", type=int, default=0,
+                   help="count a throughput load as lossy only if this many more trials lose too")
     p.add_argument("--trial-s", type=float, default=60.0,
                    help="throughput and frame-loss trial duration, s")
     p.add_argument("--wait-s", type=float, default=2.0,
@@ -107,7 +109,8 @@ def run(args: argparse.Namespace) -> dict[str, list[dict]]:
             res = throughput(tester, size, trial_s=args.trial_s,
                              resolution=args.resolution_pct / 100, wait_s=args.wait_s,
                              max_late_s=None if args.max_late_ms is None
-                             else args.max_late_ms / 1e3)
+                             else args.max_late_ms / 1e3,
+                             confirm_losses=args.confirm_losses)
             measured = res.load
             rows["throughput"].append(res.row())
         if "latency" in args.tests:
