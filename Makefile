@@ -52,9 +52,13 @@ lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
+# Namespace tests that time real frames on a shared host can lose one to a stall: the
+# failed tests (only those) run once more, and a test that fails twice fails the target.
 test: build lint
 	cargo test --workspace -q
-	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
+	@$(VENV)/bin/pytest -q $(PYTEST_ARGS) || { \
+	  echo "make test: running the failed tests once more"; \
+	  $(VENV)/bin/pytest -q --last-failed --last-failed-no-failures none $(PYTEST_ARGS); }
 
 bench: build
 	@for b in bench/*.py; do [ -e "$$b" ] && $(PY) $$b; done; true
