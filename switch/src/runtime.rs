@@ -551,8 +551,11 @@ impl Engine {
             .ok_or_else(|| RuntimeError::NotFound(format!("profile {profile}: no group {group}")))
     }
 
-    fn array_index(names: impl Iterator<Item = String>, what: &str, name: &str) -> R<usize> {
-        let mut names = names;
+    fn array_index<'a>(
+        mut names: impl Iterator<Item = &'a str>,
+        what: &str,
+        name: &str,
+    ) -> R<usize> {
         names
             .position(|n| n == name)
             .map_or_else(|| not_found(what, name), Ok)
@@ -571,7 +574,7 @@ impl Engine {
     /// Reads an indirect counter cell.
     pub fn counter_read(&self, name: &str, index: u64) -> R<CounterCell> {
         let c = Self::array_index(
-            self.prog.counters.iter().map(|c| c.name.clone()),
+            self.prog.counters.iter().map(|c| c.name.as_str()),
             "counter",
             name,
         )?;
@@ -582,7 +585,7 @@ impl Engine {
     /// Writes an indirect counter cell.
     pub fn counter_write(&mut self, name: &str, index: u64, value: CounterCell) -> R<()> {
         let c = Self::array_index(
-            self.prog.counters.iter().map(|c| c.name.clone()),
+            self.prog.counters.iter().map(|c| c.name.as_str()),
             "counter",
             name,
         )?;
@@ -594,7 +597,7 @@ impl Engine {
     /// Zeroes every cell of a counter array (direct counters included).
     pub fn counter_reset(&mut self, name: &str) -> R<()> {
         let c = Self::array_index(
-            self.prog.counters.iter().map(|c| c.name.clone()),
+            self.prog.counters.iter().map(|c| c.name.as_str()),
             "counter",
             name,
         )?;
@@ -615,7 +618,7 @@ impl Engine {
     /// Configures an indirect meter cell (committed, peak), or clears it with `None`.
     pub fn meter_set(&mut self, name: &str, index: u64, rates: Option<[MeterRate; 2]>) -> R<()> {
         let m = Self::array_index(
-            self.prog.meters.iter().map(|m| m.name.clone()),
+            self.prog.meters.iter().map(|m| m.name.as_str()),
             "meter",
             name,
         )?;
@@ -631,7 +634,7 @@ impl Engine {
     /// Reads a meter cell's configuration.
     pub fn meter_get(&self, name: &str, index: u64) -> R<Option<[MeterRate; 2]>> {
         let m = Self::array_index(
-            self.prog.meters.iter().map(|m| m.name.clone()),
+            self.prog.meters.iter().map(|m| m.name.as_str()),
             "meter",
             name,
         )?;
@@ -642,7 +645,7 @@ impl Engine {
     /// Reads a register cell.
     pub fn register_read(&self, name: &str, index: u64) -> R<u128> {
         let r = Self::array_index(
-            self.prog.registers.iter().map(|r| r.name.clone()),
+            self.prog.registers.iter().map(|r| r.name.as_str()),
             "register",
             name,
         )?;
@@ -653,7 +656,7 @@ impl Engine {
     /// Writes a register cell (the value must fit the register width).
     pub fn register_write(&mut self, name: &str, index: u64, value: u128) -> R<()> {
         let r = Self::array_index(
-            self.prog.registers.iter().map(|r| r.name.clone()),
+            self.prog.registers.iter().map(|r| r.name.as_str()),
             "register",
             name,
         )?;
@@ -671,7 +674,7 @@ impl Engine {
     /// Zeroes every cell of a register array.
     pub fn register_reset(&mut self, name: &str) -> R<()> {
         let r = Self::array_index(
-            self.prog.registers.iter().map(|r| r.name.clone()),
+            self.prog.registers.iter().map(|r| r.name.as_str()),
             "register",
             name,
         )?;
@@ -682,7 +685,7 @@ impl Engine {
     /// Adds a value (with mask) to a parser value set.
     pub fn value_set_add(&mut self, name: &str, value: u128, vmask: Option<u128>) -> R<()> {
         let v = Self::array_index(
-            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            self.prog.value_sets.iter().map(|v| v.name.as_str()),
             "value set",
             name,
         )?;
@@ -706,7 +709,7 @@ impl Engine {
     /// Removes one value (with its mask, as added) from a parser value set.
     pub fn value_set_remove(&mut self, name: &str, value: u128, vmask: Option<u128>) -> R<()> {
         let v = Self::array_index(
-            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            self.prog.value_sets.iter().map(|v| v.name.as_str()),
             "value set",
             name,
         )?;
@@ -725,7 +728,7 @@ impl Engine {
     /// A parser value set's values as (value, mask), in the order they were added.
     pub fn value_set_values(&self, name: &str) -> R<Vec<(u128, u128)>> {
         let v = Self::array_index(
-            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            self.prog.value_sets.iter().map(|v| v.name.as_str()),
             "value set",
             name,
         )?;
@@ -735,7 +738,7 @@ impl Engine {
     /// Removes every value of a parser value set.
     pub fn value_set_clear(&mut self, name: &str) -> R<()> {
         let v = Self::array_index(
-            self.prog.value_sets.iter().map(|v| v.name.clone()),
+            self.prog.value_sets.iter().map(|v| v.name.as_str()),
             "value set",
             name,
         )?;
