@@ -10,7 +10,7 @@ P4SRC      := p4src
 P4C        ?= $(VENV)/bin/bufferlab-p4c
 PROGRAMS   := $(basename $(notdir $(wildcard $(P4SRC)/*.p4)))
 APT_PKGS   := mininet bridge-utils iperf3 tcpdump ethtool iproute2 iputils-ping net-tools cpp python3-venv python3-dev build-essential
-RUST_SRC   := $(shell find switch traffic -name "*.rs" -o -name Cargo.toml 2>/dev/null) Cargo.toml
+RUST_SRC   := $(shell find switch traffic sim -name "*.rs" -o -name Cargo.toml 2>/dev/null) Cargo.toml
 PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)

@@ -14,6 +14,7 @@ FOLDERS = {
     "controller": "controller",
     "mininet": "mininet",
     "traffic": "traffic",
+    "sim": "sim/python",
     "analysis": "analysis",
     "experiments": "experiments",
 }

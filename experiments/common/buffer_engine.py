@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from p4.config.v1 import p4info_pb2
 
@@ -25,6 +26,7 @@ from bufferlab.controller.client import SwitchConnection
 from bufferlab.controller.config import Config
 from bufferlab.controller.p4info import P4InfoIndex
 from bufferlab.switch import Engine
+from bufferlab.switch.engine import EngineApi
 from bufferlab.switch.p4runtime import serve
 from bufferlab.switch.target import EngineTarget
 
@@ -36,6 +38,7 @@ TM_POOL_FACTOR = 2
 ETHERNET_WIRE_OVERHEAD_BYTES = 24
 # The server runs in this process only for the duration of one apply.
 _LOCAL_ADDRESS = "127.0.0.1:0"
+EngineT = TypeVar("EngineT", bound=EngineApi)
 
 
 @dataclass(frozen=True)
@@ -69,15 +72,18 @@ def host_mac(switch_id: int, port: int) -> str:
 
 def programmed_engine(config: Config, program: CompiledProgram | None = None, seed: int = 0,
                       rate_bps: Mapping[int, int] | None = None,
-                      wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES) -> Engine:
-    """A fresh engine running ``program`` (buffer_switch.p4 by default) with ``config``
-    applied by the controller over P4Runtime; ports in ``rate_bps`` are shaped to that many
-    bit/s with ``wire_overhead_bytes`` per frame besides the frame."""
+                      wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES,
+                      engine_class: type[EngineT] = Engine) -> EngineT:
+    """A fresh engine (an ``engine_class``: `Engine`, or the simulator's `SwitchEngine`)
+    running ``program`` (buffer_switch.p4 by default) with ``config`` applied by the
+    controller over P4Runtime; ports in ``rate_bps`` are shaped to that many bit/s with
+    ``wire_overhead_bytes`` per frame besides the frame."""
     program = program or compiled_program()
     for port, rate in (rate_bps or {}).items():
         if rate <= 0:
             raise ValueError(f"rate_bps[{port}]: {rate} bit/s must be positive")
-    engine = Engine(program.json_text, seed=seed, pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
+    engine = engine_class(program.json_text, seed=seed,
+                          pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
     server = serve(EngineTarget(engine, program.json_text), 0, _LOCAL_ADDRESS)
     try:
         with SwitchConnection(f"127.0.0.1:{server.port}") as connection:
@@ -92,6 +98,6 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
     return engine
 
 
-def tm_drops(engine: Engine) -> int:
+def tm_drops(engine: EngineApi) -> int:
     """Frames the engine's traffic manager dropped (0 when the P4 admission did all dropping)."""
     return int(engine.stats()["dropped_by_tm"])

@@ -31,16 +31,32 @@ from pathlib import Path
 from typing import Any
 
 from bufferlab.switch import _engine
+from bufferlab.switch.errors import (
+    AlreadyExistsError,
+    EngineError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    LoadError,
+    NotFoundError,
+    OutOfRangeError,
+    PermissionDeniedError,
+    ResourceExhaustedError,
+)
 
-EngineError = _engine.EngineError
-LoadError = _engine.LoadError
-NotFoundError = _engine.NotFoundError
-AlreadyExistsError = _engine.AlreadyExistsError
-InvalidArgumentError = _engine.InvalidArgumentError
-OutOfRangeError = _engine.OutOfRangeError
-ResourceExhaustedError = _engine.ResourceExhaustedError
-PermissionDeniedError = _engine.PermissionDeniedError
-FailedPreconditionError = _engine.FailedPreconditionError
+__all__ = [
+    "AlreadyExistsError",
+    "Engine",
+    "EngineApi",
+    "EngineError",
+    "FailedPreconditionError",
+    "InvalidArgumentError",
+    "LoadError",
+    "NotFoundError",
+    "OutOfRangeError",
+    "PermissionDeniedError",
+    "ResourceExhaustedError",
+    "to_int",
+]
 
 Value = int | bytes | str
 
@@ -75,10 +91,14 @@ def _read_json(json: str | Path) -> str:
     return Path(json).read_text()
 
 
-class Engine(_engine.Engine):
-    """The switch engine in deterministic mode: virtual time (ns), seeded randomness."""
+class EngineApi:
+    """Name-based conveniences over a native engine class (mixed in before it).
 
-    def __new__(cls, json: str | Path, *, seed: int = 0, pool_bytes: int = DEFAULT_POOL_BYTES) -> Engine:
+    The same methods serve `Engine` (this package's native module) and the simulator's
+    switches (`bufferlab.sim`), whose native module carries the engine's class too.
+    """
+
+    def __new__(cls, json: str | Path, *, seed: int = 0, pool_bytes: int = DEFAULT_POOL_BYTES) -> EngineApi:
         """Loads BMv2 JSON from a path or from text."""
         return super().__new__(cls, _read_json(json), seed, pool_bytes)
 
@@ -185,3 +205,7 @@ class Engine(_engine.Engine):
     def send(self, port: int, frame: bytes, t_ns: int) -> None:
         """Receives ``frame`` on ``port`` at ``t_ns`` (everything due before runs first)."""
         super().send(port, bytes(frame), t_ns)
+
+
+class Engine(EngineApi, _engine.Engine):
+    """The switch engine in deterministic mode: virtual time (ns), seeded randomness."""

@@ -10,7 +10,7 @@ pub mod live;
 pub mod load;
 pub mod packet;
 pub mod program;
-mod py;
+pub mod py;
 pub mod runtime;
 pub mod state;
 pub mod tables;

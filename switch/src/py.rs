@@ -3,8 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::import_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -16,60 +15,17 @@ use crate::program::MatchKind;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
 
-create_exception!(
-    _engine,
-    EngineError,
-    PyException,
-    "Base of the engine's errors."
-);
-create_exception!(
-    _engine,
-    LoadError,
-    EngineError,
-    "The BMv2 JSON could not be loaded."
-);
-create_exception!(
-    _engine,
-    NotFoundError,
-    EngineError,
-    "The object or entry does not exist (NOT_FOUND)."
-);
-create_exception!(
-    _engine,
-    AlreadyExistsError,
-    EngineError,
-    "The entry already exists (ALREADY_EXISTS)."
-);
-create_exception!(
-    _engine,
-    InvalidArgumentError,
-    EngineError,
-    "Malformed request (INVALID_ARGUMENT)."
-);
-create_exception!(
-    _engine,
-    OutOfRangeError,
-    EngineError,
-    "Index outside an array (OUT_OF_RANGE)."
-);
-create_exception!(
-    _engine,
-    ResourceExhaustedError,
-    EngineError,
-    "Table or group full (RESOURCE_EXHAUSTED)."
-);
-create_exception!(
-    _engine,
-    PermissionDeniedError,
-    EngineError,
-    "Object is const (PERMISSION_DENIED)."
-);
-create_exception!(
-    _engine,
-    FailedPreconditionError,
-    EngineError,
-    "State forbids the request (FAILED_PRECONDITION)."
-);
+// The exception classes live in Python (`bufferlab.switch.errors`) so that every native
+// module that carries the engine's class raises the same ones.
+import_exception!(bufferlab.switch.errors, EngineError);
+import_exception!(bufferlab.switch.errors, LoadError);
+import_exception!(bufferlab.switch.errors, NotFoundError);
+import_exception!(bufferlab.switch.errors, AlreadyExistsError);
+import_exception!(bufferlab.switch.errors, InvalidArgumentError);
+import_exception!(bufferlab.switch.errors, OutOfRangeError);
+import_exception!(bufferlab.switch.errors, ResourceExhaustedError);
+import_exception!(bufferlab.switch.errors, PermissionDeniedError);
+import_exception!(bufferlab.switch.errors, FailedPreconditionError);
 
 /// The engine's error as the matching Python exception.
 pub(crate) fn rt(e: RuntimeError) -> PyErr {
@@ -135,6 +91,8 @@ fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue
 
 /// The engine in deterministic mode (virtual time, seeded randomness). The engine itself
 /// is shared (`Arc<Mutex>`) so a `LiveSwitch` can run it while this object controls it.
+/// The engine as a Python class. The simulator's native module registers it too, so a
+/// simulated switch is an `Engine` that P4Runtime and the runtime CLI drive as any other.
 #[pyclass(name = "Engine", module = "bufferlab.switch._engine", subclass)]
 pub struct PyEngine {
     inner: Arc<Mutex<Engine>>,
@@ -161,8 +119,8 @@ impl PyEngine {
         }
     }
 
-    /// The shared engine, for a `LiveSwitch`.
-    pub(crate) fn shared(&self) -> Arc<Mutex<Engine>> {
+    /// The shared engine, for a `LiveSwitch` or a simulated network.
+    pub fn shared(&self) -> Arc<Mutex<Engine>> {
         Arc::clone(&self.inner)
     }
 }

@@ -5,7 +5,7 @@
 //! (preamble/SFD + inter-frame gap), times are CLOCK_REALTIME ns unless named `mono`.
 
 pub mod clock;
-pub mod header;
+pub use bufferlab_hosts::header;
 pub mod netns;
 pub mod realtime;
 pub mod receiver;
