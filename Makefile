@@ -15,9 +15,14 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run stop cli
+.PHONY: setup build test lint bench clean run run-bcn stop cli
 
-setup: .stamp-apt .stamp-venv .stamp-install
+# The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
+# tutorials"): each template of switch/compat/bin with the venv's path filled in.
+COMPAT_BIN := $(VENV)/compat/bin
+COMPAT     := $(addprefix $(COMPAT_BIN)/,$(basename $(notdir $(wildcard switch/compat/bin/*.py switch/compat/bin/*.sh))))
+
+setup: .stamp-apt .stamp-venv .stamp-install $(COMPAT)
 
 # Debian packages, installed only when one is missing (so a second run is quick).
 .stamp-apt:
@@ -39,6 +44,14 @@ setup: .stamp-apt .stamp-venv .stamp-install
 .stamp-install: .stamp-venv pyproject.toml $(RUST_SRC)
 	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	@touch $@
+
+$(COMPAT_BIN)/%: switch/compat/bin/%.py .stamp-install
+	@mkdir -p $(@D)
+	@sed 's|@VENV@|$(abspath $(VENV))|g' $< > $@ && chmod 755 $@ && echo "compat: $@"
+
+$(COMPAT_BIN)/%: switch/compat/bin/%.sh .stamp-install
+	@mkdir -p $(@D)
+	@sed 's|@VENV@|$(abspath $(VENV))|g' $< > $@ && chmod 755 $@ && echo "compat: $@"
 
 build: setup
 	@mkdir -p $(BUILD_DIR)
@@ -66,6 +79,10 @@ bench: build
 # The main experiment: seed 000's ToR buffer and forwarding-delay study. FULL=1 runs the whole grid.
 run: build
 	$(PY) -m bufferlab.experiments.tor_switch $(if $(FULL),--full)
+
+# Seeds 003 and 001: BCN with and without 802.3x PAUSE at 10 Gbit/s in the network simulator.
+run-bcn: build
+	$(PY) -m bufferlab.experiments.bcn $(if $(SEEDS),--seeds $(SEEDS))
 
 # A Mininet CLI on three hosts and one switch running forward.p4 (pingall works).
 # SWITCH=simple_switch_grpc runs BMv2's switch instead of bufferlab-switch.

@@ -13,7 +13,7 @@ Generic options (before `--`), as bmv2's:
   --pcap [DIR]              write <DIR>/<iface>_in.pcap and _out.pcap (DIR default .)
   --log-console             log to stdout; --log-file FILE logs to FILE (not both)
   -L, --log-level LEVEL     trace, debug, info, warn, error, off (default info)
-  --log-flush, --nanolog ADDR, --dump-packet-data N
+  --log-flush, --nanolog ADDR, --dump-packet-data N, --debugger
                             accepted for compatibility; they change nothing here
 
 Target options (after `--`):
@@ -135,6 +135,7 @@ def generic_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-flush", action="store_true")
     p.add_argument("--nanolog", metavar="ADDR")
     p.add_argument("--dump-packet-data", type=_count, metavar="N")
+    p.add_argument("--debugger", action="store_true")
     return p
 
 
@@ -191,7 +192,8 @@ def parse_args(argv: list[str]) -> SwitchConfig:
         for port, value in getattr(t, option):
             setattr(models.setdefault(port, PortModel()), attr, value)
     ignored = [name for name, given in (("--log-flush", g.log_flush), ("--nanolog", g.nanolog),
-                                        ("--dump-packet-data", g.dump_packet_data is not None))
+                                        ("--dump-packet-data", g.dump_packet_data is not None),
+                                        ("--debugger", g.debugger))
                if given]
     return SwitchConfig(
         interfaces=interfaces, json_path=g.json, device_id=g.device_id,

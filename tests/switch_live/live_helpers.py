@@ -127,12 +127,17 @@ class Hosts:
 
 
 class SwitchProcess:
-    """bufferlab-switch started with `args`, its log in `log_path`; stopped with SIGTERM."""
+    """bufferlab-switch started with `args`, its log in `log_path`; stopped with SIGTERM.
 
-    def __init__(self, args: list[str], log_path: Path, grpc_port: int) -> None:
+    `command` runs it under another name (the tutorials' simple_switch_grpc); started means
+    `grpc_port` accepts connections (for simple_switch, which has no P4Runtime server of its
+    own, pass the Thrift port)."""
+
+    def __init__(self, args: list[str], log_path: Path, grpc_port: int,
+                 command: list[str] | None = None) -> None:
         self.log_path = log_path
         self.grpc_port = grpc_port
-        argv = [sys.executable, "-m", "bufferlab.switch.cli", *args]
+        argv = [*(command or [sys.executable, "-m", "bufferlab.switch.cli"]), *args]
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)

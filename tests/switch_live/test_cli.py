@@ -25,6 +25,16 @@ def test_the_tutorials_command_line():
     assert config.ignored == ["--nanolog"]
 
 
+def test_the_tutorials_ptf_command_line():
+    # exercises/basic/runptf.sh's switch, plus the --debugger a debugger-enabled Mininet adds.
+    config = parse_args(
+        "--log-file ss-log --log-flush --dump-packet-data 10000 -i 0@veth0 -i 1@veth2 "
+        "--no-p4 --debugger".split())
+    assert config.json_path is None and config.interfaces == {0: "veth0", 1: "veth2"}
+    assert config.log_file == "ss-log" and not config.log_console
+    assert config.ignored == ["--log-flush", "--dump-packet-data", "--debugger"]
+
+
 def test_defaults_and_no_p4():
     config = parse_args(["--no-p4", "-i", "0@veth0"])
     assert config.json_path is None
