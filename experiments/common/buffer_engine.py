@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -70,6 +70,21 @@ def host_mac(switch_id: int, port: int) -> str:
     return f"08:00:00:00:{switch_id:02x}:{port:02x}"
 
 
+def program_over_p4runtime(engine: EngineApi, program: CompiledProgram,
+                           apply: Callable[[SwitchConnection], object]) -> None:
+    """Serves ``engine`` (running ``program``) over an in-process P4Runtime server for as
+    long as ``apply`` takes to program it through a controller connection."""
+    server = serve(EngineTarget(engine, program.json_text), 0, _LOCAL_ADDRESS)
+    try:
+        with SwitchConnection(f"127.0.0.1:{server.port}") as connection:
+            if not connection.connect():
+                raise RuntimeError("the controller did not become primary on the in-process "
+                                   "P4Runtime server")
+            apply(connection)
+    finally:
+        server.stop(0)
+
+
 def programmed_engine(config: Config, program: CompiledProgram | None = None, seed: int = 0,
                       rate_bps: Mapping[int, int] | None = None,
                       wire_overhead_bytes: int = ETHERNET_WIRE_OVERHEAD_BYTES,
@@ -84,15 +99,8 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
             raise ValueError(f"rate_bps[{port}]: {rate} bit/s must be positive")
     engine = engine_class(program.json_text, seed=seed,
                           pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
-    server = serve(EngineTarget(engine, program.json_text), 0, _LOCAL_ADDRESS)
-    try:
-        with SwitchConnection(f"127.0.0.1:{server.port}") as connection:
-            if not connection.connect():
-                raise RuntimeError("the controller did not become primary on the in-process "
-                                   "P4Runtime server")
-            BufferSwitch(connection, program.index).apply(config, program.json_text.encode())
-    finally:
-        server.stop(0)
+    program_over_p4runtime(engine, program, lambda connection: BufferSwitch(
+        connection, program.index).apply(config, program.json_text.encode()))
     for port, rate in (rate_bps or {}).items():
         engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
     return engine

@@ -17,8 +17,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.tor_switch.evaluation import (
     METRIC_NAMES,
     congested_fits_against_threshold,
@@ -31,19 +31,6 @@ MIN_DELAY_R2 = 0.99
 THRESHOLD_R2 = 0.95
 FLAT_RELATIVE_TOLERANCE = 0.05
 FLAT_STDERRS = 2.0
-
-
-@dataclass(frozen=True)
-class Check:
-    """One expectation and whether the run met it."""
-
-    name: str
-    passed: bool
-    detail: str
-
-    def line(self) -> str:
-        """``PASS name: detail`` or ``FAIL name: detail``."""
-        return f"{'PASS' if self.passed else 'FAIL'} {self.name}: {self.detail}"
 
 
 def _ratio_check(name: str, pairs: list[tuple[str, float, float]]) -> Check:

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bufferlab.analysis.progress import Progress
+from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.tor_switch.backend import Backend
-from bufferlab.experiments.tor_switch.checks import Check, run_checks
+from bufferlab.experiments.tor_switch.checks import run_checks
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.evaluation import summary_rows
 from bufferlab.experiments.tor_switch.report import Outputs, write_outputs

@@ -10,7 +10,7 @@ from pathlib import Path
 from bufferlab.analysis import plots
 from bufferlab.analysis.report import Report
 from bufferlab.analysis.stats import DEFAULT_PERCENTILES
-from bufferlab.experiments.tor_switch.checks import Check
+from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.tor_switch.config import (
     SEED_BURST_FRAMES,
     SEED_POOL_BYTES,

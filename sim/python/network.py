@@ -109,6 +109,7 @@ class Simulator:
         self._native = _sim.Simulator(seed)
         self.switches: dict[str, SwitchEngine] = {}
         self.sources: list[Source] = []
+        self._links: list[tuple[tuple[str, int | None], tuple[str, int | None]]] = []
 
     @property
     def now_ns(self) -> int:
@@ -129,6 +130,11 @@ class Simulator:
                 honour_pause: bool = True) -> None:
         """Links two ends, ``(switch, port)`` or ``(host, None)``, both ways alike."""
         self._native.connect(a, b, rate_bps, delay_ns, wire_overhead_bytes, honour_pause)
+        self._links.append((a, b))
+
+    def links(self) -> list[tuple[tuple[str, int | None], tuple[str, int | None]]]:
+        """The linked ends, in the order they were connected."""
+        return list(self._links)
 
     def add_source(self, source: Source) -> int:
         """Adds a source; returns its flow id."""

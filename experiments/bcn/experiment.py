@@ -1,0 +1,168 @@
+"""The BCN study: every run, its figures, the checks, plots, CSVs and the report."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bufferlab.experiments.bcn import plots
+from bufferlab.experiments.bcn import studies as st
+from bufferlab.experiments.bcn.checks import checks_001, checks_003
+from bufferlab.experiments.bcn.evaluation import Run001, Run003, evaluate_001, evaluate_003
+from bufferlab.experiments.bcn.report import write_report
+from bufferlab.experiments.common.checks import Check
+from bufferlab.experiments.scenario import ScenarioRun, load_scenario, run_scenario
+
+
+#: runs.csv column of each per-source or per-switch figure.
+DICT_COLUMNS = {"rates_bps": "rate_{}_bps", "edge_max_queue_bytes": "max_queue_{}_bytes",
+                "edge_pause_frames": "pause_sent_by_{}_frames"}
+
+
+@dataclass
+class StudyRuns:
+    """One study's runs: per seed, the run and its figures."""
+
+    study: st.Study
+    runs: dict[int, ScenarioRun] = field(default_factory=dict)
+    figures: dict[int, Run003 | Run001] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """What `run` produced."""
+
+    studies: dict[str, StudyRuns]
+    checks: list[Check]
+    report: Path
+    csv: list[Path]
+    plots: list[Path]
+    wall_s: float
+
+    @property
+    def passed(self) -> bool:
+        """Whether every check passed."""
+        return all(c.passed for c in self.checks)
+
+
+def _run_studies(selected: list[st.Study], duration_ns: int | None,
+                 on_run: Callable[[str], None]) -> dict[str, StudyRuns]:
+    out = {}
+    for study in selected:
+        scenario = load_scenario(study.scenario)
+        if duration_ns is not None:
+            scenario.duration_ns = duration_ns
+        runs = StudyRuns(study)
+        for seed in study.seeds:
+            run = run_scenario(scenario, seed)
+            runs.runs[seed] = run
+            runs.figures[seed] = (evaluate_003(run) if study.key.startswith("003")
+                                  else evaluate_001(run))
+            on_run(f"{study.title}, seed {seed}: {run.wall_s:.2f} s")
+        out[study.key] = runs
+    return out
+
+
+def _write_runs_csv(studies: dict[str, StudyRuns], out: Path) -> Path:
+    rows = []
+    for key, runs in studies.items():
+        for seed, figures in runs.figures.items():
+            row = {"study": key, "seed": seed, "wall_s": round(runs.runs[seed].wall_s, 3),
+                   "frame_hops": runs.runs[seed].results.run["frame_hops"]}
+            for name, value in asdict(figures).items():
+                if isinstance(value, dict):
+                    row.update({DICT_COLUMNS[name].format(k): round(v) for k, v in value.items()})
+                else:
+                    row[name] = value
+            rows.append(row)
+    header: list[str] = []
+    for row in rows:
+        header.extend(k for k in row if k not in header)
+    path = out / "runs.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
+    figures: list[Path] = []
+    fig = out / "plots"
+    for key in ("003_50", "003_49"):
+        if key not in studies:
+            continue
+        runs = studies[key]
+        seed = min(runs.runs)
+        r = runs.runs[seed].results
+        label = f"{runs.study.title}, seed {seed}"
+        figures += [
+            plots.queue(r, "switch/s1/port/5/queue_bytes", fig / f"{key}_core_buffer.png",
+                        f"core buffer ({label})", {"Qeq 24 KB": 24.0}),
+            plots.regulator_rates(r, fig / f"{key}_rlq_rate.png", f"RLQ rate ({label})"),
+            plots.accepted(r, fig / f"{key}_accepted_load.png", f"accepted load ({label})"),
+            plots.links(r, {"egress to EP4": "s1-p5>ep4"}, fig / f"{key}_egress.png",
+                        f"egress throughput ({label})"),
+            plots.rlq(r, fig / f"{key}_rlq_length.png", f"RLQ length ({label})"),
+        ]
+    if "001_baseline" in studies:
+        runs = studies["001_baseline"]
+        by_fi = sorted(runs.figures, key=lambda s: runs.figures[s].fairness_index)
+        for tag, seed in (("best", by_fi[-1]), ("worst", by_fi[0])):
+            r = runs.runs[seed].results
+            label = f"baseline, {tag} FI, seed {seed}"
+            figures += [
+                plots.regulator_rates(r, fig / f"001_target_rate_{tag}.png",
+                                      f"target rate ({label})"),
+                plots.queue(r, "switch/s1/port/3/queue_bytes", fig / f"001_buffer_{tag}.png",
+                            f"switch output buffer ({label})", {"1 MB": 1048.576}),
+                plots.rlq(r, fig / f"001_rlq_{tag}.png", f"rate controller queue ({label})"),
+            ]
+    for key, name in (("001_baseline", "baseline"), ("001_8023x", "802.3x")):
+        if key not in studies:
+            continue
+        runs = studies[key]
+        seed = min(runs.runs)
+        r = runs.runs[seed].results
+        label = f"{name}, seed {seed}"
+        figures += [
+            plots.links(r, {"uplink B1": "s2-p3>s1-p1", "uplink B2": "s3-p3>s1-p2"},
+                        fig / f"001_{name}_uplinks.png", f"uplink rates ({label})"),
+            plots.queue(r, "switch/s2/port/3/queue_bytes", fig / f"001_{name}_b1_buffer.png",
+                        f"uncongested switch buffer, B1 ({label})",
+                        {"XOFF": st.XOFF_BYTES / 1e3} if key == "001_8023x" else None),
+            plots.links(r, {"to S5": "s1-p3>h5"}, fig / f"001_{name}_congested_link.png",
+                        f"throughput on the congested link ({label})"),
+            plots.queue(r, "switch/s1/port/3/queue_bytes",
+                        fig / f"001_{name}_congested_buffer.png",
+                        f"congested switch buffer ({label})",
+                        {"XOFF": st.XOFF_BYTES / 1e3} if key == "001_8023x" else None),
+        ]
+    return figures
+
+
+def run(out: str | Path, seeds_001: int = 10, only: str | None = None,
+        duration_ns: int | None = None, on_run: Callable[[str], None] = print) -> Outcome:
+    """Runs the study (``only`` "003" or "001" for one seed's part) into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    selected = [s for s in st.studies(seeds_001) if only is None or s.key.startswith(only)]
+    studies = _run_studies(selected, duration_ns, on_run)
+    checks: list[Check] = []
+    for key in ("003_50", "003_49"):
+        if key in studies:
+            seed = min(studies[key].figures)
+            checks += checks_003(key, studies[key].figures[seed])
+    baseline = list(studies["001_baseline"].figures.values()) if "001_baseline" in studies else []
+    pause = list(studies["001_8023x"].figures.values()) if "001_8023x" in studies else []
+    checks += checks_001(baseline, pause)
+    csv_paths = [_write_runs_csv(studies, out)]
+    for key, runs in studies.items():
+        seed = min(runs.runs)
+        csv_paths += runs.runs[seed].results.write_csv(out / f"{key}_seed{seed}")
+    figures = _plots(studies, out)
+    wall = sum(r.wall_s for s in studies.values() for r in s.runs.values())
+    report = write_report(out / "report.md", studies, checks, figures)
+    return Outcome(studies, checks, report, csv_paths, figures, wall)
