@@ -24,7 +24,6 @@ R² keep their meaning; absolute values are larger than the virtual backend's.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -40,6 +39,7 @@ from bufferlab.experiments.common.buffer_engine import (
     compiled_program,
     host_mac,
 )
+from bufferlab.experiments.common.ports import free_port_block
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES, slot_ns
 from bufferlab.experiments.tor_switch.backend import (
     LOST,
@@ -77,12 +77,6 @@ DEFAULT_WAIT_S = 0.5
 # lets C drain the other's frames meanwhile, so more frames fit. A busy machine sometimes
 # holds a sender back, and then the trial runs again, up to this many times.
 BURST_ATTEMPTS = 5
-
-
-def _free_tcp_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def host_ip(port: int) -> str:
@@ -222,10 +216,11 @@ class LiveBackend:
         (self.work_dir / "buffer_switch.p4.p4info.txtpb").write_text(
             text_format.MessageToString(program.p4info))
         # Ports are from the base + index − 1 plan; pick the bases so s16's are free.
+        ports = free_port_block(2)
         options = NetworkOptions(
             json_path=str(json_path), switch_binary=self._binary, log_dir=str(self.work_dir),
-            grpc_base_port=_free_tcp_port() - (SWITCH_INDEX - 1),
-            thrift_base_port=_free_tcp_port() - (SWITCH_INDEX - 1))
+            grpc_base_port=ports - (SWITCH_INDEX - 1),
+            thrift_base_port=ports + 1 - (SWITCH_INDEX - 1))
         self._lab = LabNetwork(tor_topology(c), options)
         self._lab.start()
         process = getattr(self._lab.host(SWITCH), "process", None)
