@@ -15,7 +15,6 @@ from bufferlab.experiments.bcn.report import write_report
 from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.scenario import ScenarioRun, load_scenario, run_scenario
 
-
 #: runs.csv column of each per-source or per-switch figure.
 DICT_COLUMNS = {"rates_bps": "rate_{}_bps", "edge_max_queue_bytes": "max_queue_{}_bytes",
                 "edge_pause_frames": "pause_sent_by_{}_frames"}
