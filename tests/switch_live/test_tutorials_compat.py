@@ -61,11 +61,15 @@ def test_p4c_driver_flags_write_dir_prog_json_and_the_p4info(compat, tmp_path):
     assert json.loads((tmp_path / "out" / "ipv4_lpm_router.json").read_text()) == document
 
 
-def test_p4c_refuses_a_target_other_than_bmv2(compat, tmp_path):
+def test_p4c_refuses_other_targets_and_an_output_that_is_a_file(compat, tmp_path):
     done = run(compat / "p4c", "-b", "tofino", "-o", "build", ROUTER, cwd=tmp_path)
     assert done.returncode == 2
     assert "--target tofino: only bmv2 is supported" in done.stderr
     assert not (tmp_path / "build" / "ipv4_lpm_router.json").exists()
+    (tmp_path / "taken").write_text("a file, not a directory")
+    done = run(compat / "p4c", "-o", "taken", ROUTER, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("p4c: error: -o taken: File exists"), done.stderr
 
 
 def test_p4c_bm2_ss_as_the_tutorials_makefiles_call_it(compat, tmp_path):

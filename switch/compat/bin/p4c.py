@@ -34,5 +34,15 @@ def driver_args(argv: list[str]) -> list[str]:
     return args
 
 
+def main() -> int:
+    """Compile as the driver's command line says; the exit status (2: a bad command line)."""
+    try:
+        args = driver_args(sys.argv[1:])
+    except OSError as err:
+        print(f"p4c: error: -o {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
+    return run(args)
+
+
 if __name__ == "__main__":
-    sys.exit(run(driver_args(sys.argv[1:])))
+    sys.exit(main())
