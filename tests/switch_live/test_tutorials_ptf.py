@@ -1,7 +1,7 @@
 """The p4lang tutorials' PTF convention on bufferlab-switch, as their runptf.sh runs it:
 veth pairs, the switch started with `--no-p4` (and runptf.sh's logging flags) on one end of
 each, then `ptf` on the other ends with the gRPC address, P4Info and JSON as test parameters;
-the PTF tests (ptf/router_ptf.py) install the pipeline in PI's P4DeviceConfig wrapper and
+the PTF tests (ptf_tests/router_ptf.py) install the pipeline in PI's P4DeviceConfig wrapper and
 check packets. Only the switch this test started is stopped; the veths go even on failure."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for veth pairs and raw sockets"),
 ]
 
-PTF_DIR = Path(__file__).with_name("ptf")
+PTF_DIR = Path(__file__).with_name("ptf_tests")
 PORTS = 4
 PTF_TESTS = 5
 
