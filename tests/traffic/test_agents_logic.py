@@ -30,7 +30,10 @@ def test_parse_bcn_from_crafted_frames():
     sampled = bytes(Ether(src=HOST, dst="08:00:00:00:01:02"))
     raw = bytes(layers.bcn_frame(sampled, 1, 4, 0, qoff_pages=120, qdelta_pages=-5,
                                  fb_pages=-110, timestamp_us=777))
-    assert bcn.parse_bcn(raw) == bcn.BcnFeedback(CP, 120, -5, -110, False, 777)
+    feedback = bcn.parse_bcn(raw)
+    assert (feedback.cpid, feedback.qoff_pages, feedback.qdelta_pages, feedback.fb_pages,
+            feedback.severe, feedback.timestamp_us) == (CP, 120, -5, -110, False, 777)
+    assert feedback.sample_offset == 38  # 12 MACs + 2 EtherType + 24 BCN header
     severe = bytes(layers.bcn_frame(sampled, 1, 4, 0, 2000, 0, -2000, severe=True))
     assert bcn.parse_bcn(severe).severe
     tagged = Ether(raw)
@@ -138,37 +141,45 @@ def test_bcn_agent_applies_decisions_to_its_target():
 def test_rlq_releases_at_rate_and_backpressures_when_full():
     rlq = RateLimiterQueue(capacity_bytes=3000, rate_bps=8_000_000)  # 1 byte per µs
     assert serialisation_ns(1000, 8_000_000) == 1_000_000
-    assert all(rlq.offer(0, name, 1000) for name in "abc")
-    assert not rlq.offer(0, "d", 1000)
+    assert all(rlq.offer(name, 1000, now_ns=0) for name in "abc")
+    assert not rlq.offer("d", 1000, now_ns=0)
     assert (rlq.refused_frames, rlq.occupancy_bytes, len(rlq)) == (1, 3000, 3)
+    # A pacer: the head of an idle queue leaves at once, the next one wire time later.
+    assert rlq.next_release_ns() == 0
+    assert rlq.release(0) == ["a"]
     assert rlq.next_release_ns() == 1_000_000
     assert rlq.release(999_999) == []
-    assert rlq.release(1_000_000) == ["a"]
-    assert rlq.offer(1_000_000, "d", 1000)
-    assert rlq.release(3_000_000) == ["b", "c"]
-    assert rlq.release(4_000_000) == ["d"]
+    assert rlq.offer("d", 1000, now_ns=999_999)
+    assert rlq.release(2_000_000) == ["b", "c"]
+    assert rlq.release(3_000_000) == ["d"]
     assert rlq.next_release_ns() is None
-    # After idling, a new frame starts when offered.
-    rlq.offer(10_000_000, "e", 500)
+    # After idling, a new frame leaves when offered and the next one is paced after it.
+    rlq.offer("e", 500, now_ns=10_000_000)
+    rlq.offer("f", 500, now_ns=10_000_000)
+    assert rlq.next_release_ns() == 10_000_000
+    assert rlq.release(10_000_000) == ["e"]
     assert rlq.next_release_ns() == 10_500_000
     with pytest.raises(ValueError, match="never fits"):
-        rlq.offer(0, "x", 4000)
+        rlq.offer("x", 4000)
 
 
 def test_rlq_rate_change_applies_to_remaining_bits_and_pause_holds():
     rlq = RateLimiterQueue(capacity_bytes=10_000, rate_bps=8_000_000)
-    rlq.offer(0, "a", 1000)
-    rlq.offer(0, "b", 1000)
+    rlq.offer("a", 1000, now_ns=0)
+    rlq.offer("b", 1000, now_ns=0)
+    assert rlq.release(0) == ["a"]  # b owes a's 8000 bits at 8 Mb/s: 1 ms
     rlq.set_rate(500_000, 4_000_000)  # 4000 bits left at 4 Mb/s: 1 ms more
+    assert rlq.rate_bps == 4_000_000
     assert rlq.next_release_ns() == 1_500_000
-    assert rlq.release(1_500_000) == ["a"]
-    assert rlq.next_release_ns() == 3_500_000  # b: 8000 bits at 4 Mb/s
+    rlq.offer("c", 1000, now_ns=500_000)
+    assert rlq.release(1_500_000) == ["b"]
+    assert rlq.next_release_ns() == 3_500_000  # c: b's 8000 bits at 4 Mb/s
     rlq.hold_until(9_000_000)  # PAUSE: the head may not leave before the resume time
     assert rlq.next_release_ns() == 9_000_000
     rlq.hold_until(5_000_000)  # a later PAUSE (or XON) replaces the hold, even when shorter
     assert rlq.next_release_ns() == 5_000_000
     assert rlq.release(4_999_999) == []
-    assert rlq.release(5_000_000) == ["b"]
+    assert rlq.release(5_000_000) == ["c"]
 
 
 # --- PAUSE / PFC ------------------------------------------------------------------------
@@ -184,7 +195,7 @@ def test_pause_duration_is_q_times_512_over_r():
 
 def test_parse_mac_control():
     assert pause.parse_mac_control(bytes(layers.pause_frame(HOST, 300))) == pause.PauseEvent(
-        1, 0, (300,))
+        1, 0, (300, 0, 0, 0, 0, 0, 0, 0))
     pfc = pause.parse_mac_control(bytes(layers.pfc_frame(HOST, {2: 9, 7: 1})))
     assert pfc.is_pfc and pfc.class_enable == 0x84 and pfc.quanta == (0, 0, 9, 0, 0, 0, 0, 1)
     other = bytearray(bytes(layers.pause_frame(HOST, 300)))
@@ -266,16 +277,17 @@ def _sender(wire, capacity=3000):
 def test_sender_unlimited_sends_at_once_then_paces_at_the_set_rate():
     wire = _Wire()
     sender = _sender(wire)
-    frames = [bytes([k]) * 1000 for k in range(6)]
+    frames = [bytes([k]) * 1000 for k in range(7)]
     assert sender.send(frames[:2]) == 2
     assert [t for t, _ in wire.sent] == [0, 0]
     sender.set_rate_bps(8_000_000)
     assert sender.rate_bps == 8_000_000
-    assert sender.send(frames[2:]) == 4
-    # Three fit the 3000-byte RLQ at once, the fourth waits: no frame is lost.
-    assert [t for t, _ in wire.sent[2:]] == [1_000_000, 2_000_000, 3_000_000, 4_000_000]
+    assert sender.send(frames[2:]) == 5
+    # The first leaves at once, three more fill the 3000-byte RLQ, the fifth waits until
+    # the first of them has left: no frame is lost.
+    assert [t for t, _ in wire.sent[2:]] == [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]
     assert [f for _, f in wire.sent] == frames
-    assert sender.source_waits > 0
+    assert sender.source_waits == 1
 
 
 def test_sender_tags_with_rlt_and_removing_the_limiter_flushes():

@@ -9,112 +9,70 @@ line rate the limiter and tag are removed.
 One limiter regulates the host's flow (or HTB class); it is tagged with the CPID of
 the latest negative BCN, and positive BCNs count only from that congestion point
 (the CP sends them only to sources tagged with its CPID, §1.2).
+
+The RP and the frame parser are bufferlab-hosts' ``bcn`` module (through
+``bufferlab.traffic._hosts``), the code the simulator's hosts run. ``ReactionPoint``
+here adds only the history of rate changes the live agent keeps for reports.
 """
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass
 from typing import Protocol
 
-from bufferlab.traffic import layers, tc
+from bufferlab.traffic import _hosts, layers, tc
+from bufferlab.traffic._hosts import BcnFeedback, RateChange, RpConfig, parse_bcn
 from bufferlab.traffic.agents.listener import FrameListener
 
-_BCN = struct.Struct("!BBQhhiIH")
-_ETHERTYPE_VLAN = 0x8100
-
-
-@dataclass(frozen=True)
-class BcnFeedback:
-    """The fields of a received BCN frame the RP acts on (qoff, qdelta, fb in 64-byte pages)."""
-
-    cpid: int
-    qoff_pages: int
-    qdelta_pages: int
-    fb_pages: int
-    severe: bool
-    timestamp_us: int
-
-
-def parse_bcn(frame: bytes) -> BcnFeedback | None:
-    """Decode a BCN frame (untagged or with one 802.1Q tag); None for anything else."""
-    offset = 12
-    if len(frame) >= 16 and int.from_bytes(frame[12:14], "big") == _ETHERTYPE_VLAN:
-        offset = 16
-    if len(frame) < offset + 2 + _BCN.size:
-        return None
-    if int.from_bytes(frame[offset:offset + 2], "big") != layers.ETHERTYPE_BCN:
-        return None
-    ver_flags, _, cpid, qoff, qdelta, fb, ts, _ = _BCN.unpack_from(frame, offset + 2)
-    if ver_flags >> 4 != 0:
-        return None
-    return BcnFeedback(cpid, qoff, qdelta, fb, bool(ver_flags & 1), ts)
-
-
-@dataclass(frozen=True)
-class RpConfig:
-    """RP parameters: rates in bit/s, Gd per 64-byte page, Gi dimensionless (seed 003's values)."""
-
-    line_rate_bps: float
-    min_rate_bps: float
-    gd_per_page: float = 2.6e-4
-    gi: float = 0.53
-    ru_bps: float = 1e6
-    fb_max_pages: int = 1875  # Qeq·(1 + 2W) with Qeq 375 pages, W 2
-
-    def __post_init__(self) -> None:
-        if not 0 < self.min_rate_bps <= self.line_rate_bps:
-            raise ValueError(f"need 0 < min_rate_bps <= line_rate_bps: "
-                             f"{self.min_rate_bps}, {self.line_rate_bps}")
-        if not 0 < self.gd_per_page * self.fb_max_pages < 1:
-            raise ValueError(f"gd_per_page·fb_max_pages must be in (0, 1) so a cut keeps R > 0: "
-                             f"{self.gd_per_page} × {self.fb_max_pages}")
-
-
-@dataclass(frozen=True)
-class RateChange:
-    """The RP's state after acting on one BCN at ``now_ns``."""
-
-    now_ns: int
-    rate_bps: float
-    limited: bool
-    rlt_cpid: int | None
+__all__ = [
+    "BcnAgent",
+    "BcnFeedback",
+    "HtbClassTarget",
+    "RateChange",
+    "RateTarget",
+    "ReactionPoint",
+    "RpConfig",
+    "parse_bcn",
+]
 
 
 class ReactionPoint:
-    """Pure RP logic: feed BCNs with their arrival time, read the regulated rate."""
+    """The RP of bufferlab-hosts fed BCNs with their arrival time, plus ``history``."""
 
     def __init__(self, config: RpConfig) -> None:
         """Start unlimited, at line rate."""
-        self.config = config
-        self.rate_bps = float(config.line_rate_bps)
-        self.rlt_cpid: int | None = None
+        self._rp = _hosts.ReactionPoint.from_config(config)
         self.history: list[RateChange] = []
-        self.ignored = 0
+
+    @property
+    def config(self) -> RpConfig:
+        """The parameters."""
+        return self._rp.config
+
+    @property
+    def rate_bps(self) -> float:
+        """The regulated rate, bit/s (line rate when unlimited)."""
+        return self._rp.rate_bps
+
+    @property
+    def rlt_cpid(self) -> int | None:
+        """The CPID frames are tagged with, None when no limiter is installed."""
+        return self._rp.rlt_cpid
 
     @property
     def limited(self) -> bool:
         """Whether a rate limiter is installed."""
-        return self.rlt_cpid is not None
+        return self._rp.limited
+
+    @property
+    def ignored(self) -> int:
+        """BCNs that did not apply (positive without a matching tag, or Fb = 0)."""
+        return self._rp.ignored
 
     def on_bcn(self, now_ns: int, bcn: BcnFeedback) -> RateChange | None:
-        """Act on one BCN; returns the new state, or None when the BCN does not apply."""
-        cfg = self.config
-        fb = -cfg.fb_max_pages if bcn.severe else max(-cfg.fb_max_pages,
-                                                      min(cfg.fb_max_pages, bcn.fb_pages))
-        if fb < 0:
-            self.rate_bps *= 1 - cfg.gd_per_page * -fb
-            self.rlt_cpid = bcn.cpid
-        elif fb > 0 and self.limited and bcn.cpid == self.rlt_cpid:
-            self.rate_bps += cfg.gi * fb * cfg.ru_bps
-        else:
-            self.ignored += 1
-            return None
-        self.rate_bps = max(cfg.min_rate_bps, min(cfg.line_rate_bps, self.rate_bps))
-        if self.rate_bps >= cfg.line_rate_bps:
-            self.rlt_cpid = None
-        change = RateChange(now_ns, self.rate_bps, self.limited, self.rlt_cpid)
-        self.history.append(change)
+        """Act on one BCN; returns the new state (also kept in ``history``), or None."""
+        change = self._rp.on_bcn(now_ns, bcn)
+        if change is not None:
+            self.history.append(change)
         return change
 
 

@@ -13,6 +13,8 @@ pub mod bcn;
 pub mod frame;
 pub mod header;
 pub mod pause;
+#[cfg(feature = "python")]
+mod py;
 pub mod rlq;
 pub mod rng;
 pub mod sink;

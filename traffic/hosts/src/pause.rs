@@ -97,6 +97,11 @@ impl PauseTimer {
         })
     }
 
+    /// The link rate quanta are counted at, bit/s.
+    pub fn link_rate_bps(&self) -> u64 {
+        self.link_rate_bps
+    }
+
     /// Applies a pause time received at `now_ns`; returns when sending may resume.
     pub fn on_quanta(&mut self, now_ns: u64, quanta: u16) -> u64 {
         if quanta == 0 {
@@ -184,6 +189,7 @@ mod tests {
         // 1 quantum at 3 Gbit/s = 170.67 ns, rounded up.
         assert_eq!(pause_duration_ns(1, 3_000_000_000), 171);
         let mut t = PauseTimer::new(10_000_000_000).unwrap();
+        assert_eq!(t.link_rate_bps(), 10_000_000_000);
         assert_eq!(t.on_quanta(1_000, 65535), 3_356_392);
         assert!(t.is_paused(3_356_391));
         assert!(!t.is_paused(3_356_392));

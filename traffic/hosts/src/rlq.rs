@@ -101,6 +101,21 @@ impl<T> RateLimiterQueue<T> {
         Ok(())
     }
 
+    /// Enqueues a frame that arrives at `now_ns`: as `offer`, and a frame that finds the
+    /// queue idle after its paced time starts a new run at `now_ns`. Callers that take
+    /// frames with `release` need this: `release` lets each frame leave at its paced
+    /// time, which for a frame offered after an idle spell lies before it arrived, and the
+    /// frames behind it would follow back to back until the schedule caught up.
+    pub fn offer_at(&mut self, now_ns: u64, item: T, bytes: u32) -> Result<(), T> {
+        if self.frames.is_empty() && now_ns > self.next_start_ns && self.fits(bytes) {
+            if let Some(pacer) = &mut self.pacer {
+                pacer.restart();
+            }
+            self.next_start_ns = now_ns;
+        }
+        self.offer(item, bytes)
+    }
+
     /// When the head frame may leave (None when empty).
     pub fn head_ready_ns(&self) -> Option<u64> {
         if self.frames.is_empty() {
@@ -181,6 +196,11 @@ impl<T> RateLimiterQueue<T> {
         self.resume_ns
     }
 
+    /// The queued frames, head first: `(item, bytes)`.
+    pub fn iter(&self) -> impl Iterator<Item = (&T, u32)> + '_ {
+        self.frames.iter().map(|(item, bytes)| (item, *bytes))
+    }
+
     /// Removes every frame (e.g. when a limiter is taken away), in order.
     pub fn drain_all(&mut self) -> impl Iterator<Item = (T, u32)> + '_ {
         self.occupancy_bytes = 0;
@@ -240,6 +260,36 @@ mod tests {
         // 976 + 24 bytes = 8,000 ns at 1 Gbit/s.
         assert_eq!(q.release(57_999), vec![0]);
         assert_eq!(q.release(58_000), vec![1]);
+    }
+
+    #[test]
+    fn a_frame_offered_at_its_arrival_after_idle_starts_a_new_paced_run() {
+        // 1 Gbit/s, 1,000-byte frames: 8,000 ns each.
+        let mut q = RateLimiterQueue::new(10_000, Some(1_000_000_000), 0).unwrap();
+        q.offer_at(0, 'a', 1000).unwrap();
+        assert_eq!(q.release(0), vec!['a']);
+        q.offer_at(100_000, 'b', 1000).unwrap();
+        q.offer_at(100_000, 'c', 1000).unwrap();
+        assert_eq!(q.head_ready_ns(), Some(100_000));
+        assert_eq!(q.release(100_000), vec!['b']);
+        assert_eq!(q.head_ready_ns(), Some(108_000));
+        // Arriving before the paced time, a frame keeps it; a refused one changes nothing.
+        assert_eq!(q.release(108_000), vec!['c']);
+        q.offer_at(110_000, 'd', 1000).unwrap();
+        assert_eq!(q.head_ready_ns(), Some(116_000));
+        assert_eq!(q.release(116_000), vec!['d']);
+        assert_eq!(q.offer_at(200_000, 'e', 20_000), Err('e'));
+        q.offer_at(120_000, 'f', 1000).unwrap();
+        assert_eq!(q.head_ready_ns(), Some(124_000));
+    }
+
+    #[test]
+    fn iter_shows_the_queue_head_first_without_taking_frames() {
+        let mut q = RateLimiterQueue::new(10_000, None, 0).unwrap();
+        q.offer('a', 100).unwrap();
+        q.offer('b', 200).unwrap();
+        assert_eq!(q.iter().collect::<Vec<_>>(), vec![(&'a', 100), (&'b', 200)]);
+        assert_eq!((q.len(), q.occupancy_bytes()), (2, 300));
     }
 
     #[test]
