@@ -168,9 +168,6 @@ def test_parse_bcn_reads_the_programs_frame():
     assert _hosts.parse_bcn(bytes(layers.pause_frame(HOST, 1))) is None
 
 
-@pytest.mark.xfail(strict=True, reason="bufferlab-hosts parse_bcn reads the carried sample "
-                   "length from the timestamp's low 16 bits (BCN header bytes 20..22), "
-                   "not sample_len (bytes 22..24 in p4src/include/headers.p4)")
 def test_parse_bcn_carries_exactly_the_sampled_bytes():
     sampled = bytes(Ether(src=HOST, dst="08:00:00:00:01:02"))
     raw = bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, -1, timestamp_us=777))

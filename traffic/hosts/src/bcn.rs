@@ -64,7 +64,7 @@ pub fn parse_bcn(frame: &[u8]) -> Option<BcnFeedback> {
         return None;
     }
     let sample_offset = at + 2 + BCN_HEADER_BYTES;
-    let carried = usize::from(u16::from_be_bytes([h[20], h[21]]));
+    let carried = usize::from(u16::from_be_bytes([h[22], h[23]]));
     Some(BcnFeedback {
         cpid: u64::from_be_bytes(h[2..10].try_into().ok()?),
         qoff_pages: i16::from_be_bytes([h[10], h[11]]),
@@ -304,16 +304,18 @@ mod tests {
         f.extend_from_slice(&(-3i16).to_be_bytes());
         f.extend_from_slice(&4i16.to_be_bytes());
         f.extend_from_slice(&(-5i32).to_be_bytes());
-        f.extend_from_slice(&77u32.to_be_bytes());
+        // A timestamp whose low half reads as a small length: the sample length is the
+        // field after it.
+        f.extend_from_slice(&0x0004_0001u32.to_be_bytes());
         f.extend_from_slice(&3u16.to_be_bytes());
-        f.extend_from_slice(&[9, 8, 7]);
+        f.extend_from_slice(&[9, 8, 7, 6, 5]);
         let b = parse_bcn(&f).unwrap();
         assert_eq!(
             (b.cpid, b.qoff_pages, b.qdelta_pages, b.fb_pages),
             (0x1_0005_0000, -3, 4, -5)
         );
         assert!(b.severe);
-        assert_eq!(b.timestamp_us, 77);
+        assert_eq!(b.timestamp_us, 0x0004_0001);
         assert_eq!(b.sample(&f), &[9, 8, 7]);
         f[14] = 0x10; // version 1
         assert_eq!(parse_bcn(&f), None);
