@@ -96,3 +96,32 @@ def test_a_network_that_has_run_cannot_change():
     # Running on is fine: the clock only moves forward.
     sim.run(30_000)
     assert sim.now_ns == 30_000
+
+
+class NoTimer:
+    """A reaction model without on_timer: refused."""
+
+    def on_feedback(self, ctx, frame):
+        pass
+
+
+@pytest.mark.xfail(strict=True, reason="sim/src/py.rs PySimulator::add_source adds the source "
+                   "(line 385) before checking the hook (lines 401-411): a refused hook leaves "
+                   "a source without it behind")
+def test_a_refused_hook_leaves_no_source_behind():
+    sim = _network()
+    with pytest.raises(ValueError, match="hook has no on_timer"):
+        sim.add_source(Source("a", "h1", "h2", rate_bps=TEN_GBIT, reaction=NoTimer()))
+    sim.add_source(Source("a", "h1", "h2", rate_bps=TEN_GBIT, stop_ns=5_000))
+    sim.run(10_000)
+    assert list(sim.results().sources) == ["a"]
+
+
+@pytest.mark.xfail(strict=True, reason="sim/src/py.rs PySimulator::add_source looks up a "
+                   "bernoulli source's line rate by host name and reports an unknown host as "
+                   "'line_rate_bps unknown: link the host first'")
+def test_a_bernoulli_source_on_an_unknown_host_names_the_host():
+    sim = _network()
+    with pytest.raises(ValueError) as caught:
+        sim.add_source(Source("s", "h9", "h2", pattern="bernoulli", load=0.5))
+    assert str(caught.value) == "h9: no such host or switch"
