@@ -190,6 +190,34 @@ fn a_bare_1500_byte_frame_takes_1200_ns_per_10_gbit_hop_plus_the_delay() {
 }
 
 #[test]
+fn between_two_switches_each_hop_adds_its_serialisation_delay_and_latency() {
+    // h1 - s1 p1; s1 p2 - s2 p1; s2 p2 - h2. Both switches send MAC 1 to port 1 and
+    // MAC 2 to port 2, so h1's frame crosses s1 then s2.
+    let mut sim = Simulator::new(1);
+    sim.add_switch("s1", forward_switch(2, 1), 1_000)
+        .expect("switch");
+    sim.add_switch("s2", forward_switch(2, 1), 2_000)
+        .expect("switch");
+    add_hosts(&mut sim, 2);
+    let model = link(300, 0);
+    sim.connect(&host_end("h1"), &switch_end("s1", 1), model)
+        .expect("link");
+    sim.connect(&switch_end("s1", 2), &switch_end("s2", 1), model)
+        .expect("link");
+    sim.connect(&switch_end("s2", 2), &host_end("h2"), model)
+        .expect("link");
+    let mut one = burst("one", "h1", "h2", 1500, 0);
+    one.spec.stop_ns = Some(1);
+    sim.add_source(one).expect("source");
+    run(&mut sim, 100_000);
+    // Three hops of 1,200 + 300 ns, and each switch's latency.
+    assert_eq!(flow(&sim, 1, 0).first_rx_ns, 3 * 1_500 + 1_000 + 2_000);
+    let arrived: Vec<u64> = sim.links.iter().map(|l| l.frames[0]).collect();
+    // Directions h1>s1, s1>h1, s1>s2, s2>s1, s2>h2, h2>s2: one data frame each way forward.
+    assert_eq!(arrived, vec![1, 0, 1, 0, 1, 0]);
+}
+
+#[test]
 fn a_1500_byte_frame_between_two_hosts_arrives_1200_ns_plus_the_delay_after_it_started() {
     let mut sim = Simulator::new(1);
     add_hosts(&mut sim, 2);
