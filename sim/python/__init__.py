@@ -7,11 +7,18 @@ wire overhead. Time is integer ns, one thread, seeded: the same network and seed
 the same results, byte for byte. See `sim/README.md`.
 """
 
-from bufferlab.sim.network import Simulator, Source, SwitchEngine, build_from_topology
+from bufferlab.sim.network import (
+    BcnReaction,
+    Simulator,
+    Source,
+    SwitchEngine,
+    build_from_topology,
+)
 from bufferlab.sim.reaction import ReactionContext, ReactionModel
 from bufferlab.sim.results import Results
 
 __all__ = [
+    "BcnReaction",
     "ReactionContext",
     "ReactionModel",
     "Results",

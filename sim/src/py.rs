@@ -314,6 +314,32 @@ impl PySimulator {
     ) -> PyResult<u32> {
         let what = format!("source {name}");
         let bad = |m: String| PyValueError::new_err(format!("{what}: {m}"));
+        // Everything is checked before the source exists, so a refused one leaves nothing.
+        if !self.sim.hosts.iter().any(|h| h.name == host) {
+            return Err(PyValueError::new_err(format!(
+                "{host}: no such host or switch"
+            )));
+        }
+        let py_hook: Option<Box<dyn ReactionHook>> = match &hook {
+            None => None,
+            Some(model) => {
+                let ethertypes = match model.getattr(py, "ethertypes") {
+                    Ok(value) => value
+                        .extract::<Vec<u16>>(py)
+                        .map_err(|_| bad("hook.ethertypes must be a sequence of ints".into()))?,
+                    Err(_) => vec![ETHERTYPE_BCN],
+                };
+                for method in ["on_feedback", "on_timer"] {
+                    if model.getattr(py, method).is_err() {
+                        return Err(bad(format!("hook has no {method}(ctx, ...) method")));
+                    }
+                }
+                Some(Box::new(PyHook {
+                    model: model.clone_ref(py),
+                    ethertypes,
+                }))
+            }
+        };
         let host_rate = self
             .sim
             .hosts
@@ -398,21 +424,8 @@ impl PySimulator {
                 response_ns,
             })
             .map_err(to_py)?;
-        if let Some(model) = hook {
-            let ethertypes = match model.getattr(py, "ethertypes") {
-                Ok(value) => value
-                    .extract::<Vec<u16>>(py)
-                    .map_err(|_| bad("hook.ethertypes must be a sequence of ints".into()))?,
-                Err(_) => vec![ETHERTYPE_BCN],
-            };
-            for method in ["on_feedback", "on_timer"] {
-                if model.getattr(py, method).is_err() {
-                    return Err(bad(format!("hook has no {method}(ctx, ...) method")));
-                }
-            }
-            self.sim
-                .set_hook(index, Box::new(PyHook { model, ethertypes }))
-                .map_err(to_py)?;
+        if let Some(hook) = py_hook {
+            self.sim.set_hook(index, hook).map_err(to_py)?;
         }
         Ok(index)
     }

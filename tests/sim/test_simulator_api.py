@@ -105,9 +105,6 @@ class NoTimer:
         pass
 
 
-@pytest.mark.xfail(strict=True, reason="sim/src/py.rs PySimulator::add_source adds the source "
-                   "(line 385) before checking the hook (lines 401-411): a refused hook leaves "
-                   "a source without it behind")
 def test_a_refused_hook_leaves_no_source_behind():
     sim = _network()
     with pytest.raises(ValueError, match="hook has no on_timer"):
@@ -117,9 +114,6 @@ def test_a_refused_hook_leaves_no_source_behind():
     assert list(sim.results().sources) == ["a"]
 
 
-@pytest.mark.xfail(strict=True, reason="sim/src/py.rs PySimulator::add_source looks up a "
-                   "bernoulli source's line rate by host name and reports an unknown host as "
-                   "'line_rate_bps unknown: link the host first'")
 def test_a_bernoulli_source_on_an_unknown_host_names_the_host():
     sim = _network()
     with pytest.raises(ValueError) as caught:
