@@ -639,18 +639,7 @@ impl Simulator {
                         self.links[peer.link as usize].count(self.frames.get(id));
                         self.host_receive(h, id, t)?;
                     }
-                    NodeRef::Switch(s) => {
-                        let at = t + self.switches[s as usize].latency_ns;
-                        self.events.push(
-                            at,
-                            Event::Arrive {
-                                node: peer.node,
-                                port: peer.port,
-                                link: peer.link,
-                                frame: id,
-                            },
-                        );
-                    }
+                    NodeRef::Switch(_) => self.schedule_arrival(peer, t, id),
                 },
             }
         }
@@ -778,6 +767,25 @@ impl Simulator {
         Ok(())
     }
 
+    /// Schedules `frame`'s arrival at `peer`, whose last bit gets there at `t`: a switch
+    /// takes it into its pipeline `latency_ns` later.
+    fn schedule_arrival(&mut self, peer: Peer, t: u64, frame: FrameId) {
+        let at = match peer.node {
+            NodeRef::Switch(s) => t + self.switches[s as usize].latency_ns,
+            NodeRef::Host(_) => t,
+        };
+        let (node, port, link) = (peer.node, peer.port, peer.link);
+        self.events.push(
+            at,
+            Event::Arrive {
+                node,
+                port,
+                link,
+                frame,
+            },
+        );
+    }
+
     fn schedule_wake(&mut self, host: u32, at: u64) {
         let h = &mut self.hosts[host as usize];
         if h.wake_ns.is_none_or(|w| at < w) {
@@ -873,19 +881,7 @@ impl Simulator {
         let arrival = t + duration + nic.model.delay_ns;
         let peer = nic.peer;
         let busy_until = nic.busy_until_ns;
-        let at = match peer.node {
-            NodeRef::Switch(sw) => arrival + self.switches[sw as usize].latency_ns,
-            NodeRef::Host(_) => arrival,
-        };
-        self.events.push(
-            at,
-            Event::Arrive {
-                node: peer.node,
-                port: peer.port,
-                link: peer.link,
-                frame: id,
-            },
-        );
+        self.schedule_arrival(peer, arrival, id);
         self.schedule_wake(host, busy_until);
     }
 
