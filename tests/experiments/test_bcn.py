@@ -72,3 +72,14 @@ def test_a_reduced_study_runs_every_scenario_and_writes_its_outputs(tmp_path):
     assert int(rows[0]["switch_drops"]) == 0
     assert (tmp_path / "report.md").read_text().count("PASS") >= 3
     assert all(p.exists() and p.stat().st_size > 0 for p in outcome.plots)
+
+
+def test_the_sensitivity_sweep_changes_only_the_decrease_gain():
+    from bufferlab.experiments.bcn.sensitivity import with_gd
+    from bufferlab.experiments.scenario import load_scenario
+
+    scenario = load_scenario(st.studies()[0].scenario)
+    changed = with_gd(scenario, 6.4e-5)
+    assert [s.reaction.gd_per_page for s in changed.sources] == [6.4e-5] * 4
+    assert [s.reaction.gi for s in changed.sources] == [s.reaction.gi for s in scenario.sources]
+    assert scenario.sources[0].reaction.gd_per_page == 2.6e-4
