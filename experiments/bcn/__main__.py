@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.experiments.bcn.experiment import run
+from bufferlab.experiments.common.grid import SCHEDULER_ENV, where
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,6 +21,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration-ms", type=float,
                    help="virtual time per run, ms (default: the scenarios' 200 ms; the checks "
                         "need at least 95)")
+    p.add_argument("--jobs", type=int,
+                   help="runs go to an embedded Dask cluster of this many worker processes "
+                        "(default: one per core; 1 runs them in this process); the results "
+                        "do not depend on it")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run on this Dask scheduler's workers instead "
+                        f"(default: ${SCHEDULER_ENV} if set)")
     p.add_argument("--out", default="results/bcn",
                    help="folder for CSVs, plots and report.md (default: %(default)s)")
     return p
@@ -31,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seeds < 1:
         print(f"error: --seeds {args.seeds}: need at least 1", file=sys.stderr)
         return 2
+    if args.jobs is not None and args.jobs < 1:
+        print(f"error: --jobs {args.jobs}: need at least 1 worker", file=sys.stderr)
+        return 2
     duration = None
     if args.duration_ms is not None:
         if args.duration_ms < 95:
@@ -38,11 +49,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         duration = round(args.duration_ms * 1e6)
-    outcome = run(args.out, seeds_001=args.seeds, only=args.only, duration_ns=duration)
+    print(f"runs: {where(args.jobs, args.scheduler)}")
+    outcome = run(args.out, seeds_001=args.seeds, only=args.only, duration_ns=duration,
+                  jobs=args.jobs, scheduler=args.scheduler)
     print()
+    for failure in outcome.failures:
+        print(failure.line())
     for check in outcome.checks:
         print(check.line())
-    print(f"\nsimulated in {outcome.wall_s:.1f} s of wall time")
+    print(f"\nthe runs took {outcome.wall_s:.1f} s in all (summed over workers)")
     print(f"report: {outcome.report}")
     for path in outcome.csv[:1] + outcome.plots:
         print(f"        {path}")

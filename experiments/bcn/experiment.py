@@ -13,6 +13,7 @@ from bufferlab.experiments.bcn.checks import checks_001, checks_003
 from bufferlab.experiments.bcn.evaluation import Run001, Run003, evaluate_001, evaluate_003
 from bufferlab.experiments.bcn.report import write_report
 from bufferlab.experiments.common.checks import Check
+from bufferlab.experiments.common.grid import TrialFailure, run_grid
 from bufferlab.experiments.scenario import ScenarioRun, load_scenario, run_scenario
 
 #: runs.csv column of each per-source or per-switch figure.
@@ -39,29 +40,54 @@ class Outcome:
     csv: list[Path]
     plots: list[Path]
     wall_s: float
+    failures: list[TrialFailure]
 
     @property
     def passed(self) -> bool:
-        """Whether every check passed."""
-        return all(c.passed for c in self.checks)
+        """Whether every run ran and every check passed."""
+        return not self.failures and all(c.passed for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One run of the study: a scenario file, a seed, the duration override."""
+
+    key: str
+    scenario: Path
+    seed: int
+    duration_ns: int | None
+
+
+def run_trial(trial: Trial) -> tuple[ScenarioRun, Run003 | Run001]:
+    """Runs one trial and computes its figures (module-level so grid workers can run it)."""
+    scenario = load_scenario(trial.scenario)
+    if trial.duration_ns is not None:
+        scenario.duration_ns = trial.duration_ns
+    run = run_scenario(scenario, trial.seed)
+    return run, evaluate_003(run) if trial.key.startswith("003") else evaluate_001(run)
+
+
+def _trial_name(trial: Trial) -> str:
+    return f"{trial.key} seed {trial.seed}"
 
 
 def _run_studies(selected: list[st.Study], duration_ns: int | None,
-                 on_run: Callable[[str], None]) -> dict[str, StudyRuns]:
-    out = {}
-    for study in selected:
-        scenario = load_scenario(study.scenario)
-        if duration_ns is not None:
-            scenario.duration_ns = duration_ns
-        runs = StudyRuns(study)
-        for seed in study.seeds:
-            run = run_scenario(scenario, seed)
-            runs.runs[seed] = run
-            runs.figures[seed] = (evaluate_003(run) if study.key.startswith("003")
-                                  else evaluate_001(run))
-            on_run(f"{study.title}, seed {seed}: {run.wall_s:.2f} s")
-        out[study.key] = runs
-    return out
+                 on_run: Callable[[str], None], jobs: int | None,
+                 scheduler: str | None) -> tuple[dict[str, StudyRuns], list[TrialFailure]]:
+    trials = [Trial(study.key, study.scenario, seed, duration_ns)
+              for study in selected for seed in study.seeds]
+
+    def done(trial: Trial, result: tuple[ScenarioRun, Run003 | Run001] | None) -> None:
+        what = "FAILED" if result is None else f"{result[0].wall_s:.2f} s"
+        on_run(f"{_trial_name(trial)}: {what}")
+
+    outcome = run_grid(trials, run_trial, _trial_name, jobs=jobs, scheduler=scheduler,
+                       on_done=done)
+    out = {study.key: StudyRuns(study) for study in selected}
+    for trial, result in zip(trials, outcome.results, strict=True):
+        if result is not None:
+            out[trial.key].runs[trial.seed], out[trial.key].figures[trial.seed] = result
+    return {k: v for k, v in out.items() if v.runs}, outcome.failures
 
 
 def _write_runs_csv(studies: dict[str, StudyRuns], out: Path) -> Path:
@@ -143,12 +169,14 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
 
 
 def run(out: str | Path, seeds_001: int = 10, only: str | None = None,
-        duration_ns: int | None = None, on_run: Callable[[str], None] = print) -> Outcome:
-    """Runs the study (``only`` "003" or "001" for one seed's part) into ``out``."""
+        duration_ns: int | None = None, on_run: Callable[[str], None] = print,
+        jobs: int | None = 1, scheduler: str | None = None) -> Outcome:
+    """Runs the study (``only`` "003" or "001" for one seed's part) into ``out``, its runs on
+    the grid runner (``jobs`` local workers, or the Dask cluster at ``scheduler``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     selected = [s for s in st.studies(seeds_001) if only is None or s.key.startswith(only)]
-    studies = _run_studies(selected, duration_ns, on_run)
+    studies, failures = _run_studies(selected, duration_ns, on_run, jobs, scheduler)
     checks: list[Check] = []
     for key in ("003_50", "003_49"):
         if key in studies:
@@ -164,4 +192,4 @@ def run(out: str | Path, seeds_001: int = 10, only: str | None = None,
     figures = _plots(studies, out)
     wall = sum(r.wall_s for s in studies.values() for r in s.runs.values())
     report = write_report(out / "report.md", studies, checks, figures)
-    return Outcome(studies, checks, report, csv_paths, figures, wall)
+    return Outcome(studies, checks, report, csv_paths, figures, wall, failures)

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
+from bufferlab.experiments.common.grid import SCHEDULER_ENV, scheduler_address, where
 from bufferlab.experiments.tor_switch.config import FULL, LIVE, SHORT
 from bufferlab.experiments.tor_switch.experiment import run
 from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
@@ -36,9 +37,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="shared buffer pool, bytes (default: 65536 short, 153600 full, 16384 live)")
     p.add_argument("--trial-ms", type=float, dest="trial_ms",
                    help="time per delay cell, ms (default: 400 short, 2000 full, 2000 live)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="run delay cells in this many processes (default: %(default)s; "
-                        "the results do not depend on it)")
+    p.add_argument("--jobs", type=int,
+                   help="the cells run on an embedded Dask cluster of this many worker "
+                        "processes (default: one per core; 1 runs them in this process); "
+                        "the results do not depend on it")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run the cells on this Dask scheduler's workers instead "
+                        f"(default: ${SCHEDULER_ENV} if set)")
     return p
 
 
@@ -50,9 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --full: the seed's whole grid runs on the virtual backend only "
               "(the live backend's wall-clock trials would take hours)", file=sys.stderr)
         return 2
-    if live and args.jobs != 1:
-        print("error: --jobs: the live backend has one switch, cells run one at a time",
-              file=sys.stderr)
+    if live and (args.jobs not in (None, 1) or scheduler_address(args.scheduler)):
+        print("error: --jobs/--scheduler: the live backend has one switch, cells run one at a "
+              "time", file=sys.stderr)
         return 2
     if live and os.geteuid() != 0:
         print("error: --backend live: needs root (Mininet namespaces)", file=sys.stderr)
@@ -64,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         print(f"error: --jobs: {args.jobs} processes, need at least 1", file=sys.stderr)
         return 2
     with contextlib.ExitStack() as stack:
@@ -74,7 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             backend = stack.enter_context(LiveBackend(config))
         else:
             backend = VirtualTimeBackend(config)
-        result = run(config, backend, args.out, jobs=args.jobs)
+        jobs = 1 if live else args.jobs
+        scheduler = None if live else args.scheduler
+        print(f"cells: {where(jobs, scheduler)}", file=sys.stderr)
+        result = run(config, backend, args.out, jobs=jobs, scheduler=scheduler)
 
     print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
           "max delay (µs) | lost (frames)")
@@ -86,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in result.burst_rows:
         print(f"{r['frame_size_bytes']} | {r['threshold_pct']} | {r['burst_per_port_frames']}")
     print()
+    for failure in result.failures:
+        print(failure.line())
     for check in result.checks:
         print(check.line())
     print(f"\nreport: {result.outputs.report}")

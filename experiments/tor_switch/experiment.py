@@ -8,12 +8,13 @@ from typing import TextIO
 
 from bufferlab.analysis.progress import Progress
 from bufferlab.experiments.common.checks import Check
+from bufferlab.experiments.common.grid import TrialFailure
 from bufferlab.experiments.tor_switch.backend import Backend
 from bufferlab.experiments.tor_switch.checks import run_checks
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.evaluation import summary_rows
 from bufferlab.experiments.tor_switch.report import Outputs, write_outputs
-from bufferlab.experiments.tor_switch.runner import delay_cells, run_buffer_test, run_delay_test
+from bufferlab.experiments.tor_switch.runner import burst_cells, delay_cells, run_tests
 
 
 @dataclass(frozen=True)
@@ -25,24 +26,26 @@ class RunResult:
     summary: list[dict]
     checks: list[Check]
     outputs: Outputs
+    failures: list[TrialFailure]
 
     @property
     def passed(self) -> bool:
-        """True when every check passed."""
-        return all(c.passed for c in self.checks)
+        """True when every cell ran and every check passed."""
+        return not self.failures and all(c.passed for c in self.checks)
 
 
 def run(config: TorConfig, backend: Backend, out_dir: str | Path,
-        progress_out: TextIO | None = None, jobs: int = 1) -> RunResult:
-    """Runs the buffer-size and the forwarding-delay test (its cells in ``jobs`` processes),
-    then writes CSV, plots and report."""
-    steps = (len(config.burst_frame_sizes_bytes) * len(config.burst_thresholds_pct)
-             + len(delay_cells(config)))
+        progress_out: TextIO | None = None, jobs: int | None = 1,
+        scheduler: str | None = None) -> RunResult:
+    """Runs the buffer-size and the forwarding-delay test (their cells on the grid runner:
+    ``jobs`` local workers or the Dask cluster at ``scheduler``), then writes CSV, plots
+    and report from every cell that ran."""
+    steps = len(burst_cells(config)) + len(delay_cells(config))
     progress = Progress(steps, label="tor_switch", out=progress_out)
-    burst_rows = run_buffer_test(backend, config, progress)
-    delay_rows = run_delay_test(backend, config, progress, jobs)
+    rows = run_tests(backend, config, progress, jobs, scheduler)
+    burst_rows, delay_rows, failures = rows.burst_rows, rows.delay_rows, rows.failures
     summary = summary_rows(delay_rows)
     checks = run_checks(burst_rows, delay_rows, summary)
     outputs = write_outputs(out_dir, config, backend.describe(), burst_rows, delay_rows,
                             summary, checks, virtual=backend.virtual)
-    return RunResult(burst_rows, delay_rows, summary, checks, outputs)
+    return RunResult(burst_rows, delay_rows, summary, checks, outputs, failures)

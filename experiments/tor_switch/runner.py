@@ -6,13 +6,13 @@ the analysis, the checks and the report read.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import multiprocessing
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bufferlab.analysis.progress import Progress
 from bufferlab.analysis.stats import describe
+from bufferlab.experiments.common.grid import TrialFailure, run_grid
 from bufferlab.experiments.tor_switch.backend import Backend, BurstCell, DelayCell, FrameRecords
 from bufferlab.experiments.tor_switch.config import TorConfig
 
@@ -49,21 +49,6 @@ def burst_row(config: TorConfig, cell: BurstCell, frames_per_port: int) -> dict:
         "burst_per_port_frames": frames_per_port,
         "burst_total_frames": 2 * frames_per_port,
     }
-
-
-def run_buffer_test(backend: Backend, config: TorConfig,
-                    progress: Progress | None = None) -> list[dict]:
-    """Longest loss-free back-to-back burst from A and B at once, per frame size and threshold."""
-    rows = []
-    for threshold in config.burst_thresholds_pct:
-        for size in config.burst_frame_sizes_bytes:
-            cell = BurstCell(size, threshold)
-            longest = longest_lossless_burst(
-                lambda n, cell=cell: backend.burst_trial(cell, n).lost_frames == 0)
-            rows.append(burst_row(config, cell, longest))
-            if progress:
-                progress.step(f"buffer size {size} B at {threshold} %: {longest} frames per port")
-    return rows
 
 
 def delay_row(cell: DelayCell, records: FrameRecords, latency_from_ns: int) -> dict:
@@ -104,29 +89,72 @@ def delay_cells(config: TorConfig) -> list[DelayCell]:
             for load in config.loads_pct]
 
 
-def _measure(job: tuple[Backend, DelayCell, int]) -> dict:
-    """One delay cell's row (module-level so worker processes can run it)."""
-    backend, cell, latency_from_ns = job
-    return delay_row(cell, backend.delay_trial(cell), latency_from_ns)
+def burst_cells(config: TorConfig) -> list[BurstCell]:
+    """The buffer-size grid in run order: threshold, then frame size."""
+    return [BurstCell(size, threshold) for threshold in config.burst_thresholds_pct
+            for size in config.burst_frame_sizes_bytes]
 
 
-def run_delay_test(backend: Backend, config: TorConfig, progress: Progress | None = None,
-                   jobs: int = 1) -> list[dict]:
-    """Every cell of the forwarding-delay grid, one row each, in grid order. With ``jobs`` > 1
-    the cells run in that many processes (the backend must pickle and its cells must not
-    share a switch, as in virtual time)."""
-    work = [(backend, cell, config.latency_from_ns) for cell in delay_cells(config)]
-    with contextlib.ExitStack() as stack:
-        if jobs > 1:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
-            results = pool.imap(_measure, work)
+@dataclass(frozen=True)
+class Job:
+    """One cell of either test, as the grid runner ships it to a worker."""
+
+    backend: Backend
+    config: TorConfig
+    cell: BurstCell | DelayCell
+
+
+def run_cell(job: Job) -> dict:
+    """One cell's row: the longest loss-free burst of a buffer-size cell, or a delay cell's
+    counts and latency statistics (module-level so grid workers can run it)."""
+    backend, config, cell = job.backend, job.config, job.cell
+    if isinstance(cell, BurstCell):
+        longest = longest_lossless_burst(
+            lambda n: backend.burst_trial(cell, n).lost_frames == 0)
+        return burst_row(config, cell, longest)
+    return delay_row(cell, backend.delay_trial(cell), config.latency_from_ns)
+
+
+def cell_name(job: Job) -> str:
+    """A cell as progress lines and failures name it."""
+    cell = job.cell
+    if isinstance(cell, BurstCell):
+        return f"buffer size {cell.frame_size_bytes} B at {cell.threshold_pct} %"
+    return (f"delay {cell.frame_size_bytes} B, {cell.threshold_pct} %, "
+            f"{cell.load_pct:g} % per port")
+
+
+@dataclass(frozen=True)
+class CellRows:
+    """Both tests' rows in grid order (cells that failed left out) and the failures."""
+
+    burst_rows: list[dict]
+    delay_rows: list[dict]
+    failures: list[TrialFailure]
+
+
+def run_tests(backend: Backend, config: TorConfig, progress: Progress | None = None,
+              jobs: int | None = 1, scheduler: str | None = None) -> CellRows:
+    """Every cell of the buffer-size and the forwarding-delay test through the grid runner
+    (`run_grid`: in this process, on a local Dask cluster of ``jobs`` workers, or on the
+    cluster at ``scheduler``). Cells run elsewhere than this process only if the backend
+    pickles and its cells share no switch, as in virtual time."""
+    work = [Job(backend, config, cell) for cell in [*burst_cells(config), *delay_cells(config)]]
+
+    def done(job: Job, row: dict | None) -> None:
+        if not progress:
+            return
+        if row is None:
+            what = "FAILED"
+        elif isinstance(job.cell, BurstCell):
+            what = f"{row['burst_per_port_frames']} frames per port"
         else:
-            results = map(_measure, work)
-        rows = []
-        for (_backend, cell, _from), row in zip(work, results, strict=True):
-            rows.append(row)
-            if progress:
-                progress.step(f"delay {cell.frame_size_bytes} B, {cell.threshold_pct} %, "
-                              f"{cell.load_pct:g} % per port: max {row['delay_max_us']:.2f} µs, "
-                              f"lost {row['lost_frames']} frames")
-    return rows
+            what = f"max {row['delay_max_us']:.2f} µs, lost {row['lost_frames']} frames"
+        progress.step(f"{cell_name(job)}: {what}")
+
+    outcome = run_grid(work, run_cell, cell_name, jobs=jobs, scheduler=scheduler, on_done=done)
+    rows = list(zip(work, outcome.results, strict=True))
+    return CellRows(
+        burst_rows=[r for job, r in rows if r is not None and isinstance(job.cell, BurstCell)],
+        delay_rows=[r for job, r in rows if r is not None and isinstance(job.cell, DelayCell)],
+        failures=outcome.failures)

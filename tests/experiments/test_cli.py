@@ -28,4 +28,4 @@ def test_live_backend_refuses_the_full_grid(capsys, tmp_path):
 
 def test_live_backend_refuses_parallel_cells(capsys, tmp_path):
     assert main(["--backend", "live", "--jobs", "2", "--out", str(tmp_path)]) == 2
-    assert "--jobs: the live backend has one switch" in capsys.readouterr().err
+    assert "the live backend has one switch" in capsys.readouterr().err

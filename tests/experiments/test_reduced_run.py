@@ -104,17 +104,6 @@ def test_report_has_the_sections_checks_and_plots(outcome):
     assert sorted(p.name for p in result.outputs.plots) == sorted(images)
 
 
-def test_cells_in_two_processes_give_the_same_rows():
-    from bufferlab.experiments.tor_switch.runner import run_delay_test
-    small = TorConfig(pool_bytes=12_288, trial_ms=4.0, frame_sizes_bytes=(64, 1518),
-                      thresholds_pct=(20, 100), loads_pct=(50.2,))
-    backend = VirtualTimeBackend(small)
-    rows = run_delay_test(backend, small, jobs=2)
-    assert [(r["frame_size_bytes"], r["threshold_pct"]) for r in rows] == [
-        (64, 20), (64, 100), (1518, 20), (1518, 100)]
-    assert rows == run_delay_test(backend, small)
-
-
 def test_scaling_section_says_whether_the_share_fills_before_the_window(outcome):
     from bufferlab.experiments.tor_switch.report import fill_ms
     # 12,288 B / 60 B = 204.8 frames of 84 wire bytes at 0.4 % excess of 1 Gbit/s.
