@@ -15,7 +15,7 @@ from typing import TypeVar
 from .check import CheckedProgram, check
 from .diagnostics import CompileError
 from .lexer import tokenize
-from .parser import parse
+from .parse import parse
 from .preprocess import preprocess
 
 # The parser and checker recurse once per nesting level; real programs stay far below this.

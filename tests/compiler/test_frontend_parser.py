@@ -5,7 +5,7 @@ import pytest
 from bufferlab.compiler import ast
 from bufferlab.compiler.diagnostics import CompileError, SourcePos
 from bufferlab.compiler.lexer import tokenize
-from bufferlab.compiler.parser import Parser, parse
+from bufferlab.compiler.parse import Parser, parse
 
 
 def prog(text):

@@ -8,7 +8,7 @@ from bufferlab.compiler import ast, frontend, types
 from bufferlab.compiler.check import check
 from bufferlab.compiler.diagnostics import CompileError
 from bufferlab.compiler.lexer import tokenize
-from bufferlab.compiler.parser import parse
+from bufferlab.compiler.parse import parse
 from bufferlab.compiler.preprocess import preprocess
 
 ROUTER = r"""
