@@ -116,14 +116,20 @@ class Actions:
             self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
         return name, entry["id"]
 
-    def hidden(self, statements: list[Any], env: Env, base: str) -> tuple[str, int]:
-        """A synthesized `@hidden` action holding control statements (not in P4Info)."""
+    def hidden(
+        self, statements: list[Any], env: Env, base: str, overrides: dict[int, Any] | None = None
+    ) -> tuple[str, int]:
+        """A synthesized `@hidden` action holding control statements (not in P4Info).
+
+        `overrides` maps expressions already computed (a table's hit) to their bindings.
+        """
         name = self.ctx.unique(base)
         entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [],
                        "primitives": []}
         self.ctx.actions.append(entry)
         self.ctx.action_order[name] = self.hidden_key()
         sl = StatementLowering(self.ctx, self.externs)
+        sl.exprs.overrides.update(overrides or {})
         entry["primitives"] = sl.lower_statements(statements, env)
         return name, entry["id"]
 

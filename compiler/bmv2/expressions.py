@@ -425,6 +425,9 @@ class ExpressionLowering:
                 expr_op("<<", left, {"type": "hexstr", "value": hexstr(width_right)}), e.type
             )
             return expr_op("|", shifted, expr_op("&", right, mask_operand(width_right)))
+        if op in ("==", "!=") and isinstance(strip_type(e.left.type), t.StructLike | t.Stack):
+            equal = self.composite_equal(self.resolve(e.left, env), self.resolve(e.right, env), e)
+            return equal if op == "==" else expr_op("not", None, equal)
         left = self.value(e.left, env)
         right = self.value(e.right, env)
         if op in ("==", "!=", "<", "<=", ">", ">="):
@@ -453,14 +456,73 @@ class ExpressionLowering:
                 raise CompileError(e.pos, f"shift amount {amount} is too large for BMv2")
             rtype = strip_type(e.right.type)
             if amount is None and isinstance(rtype, t.Bits) and rtype.width > 8:
-                raise CompileError(
-                    e.pos, "a variable shift amount wider than bit<8> is not supported by BMv2"
-                )
+                return self.wide_shift(e, left, right)
         if op in ("+", "-", "*", "<<", ">>"):
             return self.wrap(expr_op(op, left, right), e.type)
         if op in ("/", "%"):
             return expr_op(op, left, right)
         raise unsupported(e, f"the operator {op}")
+
+    def wide_shift(self, e: ast.BinaryExpression, left: dict, right: dict) -> dict:
+        """`x << s` with `s` wider than bit<8>, as `s >= W ? <all shifted out> : x << s[7:0]`.
+
+        p4c's BMv2 back end takes 8-bit shift amounts only; an amount of at least the
+        operand's width shifts every bit out (P4 semantics), so the low byte suffices below it.
+        """
+        base = strip_type(e.left.type)
+        width = t.bit_width(base)
+        if not isinstance(base, t.Bits) or width > 256:
+            raise CompileError(
+                e.pos, "a variable shift amount wider than bit<8> of a value wider than 256 bits "
+                "is not supported by the BMv2 back end",
+            )
+        limit = {"type": "hexstr", "value": hexstr(width, t.bit_width(strip_type(e.right.type)))}
+        out_of_range = expr_op(">=", to_data(right), limit)
+        low_byte = expr_op("&", to_data(right), mask_operand(8))
+        shifted = self.wrap(expr_op(e.op, left, low_byte), e.type)
+        if e.op == ">>" and base.signed:
+            # An arithmetic shift by W or more leaves only copies of the sign bit.
+            saturated = expr_op(">>", left, {"type": "hexstr", "value": hexstr(width - 1)})
+        else:
+            saturated = const_operand(0, e.type, self.ctx)
+        return expr_op("?", saturated, shifted, out_of_range)
+
+    def composite_equal(self, left: Any, right: Any, e: ast.Node) -> dict:
+        """`left == right` on headers, structs and stacks, field by field.
+
+        As p4c's RemoveComplexComparisons: two headers are equal when both are invalid, or
+        both are valid with equal fields.
+        """
+        if isinstance(left, HeaderRef) and isinstance(right, HeaderRef):
+            fields = self._all_equal(
+                [(left.member(name), right.member(name)) for name, _ in left.p4type.fields], e
+            )
+            if left.metadata or right.metadata:
+                return fields
+            lvalid = expr_op("d2b", None, self.valid_field(left, e))
+            rvalid = expr_op("d2b", None, self.valid_field(right, e))
+            both_invalid = expr_op(
+                "and", expr_op("not", None, lvalid), expr_op("not", None, rvalid)
+            )
+            both_valid = expr_op("and", expr_op("and", lvalid, rvalid), fields)
+            return expr_op("or", both_invalid, both_valid)
+        if isinstance(left, StructRef) and isinstance(right, StructRef):
+            return self._all_equal([(left.fields[n], right.fields[n]) for n in left.fields], e)
+        if isinstance(left, StackRef) and isinstance(right, StackRef):
+            return self._all_equal(list(zip(left.elements, right.elements, strict=True)), e)
+        if isinstance(left, HeaderRef | StructRef | StackRef | UnionRef) or isinstance(
+            right, HeaderRef | StructRef | StackRef | UnionRef
+        ):
+            raise unsupported(e, "comparing these composite values")
+        return expr_op("==", to_data(self.binding_operand(left, e)), to_data(self.binding_operand(right, e)))
+
+    def _all_equal(self, pairs: list[tuple[Any, Any]], e: ast.Node) -> dict:
+        """The conjunction of `a == b` over `pairs` (true when there are none)."""
+        result: dict | None = None
+        for a, b in pairs:
+            test = self.composite_equal(a, b, e)
+            result = test if result is None else expr_op("and", result, test)
+        return result if result is not None else {"type": "bool", "value": True}
 
     def cast(self, operand: dict, source: Any, target: Any) -> dict:
         """`(target) operand` where operand has type `source`."""
@@ -550,7 +612,7 @@ class ExpressionLowering:
         if call is not None and call.kind == ast.CallKind.TABLE_APPLY:
             raise CompileError(
                 e.pos,
-                f"t.apply().{e.member} is only supported in the condition of an if statement "
+                f"t.apply().{e.member} is only supported in an apply block (not in actions or functions) "
                 "by the BMv2 back end",
             )
         raise unsupported(e, "this member of a call result")

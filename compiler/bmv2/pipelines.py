@@ -111,7 +111,7 @@ def applied_first(cond: ast.Expression) -> list[ast.MemberExpression]:
             if not always:
                 raise CompileError(
                     e.pos,
-                    f"t.apply().{e.member} where the condition may skip it (right of && or ||, or in "
+                    f"t.apply().{e.member} where evaluation may skip it (right of && or ||, or in "
                     "a branch of ?:) is not supported by the BMv2 back end",
                 )
             found.append(e)
@@ -217,6 +217,15 @@ class ControlLowering:
         run: list[Any] = []
         for s in statements:
             if self.is_simple(s):
+                members = applied_first(s)
+                if members:
+                    # `b = t.apply().hit;`: apply the table first, as p4c lifts the result
+                    # into a temporary; the statement then reads the temporary.
+                    self.flush(run, env)
+                    run = []
+                    overrides = {id(m): self.table_result(m, env) for m in members}
+                    self.flush([s], env, overrides)
+                    continue
                 run.append(s)
                 continue
             self.flush(run, env)
@@ -244,12 +253,13 @@ class ControlLowering:
         return kind is not None and kind not in (
             ast.CallKind.TABLE_APPLY, ast.CallKind.CONTROL_APPLY, ast.CallKind.ACTION)
 
-    def flush(self, run: list[Any], env: Env) -> None:
+    def flush(self, run: list[Any], env: Env, overrides: dict[int, Any] | None = None) -> None:
         """Turn a run of simple statements into a hidden action and table."""
         meaningful = [s for s in run if not isinstance(s, ast.EmptyStatement | ast.ConstantDeclaration)]
         if not meaningful:
             return
-        name, action_id = self.actions.hidden(meaningful, env, self.ctx.hidden_action_base(meaningful[0]))
+        name, action_id = self.actions.hidden(
+            meaningful, env, self.ctx.hidden_action_base(meaningful[0]), overrides)
         self.hidden_table(f"tbl_{name}", name, action_id, [], meaningful[0])
 
     def compound(self, s: Any, env: Env, returns: list[Setter]) -> bool:

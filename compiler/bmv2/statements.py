@@ -465,10 +465,15 @@ class StatementLowering:
     def assign_to(self, left: ast.Expression, right: ast.Expression, env: Env, node: Any) -> None:
         """Assign to an l-value expression (slices become read-modify-write)."""
         if isinstance(left, ast.SliceExpression):
-            target = self.exprs.resolve(left.expr, env)
             hi = self.exprs.constant_int(left.hi)
             lo = self.exprs.constant_int(left.lo)
-            width = t.bit_width(strip_type(left.expr.type))
+            base = left.expr
+            while isinstance(base, ast.SliceExpression):
+                # `x[7:4][1:0]` is `x[5:4]`: bits of an inner slice count from its low end.
+                offset = self.exprs.constant_int(base.lo)
+                hi, lo, base = hi + offset, lo + offset, base.expr
+            target = self.exprs.resolve(base, env)
+            width = t.bit_width(strip_type(base.type))
             field_mask = ((1 << (hi - lo + 1)) - 1) << lo
             keep = ((1 << width) - 1) & ~field_mask
             current = self.exprs.binding_operand(target)

@@ -62,7 +62,10 @@ class Coercer(CheckerBase):
         if isinstance(src, InfInt) and isinstance(target, Bits):
             value = expr.const_value
             if isinstance(value, int) and not isinstance(value, bool) and not target.fits(value):
-                raise self.fail(expr.pos, f"{what}: value {value} does not fit in {target}")
+                # A negative constant becomes its two's complement in an unsigned type
+                # (spec 8.9.1; p4c only warns): `bit<8> x = -1` is all ones.
+                if target.signed or value >= 0 or -value >= 1 << target.width:
+                    raise self.fail(expr.pos, f"{what}: value {value} does not fit in {target}")
             self.retype(expr, target)
             return
         if isinstance(expr, ast.InvalidExpression) and isinstance(target, Header | HeaderUnion):

@@ -39,8 +39,9 @@ import pytest
             "prog.p4:7:18: error: assignment: value 200 does not fit in int<8>",
         ),
         (
-            "apply { meta.x = -1; }",
-            "prog.p4:7:18: error: assignment: value -1 does not fit in bit<8>",
+            # -1 is all ones (two's complement); -256 has no 8-bit two's complement.
+            "apply { meta.x = -256; }",
+            "prog.p4:7:18: error: assignment: value -256 does not fit in bit<8>",
         ),
         ("apply { meta.f = 1; }", "prog.p4:7:18: error: assignment: cannot convert int to bool"),
         (
