@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TextIO
 
+from bufferlab.analysis.progress import Progress
 from bufferlab.experiments.bcn import plots
 from bufferlab.experiments.bcn import studies as st
 from bufferlab.experiments.bcn.checks import checks_001, checks_003
@@ -72,14 +73,16 @@ def _trial_name(trial: Trial) -> str:
 
 
 def _run_studies(selected: list[st.Study], duration_ns: int | None,
-                 on_run: Callable[[str], None], jobs: int | None,
+                 progress_out: TextIO | None, jobs: int | None,
                  scheduler: str | None) -> tuple[dict[str, StudyRuns], list[TrialFailure]]:
     trials = [Trial(study.key, study.scenario, seed, duration_ns)
               for study in selected for seed in study.seeds]
 
+    progress = Progress(len(trials), label="bcn", out=progress_out)
+
     def done(trial: Trial, result: tuple[ScenarioRun, Run003 | Run001] | None) -> None:
         what = "FAILED" if result is None else f"{result[0].wall_s:.2f} s"
-        on_run(f"{_trial_name(trial)}: {what}")
+        progress.step(f"{_trial_name(trial)}: {what}")
 
     outcome = run_grid(trials, run_trial, _trial_name, jobs=jobs, scheduler=scheduler,
                        on_done=done)
@@ -169,14 +172,15 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
 
 
 def run(out: str | Path, seeds_001: int = 10, only: str | None = None,
-        duration_ns: int | None = None, on_run: Callable[[str], None] = print,
+        duration_ns: int | None = None, progress_out: TextIO | None = None,
         jobs: int | None = 1, scheduler: str | None = None) -> Outcome:
     """Runs the study (``only`` "003" or "001" for one seed's part) into ``out``, its runs on
-    the grid runner (``jobs`` local workers, or the Dask cluster at ``scheduler``)."""
+    the grid runner (``jobs`` local workers, or the Dask cluster at ``scheduler``), with one
+    progress line per finished run (standard error unless ``progress_out``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     selected = [s for s in st.studies(seeds_001) if only is None or s.key.startswith(only)]
-    studies, failures = _run_studies(selected, duration_ns, on_run, jobs, scheduler)
+    studies, failures = _run_studies(selected, duration_ns, progress_out, jobs, scheduler)
     checks: list[Check] = []
     for key in ("003_50", "003_49"):
         if key in studies:

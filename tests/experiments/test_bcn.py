@@ -1,6 +1,7 @@
 """The BCN study: its checks fed passing and violating figures, and a reduced whole run."""
 
 import csv
+import io
 
 import pytest
 
@@ -58,7 +59,10 @@ def test_001_checks_pass_on_good_runs_and_fail_on_each_violation():
 
 @pytest.mark.timeout(300)
 def test_a_reduced_study_runs_every_scenario_and_writes_its_outputs(tmp_path):
-    outcome = run(tmp_path, seeds_001=1, on_run=lambda line: None)
+    progress = io.StringIO()
+    outcome = run(tmp_path, seeds_001=1, progress_out=progress)
+    lines = progress.getvalue().splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("bcn: step 4/4 (100%) 001_8023x seed 1:")
     assert set(outcome.studies) == {s.key for s in st.studies()}
     names = [c.name for c in outcome.checks]
     assert "003 50 % counts" in names and "001 + 802.3x no drops" in names
