@@ -127,3 +127,31 @@ def copied_parameters(params: list[Any], args: list[Any], body: Iterable[Any]) -
         ):
             copies.append(param)
     return copies
+
+
+def copied_out_parameters(params: list[Any], args: list[Any], body: Iterable[Any]) -> list[Any]:
+    """The `out`/`inout` parameters that need a local with copy-out instead of the caller's storage.
+
+    Binding such a parameter to the argument's storage is exact only when nothing else in
+    the call touches that storage: another argument overlapping it (`a(x, x)`: copy-out
+    goes left to right, so the last write wins) or the body reaching it directly. `_`
+    arguments (discarded results) always get a local.
+    """
+    bound = [(p, a) for p, a in zip(params, args, strict=False) if a is not None]
+    body_paths: list[Path] | None = None
+    copies = []
+    for param, arg in bound:
+        if param.direction not in WRITING:
+            continue
+        if isinstance(arg, ast.DontCareExpression):
+            copies.append(param)
+            continue
+        path = access_path(arg)
+        if path is None:
+            continue
+        others = [q for p, a in bound if p is not param for q in read_paths(a)]
+        if body_paths is None:
+            body_paths = [q for q in read_paths(list(body)) if q[0] not in {id(p) for p in params}]
+        if any(overlaps(path, q) for q in others + body_paths):
+            copies.append(param)
+    return copies

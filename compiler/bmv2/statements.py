@@ -14,7 +14,7 @@ from typing import Any
 from .. import ast
 from .. import types as t
 from ..diagnostics import CompileError
-from .aliasing import copied_parameters, syntax_children
+from .aliasing import copied_out_parameters, copied_parameters, syntax_children
 from .context import Context, strip_type, unsupported
 from .expressions import (
     DynamicElement,
@@ -399,18 +399,26 @@ class StatementLowering:
             id(p) for p, a in zip(decl.params, args, strict=False)
             if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
         }
+        copy_out = {id(p) for p in copied_out_parameters(decl.params, args, [decl.body])}
+        outputs: list[tuple[ast.Expression, Any]] = []
         for param, arg in zip(decl.params, args, strict=False):
             if arg is None:
                 raise CompileError(decl.pos, f"missing argument for parameter {param.name}")
-            if id(param) in copies:
+            if id(param) in copies or id(param) in copy_out:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
-                self.assign(storage, arg, env, arg)
+                if param.direction is not ast.Direction.OUT and not isinstance(arg, ast.DontCareExpression):
+                    self.assign(storage, arg, env, arg)
                 callee_env.bind(param, storage)
+                if id(param) in copy_out and not isinstance(arg, ast.DontCareExpression):
+                    outputs.append((arg, storage))
             else:
                 callee_env.bind(param, ExprRef(arg, env))
         inner = Frame(end=Label(), outermost=False, depth=0, result=result)
         self.block(decl.body.components, callee_env, inner)
         self.out.place(inner.end)
+        # Copy-out, left to right (spec 6.8): with `a(x, x)` the last parameter's value wins.
+        for arg, storage in outputs:
+            self.copy_binding(self.exprs.resolve(arg, env), storage, arg)
 
     def short_circuit(self, e: ast.BinaryExpression | ast.TernaryExpression, env: Env) -> FieldRef:
         """`a && b`, `a || b` or `c ? x : y` into a temporary, computing only what P4 evaluates."""
