@@ -143,7 +143,7 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
             label = f"baseline, {tag} FI, seed {seed}"
             figures += [
                 plots.regulator_rates(r, fig / f"001_target_rate_{tag}.png",
-                                      f"target rate ({label})"),
+                                      f"target rate ({label})", st.FAIR_SHARE_BPS),
                 plots.queue(r, "switch/s1/port/3/queue_bytes", fig / f"001_buffer_{tag}.png",
                             f"switch output buffer ({label})", {"1 MB": 1048.576}),
                 plots.rlq(r, fig / f"001_rlq_{tag}.png", f"rate controller queue ({label})"),

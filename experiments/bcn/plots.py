@@ -28,14 +28,15 @@ def _rate(results: Results, name: str) -> tuple[np.ndarray, np.ndarray]:
     return times[1:] / NS_PER_MS, rate
 
 
-def regulator_rates(results: Results, path: Path, title: str) -> Path:
-    """Regulated (target) rate of each source against time."""
+def regulator_rates(results: Results, path: Path, title: str,
+                    fair_share_bps: float | None = None) -> Path:
+    """Regulated (target) rate of each source against time, with the fair share if given."""
     t = _ms(results)
     return plot_time_series(
         path, {s: (t, results.series[f"source/{s}/rate_bps"] / 1e9) for s in results.sources},
         "time (ms)", "regulated rate (Gbit/s)", title,
-        reference_lines={"fair share": st.FAIR_SHARE_BPS / 1e9} if len(results.sources) == 4
-        and "S1" in results.sources else None, step=True)
+        reference_lines={"fair share": fair_share_bps / 1e9} if fair_share_bps else None,
+        step=True)
 
 
 def queue(results: Results, series: str, path: Path, title: str,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,6 @@ class Scenario:
     seed: int = 0
     base_dir: Path = Path(".")
     name: str = "scenario"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _int(value: Any, key: str, minimum: int = 0) -> int:

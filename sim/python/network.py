@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from bufferlab.mininet.topology import Topology
@@ -80,7 +80,6 @@ class Source:
     when_full: str = "drop"
     reaction: BcnReaction | Any | None = None
     response_ns: int = 0
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def arguments(self) -> dict[str, Any]:
         """The native simulator's keyword arguments for this source."""
@@ -96,7 +95,6 @@ class Source:
             args.update(reaction="bcn", **asdict(self.reaction))
         elif self.reaction is not None:
             args["hook"] = self.reaction
-        args.update(self.extra)
         return args
 
 
@@ -155,11 +153,12 @@ class Simulator:
         """Counters and series as they stand."""
         times, series = self._native.series()
         events, hops, in_flight = self._native.run_stats()
+        unconnected = dict(self._native.unconnected_frames())
         return Results.from_native(
             times_ns=times, series=series, sources=self._native.source_counters(),
             flows=self._native.flow_counters(), hosts=self._native.host_counters(),
             links=self._native.link_counters(),
-            switches={name: _switch_counters(engine, dict(self._native.unconnected_frames())[name])
+            switches={name: _switch_counters(engine, unconnected[name])
                       for name, engine in self.switches.items()},
             run={"end_ns": self.now_ns, "events": events, "frame_hops": hops,
                  "frames_in_flight": in_flight, "seed": self.seed})
