@@ -2,6 +2,8 @@
 //!
 //! Pure arithmetic with a seeded generator, so a schedule can be checked without sending.
 
+use bufferlab_hosts::rng::Rng;
+
 use crate::header::{check_frame_size, wire_bits};
 
 /// How departures are spread in time.
@@ -26,31 +28,6 @@ pub enum Sizes {
     Mixed(Vec<(usize, f64)>),
 }
 
-/// SplitMix64: small, seedable, good enough to draw gaps and sizes.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator started from `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform draw in (0, 1]; never 0, so its logarithm is finite.
-    pub fn next_unit(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
-    }
-}
-
 /// One planned departure.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Departure {
@@ -68,7 +45,7 @@ pub struct Schedule {
     sizes: Sizes,
     size_total_weight: f64,
     burst_frames: u64,
-    rng: SplitMix64,
+    rng: Rng,
     index: u64,
     clock_ns: f64,
     burst_start_ns: f64,
@@ -127,7 +104,7 @@ impl Schedule {
             sizes,
             size_total_weight,
             burst_frames,
-            rng: SplitMix64::new(seed),
+            rng: Rng::new(seed),
             index: 0,
             clock_ns: 0.0,
             burst_start_ns: 0.0,
@@ -138,7 +115,7 @@ impl Schedule {
         match &self.sizes {
             Sizes::Fixed(size) => *size,
             Sizes::Mixed(mix) => {
-                let mut pick = self.rng.next_unit() * self.size_total_weight;
+                let mut pick = self.rng.unit_nonzero() * self.size_total_weight;
                 for &(size, weight) in mix {
                     if pick <= weight {
                         return size;
@@ -162,7 +139,9 @@ impl Schedule {
                 let slots = if p >= 1.0 {
                     1.0
                 } else {
-                    (self.rng.next_unit().ln() / (1.0 - p).ln()).ceil().max(1.0)
+                    (self.rng.unit_nonzero().ln() / (1.0 - p).ln())
+                        .ceil()
+                        .max(1.0)
                 };
                 slots * bits * 1e9 / link_bps
             }

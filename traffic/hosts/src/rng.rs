@@ -30,6 +30,11 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// Uniform in (0, 1]: never 0, so its logarithm is finite.
+    pub fn unit_nonzero(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64
+    }
+
     /// Uniform in [0, n) (n > 0), without modulo bias worth measuring for n ≪ 2^64.
     pub fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n.max(1))) >> 64) as u64
