@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.experiments.bcn.experiment import run
-from bufferlab.experiments.common.grid import SCHEDULER_ENV, where
+from bufferlab.experiments.common.grid import add_grid_arguments, jobs_error, where
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,13 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration-ms", type=float,
                    help="virtual time per run, ms (default: the scenarios' 200 ms; the checks "
                         "need at least 95)")
-    p.add_argument("--jobs", type=int,
-                   help="runs go to an embedded Dask cluster of this many worker processes "
-                        "(default: one per core; 1 runs them in this process); the results "
-                        "do not depend on it")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="run on this Dask scheduler's workers instead "
-                        f"(default: ${SCHEDULER_ENV} if set)")
+    add_grid_arguments(p, "runs")
     p.add_argument("--out", default="results/bcn",
                    help="folder for CSVs, plots and report.md (default: %(default)s)")
     return p
@@ -39,8 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seeds < 1:
         print(f"error: --seeds {args.seeds}: need at least 1", file=sys.stderr)
         return 2
-    if args.jobs is not None and args.jobs < 1:
-        print(f"error: --jobs {args.jobs}: need at least 1 worker", file=sys.stderr)
+    if jobs_error(args.jobs):
+        print(f"error: {jobs_error(args.jobs)}", file=sys.stderr)
         return 2
     duration = None
     if args.duration_ms is not None:

@@ -17,6 +17,7 @@ other result is kept.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import traceback
@@ -70,6 +71,25 @@ def where(jobs: int | None, scheduler: str | None) -> str:
     if jobs == 1:
         return "this process, one trial at a time"
     return f"embedded Dask LocalCluster, {jobs or os.cpu_count()} worker processes"
+
+
+def add_grid_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """Adds ``--jobs`` and ``--scheduler`` to an experiment's command line; ``what`` names
+    its trials (e.g. "cells")."""
+    parser.add_argument("--jobs", type=int,
+                        help=f"the {what} run on an embedded Dask cluster of this many worker "
+                             "processes (default: one per core; 1 runs them in this process); "
+                             "the results do not depend on it")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                        help=f"run the {what} on this Dask scheduler's workers instead "
+                             f"(default: ${SCHEDULER_ENV} if set)")
+
+
+def jobs_error(jobs: int | None) -> str | None:
+    """Why ``--jobs`` cannot be used, or None."""
+    if jobs is not None and jobs < 1:
+        return f"--jobs: {jobs} processes, need at least 1"
+    return None
 
 
 def _error(error: BaseException) -> str:

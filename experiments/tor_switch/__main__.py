@@ -9,7 +9,12 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
-from bufferlab.experiments.common.grid import SCHEDULER_ENV, scheduler_address, where
+from bufferlab.experiments.common.grid import (
+    add_grid_arguments,
+    jobs_error,
+    scheduler_address,
+    where,
+)
 from bufferlab.experiments.tor_switch.config import FULL, LIVE, SHORT
 from bufferlab.experiments.tor_switch.experiment import run
 from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
@@ -37,13 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="shared buffer pool, bytes (default: 65536 short, 153600 full, 16384 live)")
     p.add_argument("--trial-ms", type=float, dest="trial_ms",
                    help="time per delay cell, ms (default: 400 short, 2000 full, 2000 live)")
-    p.add_argument("--jobs", type=int,
-                   help="the cells run on an embedded Dask cluster of this many worker "
-                        "processes (default: one per core; 1 runs them in this process); "
-                        "the results do not depend on it")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="run the cells on this Dask scheduler's workers instead "
-                        f"(default: ${SCHEDULER_ENV} if set)")
+    add_grid_arguments(p, "cells")
     return p
 
 
@@ -69,8 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if args.jobs is not None and args.jobs < 1:
-        print(f"error: --jobs: {args.jobs} processes, need at least 1", file=sys.stderr)
+    if jobs_error(args.jobs):
+        print(f"error: {jobs_error(args.jobs)}", file=sys.stderr)
         return 2
     with contextlib.ExitStack() as stack:
         if live:
