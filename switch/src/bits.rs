@@ -22,20 +22,27 @@ pub fn sign_extend(v: u128, width: u32) -> u128 {
     (((v << shift) as i128) >> shift) as u128
 }
 
-/// Reads `width` (<= 128) bits starting at bit `offset` (MSB first) from `buf`.
+/// Reads `width` (<= 128) bits starting at bit `offset` (MSB first) from
+/// `buf`; callers check the field lies inside `buf`.
 #[inline]
 pub fn get_bits(buf: &[u8], offset: usize, width: u32) -> u128 {
     if width == 0 {
         return 0;
     }
-    if offset.is_multiple_of(8) && width.is_multiple_of(8) {
-        // Byte-aligned fields (most header fields) take the fast path.
-        let start = offset / 8;
-        let mut v = 0u128;
-        for b in &buf[start..start + (width / 8) as usize] {
-            v = (v << 8) | u128::from(*b);
+    let start = offset / 8;
+    let skip = (offset % 8) as u32;
+    if skip + width <= 128 {
+        // The field lies within the 16 bytes from its first byte: one
+        // big-endian load (zero-padded past the end of `buf`), a shift, a mask.
+        let mut window = [0u8; 16];
+        match buf.get(start..start + 16) {
+            Some(bytes) => window.copy_from_slice(bytes),
+            None => {
+                let tail = buf.get(start..).unwrap_or(&[]);
+                window[..tail.len()].copy_from_slice(tail);
+            }
         }
-        return v;
+        return (u128::from_be_bytes(window) >> (128 - skip - width)) & mask(width);
     }
     let mut v = 0u128;
     let mut bit = offset;
@@ -75,9 +82,8 @@ impl<'a> BitWriter<'a> {
     pub fn push(&mut self, width: u32, v: u128) {
         if self.pending == 0 && width.is_multiple_of(8) {
             // Byte-aligned whole bytes: the common case for header fields.
-            for i in (0..width / 8).rev() {
-                self.buf.push((v >> (8 * i)) as u8);
-            }
+            let bytes = (width / 8).min(16) as usize;
+            self.buf.extend_from_slice(&v.to_be_bytes()[16 - bytes..]);
             return;
         }
         let mut w = width;
@@ -211,6 +217,25 @@ mod tests {
         let buf = [0x1a, 0x5f, 0, 0];
         assert_eq!(get_bits(&buf, 3, 9), 0x1a5);
         assert_eq!(get_bits(&buf, 12, 4), 0xf);
+    }
+
+    #[test]
+    fn every_offset_and_width_matches_a_bit_by_bit_read() {
+        let buf: Vec<u8> = (0..40u32).map(|i| (i * 37 + 11) as u8).collect();
+        let bit = |i: usize| u128::from((buf[i / 8] >> (7 - i % 8)) & 1);
+        for offset in 0..(40 * 8) {
+            for width in 1..=128u32 {
+                if offset + width as usize > buf.len() * 8 {
+                    break;
+                }
+                let want = (offset..offset + width as usize).fold(0u128, |v, i| (v << 1) | bit(i));
+                assert_eq!(
+                    get_bits(&buf, offset, width),
+                    want,
+                    "offset {offset} width {width}"
+                );
+            }
+        }
     }
 
     #[test]

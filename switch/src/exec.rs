@@ -145,7 +145,22 @@ fn stack_elem(p: &Program, stack: u32, idx: u128) -> Option<HeaderId> {
 }
 
 /// Evaluates an expression.
+///
+/// Constants, field reads and action parameters make up most nodes of a
+/// program's expressions; they are answered here, inlined into the caller,
+/// so only interior nodes pay for a call.
+#[inline(always)]
 pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
+    match e {
+        Expr::Const(v) => *v,
+        Expr::Field(f) => pkt.phv.fields[*f as usize],
+        Expr::Local(i) => data.get(*i as usize).copied().unwrap_or(0),
+        _ => eval_node(p, st, pkt, data, e),
+    }
+}
+
+/// Evaluates an interior (or less common leaf) node of an expression.
+fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
     match e {
         Expr::Const(v) => *v,
         Expr::Field(f) => pkt.phv.fields[*f as usize],
@@ -348,7 +363,11 @@ fn lvalue_slot(
 /// Stores `v` (truncated to the field width) into an lvalue.
 #[inline]
 pub fn store(p: &Program, st: &State, pkt: &mut Packet, data: &[u128], lv: &LValue, v: u128) {
-    if let Some(f) = lvalue_slot(p, st, pkt, data, lv) {
+    let slot = match lv {
+        LValue::Field(f) => Some(*f),
+        _ => lvalue_slot(p, st, pkt, data, lv),
+    };
+    if let Some(f) = slot {
         pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
     }
 }
@@ -424,6 +443,12 @@ pub fn exec_action(p: &Program, st: &mut State, pkt: &mut Packet, action: u32, d
             Prim::Exit => {
                 pkt.flags.exit = true;
                 return;
+            }
+            // Assignments are most of a program's primitives: done here
+            // rather than through exec_prim's large frame.
+            Prim::Assign(lv, e) => {
+                let v = eval(p, st, pkt, data, e);
+                store(p, st, pkt, data, lv, v);
             }
             prim => {
                 exec_prim(p, st, pkt, data, prim);
@@ -1037,8 +1062,23 @@ fn entry_target(ea: &EntryAction, adata: &mut Vec<u128>) -> Target {
     }
 }
 
-/// Resolves a member or group to an action, copying its data into the scratch.
+/// Resolves a target to an action; a member or group's data goes into the scratch.
+#[inline]
 fn resolve_action(
+    p: &Program,
+    st: &mut State,
+    pkt: &Packet,
+    t: u32,
+    target: Target,
+) -> Option<u32> {
+    match target {
+        Target::Action(a) => Some(a),
+        _ => resolve_profile_action(p, st, pkt, t, target),
+    }
+}
+
+/// Resolves an action profile member or selector group to an action and its data.
+fn resolve_profile_action(
     p: &Program,
     st: &mut State,
     pkt: &Packet,
@@ -1071,17 +1111,36 @@ fn resolve_action(
 /// Applies a table: lookup, direct counter/meter, action; returns the next node.
 pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Option<Node> {
     let def = &p.tables[t as usize];
-    let mut key = std::mem::take(&mut st.key);
-    key.clear();
-    for k in &def.keys {
-        let mut v = eval(p, st, pkt, &[], &k.expr);
-        if let Some(m) = k.mask {
-            v &= m;
+    let state = &st.tables[t as usize];
+    let keyless_miss = def.keys.is_empty() && state.is_empty();
+    if keyless_miss && state.default_const && def.ty == TableType::Simple {
+        // Most tables of a compiled program are keyless with a const default
+        // (p4c wraps each action called from an apply block in one): they
+        // always run that action with the program's own data.
+        if let Some((a, data, _)) = &def.default_entry {
+            exec_action(p, st, pkt, *a, data);
+            return match def.hit_miss {
+                Some((_, miss)) => miss,
+                None => def.next_by_action[*a as usize],
+            };
         }
-        key.push(v & mask(k.width));
     }
-    let hit = st.tables[t as usize].lookup(def, &key, &mut st.key2);
-    st.key = key;
+    let hit = if keyless_miss {
+        None
+    } else {
+        let mut key = std::mem::take(&mut st.key);
+        key.clear();
+        for k in &def.keys {
+            let mut v = eval(p, st, pkt, &[], &k.expr);
+            if let Some(m) = k.mask {
+                v &= m;
+            }
+            key.push(v & mask(k.width));
+        }
+        let hit = st.tables[t as usize].lookup(def, &key, &mut st.key2);
+        st.key = key;
+        hit
+    };
     let (action, is_hit) = match hit {
         Some(h) => {
             let now = pkt.now;
