@@ -9,7 +9,8 @@ P4SRC      := p4src
 # P4C selects the compiler: ours by default; P4C=p4c-bm2-ss uses the real one.
 P4C        ?= $(VENV)/bin/bufferlab-p4c
 PROGRAMS   := $(basename $(notdir $(wildcard $(P4SRC)/*.p4)))
-APT_PKGS   := mininet bridge-utils iperf3 tcpdump ethtool iproute2 iputils-ping net-tools cpp python3-venv python3-dev build-essential
+# chromium and its driver: the headless browser the live view's test loads the page in.
+APT_PKGS   := mininet bridge-utils iperf3 tcpdump ethtool iproute2 iputils-ping net-tools cpp python3-venv python3-dev build-essential chromium chromium-driver
 RUST_SRC   := $(shell find switch traffic sim -name "*.rs" -o -name Cargo.toml 2>/dev/null) Cargo.toml
 PYTEST_ARGS ?=
 
@@ -84,10 +85,11 @@ run: build
 run-bcn: build
 	$(PY) -m bufferlab.experiments.bcn $(if $(SEEDS),--seeds $(SEEDS))
 
-# A Mininet CLI on three hosts and one switch running forward.p4 (pingall works).
+# A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
+# from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.
 # SWITCH=simple_switch_grpc runs BMv2's switch instead of bufferlab-switch.
 cli: build
-	$(PY) -m bufferlab.experiments.cli_demo $(if $(SWITCH),--switch $(SWITCH))
+	$(PY) -m bufferlab.experiments.cli_demo $(if $(SWITCH),--switch $(SWITCH)) $(if $(VIEW),--view)
 
 # Removes only what a crashed bufferlab network left behind (never other Mininet users' state).
 stop:

@@ -28,6 +28,9 @@ control BufferIngress(inout headers_t hdr,
                       inout standard_metadata_t standard_metadata) {
     @name(".parser_errors")
     counter(PORT_COUNT, CounterType.packets) parser_errors;
+    /* Every frame received, so a controller can tell each host's sending rate. */
+    @name(".port_rx")
+    counter(PORT_COUNT, CounterType.packets_and_bytes) port_rx;
 
     SwitchConfig() config;
     Classes() classes;
@@ -41,6 +44,7 @@ control BufferIngress(inout headers_t hdr,
         meta.routed = 0;
         meta.acct_bytes = 0;
         meta.gen_kind = GEN_NONE;
+        port_rx.count((bit<32>)standard_metadata.ingress_port);
         if (standard_metadata.parser_error != error.NoError) {
             parser_errors.count((bit<32>)standard_metadata.ingress_port);
         }
@@ -79,6 +83,9 @@ control BufferEgress(inout headers_t hdr,
     PauseGenerate() pause_generate;
     BcnEgress() bcn;
     TelemetryEgress() telemetry;
+    /* Frames sent per (port, queue): each class's and each receiver's rate. */
+    @name(".queue_tx")
+    counter(QUEUE_COUNT, CounterType.packets_and_bytes) queue_tx;
 
     apply {
         if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
@@ -90,6 +97,7 @@ control BufferEgress(inout headers_t hdr,
         } else if (FLOOD_ECHO(standard_metadata)) {
             mark_to_drop(standard_metadata);
         } else {
+            queue_tx.count(QUEUE_SLOT(standard_metadata.egress_port, meta.queue));
             admission.apply(hdr, meta, standard_metadata);
             pause_dequeue.apply(hdr, meta, standard_metadata);
             telemetry.apply(hdr, meta, standard_metadata);

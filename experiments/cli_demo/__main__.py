@@ -1,14 +1,17 @@
-"""`make cli`: three hosts on one bufferlab-switch running p4src/forward.p4, then the Mininet CLI.
+"""`make cli`: three tc-paced hosts on one bufferlab-switch running p4src/buffer_switch.p4.
 
-    sudo .venv/bin/python -m bufferlab.experiments.cli_demo [--pingall] [--log-dir logs] [--pcap-dir pcaps]
+    sudo .venv/bin/python -m bufferlab.experiments.cli_demo [--view] [--pingall] [--log-dir logs]
 
-Compiles forward.p4 with bufferlab's compiler into `--build-dir` (default `build/`), starts
-the network of `experiments/cli_demo/topology.json` (h1, h2, h3 on s1 ports 1..3, addresses
-10.0.1.N/24), writes the pipeline and the entries of `experiments/cli_demo/s1-runtime.json` through
-P4Runtime as the tutorials' controller does (requests logged to
-`<log-dir>/s1-p4runtime-requests.txt`), prints where every log is, and opens the Mininet
-CLI (`pingall` works). With `--pingall` it runs `pingall` instead of the CLI and exits 0
-only if every ping succeeded. The network comes down on exit, also after an error.
+Compiles buffer_switch.p4 with bufferlab's compiler into `--build-dir` (default `build/`),
+starts the network of `experiments/cli_demo/topology.json` (h1, h2, h3 on s1 ports 1..3,
+addresses 10.0.1.N/24; h1 and h2 paced by HTB to 8 Mbit/s, port 3 shaped to 10 Mbit/s, so
+the two senders together overfill h3's port), installs the program and writes the
+controller config `experiments/cli_demo/s1-config.json` over P4Runtime (requests logged to
+`<log-dir>/s1-p4runtime-requests.txt`), prints where every log is and how to change a
+threshold live, and opens the Mininet CLI. `--view` also serves the live view of s1's
+queues, drops and congestion signals. With `--pingall` it runs `pingall` instead of the
+CLI and exits 0 only if every ping succeeded. The network comes down on exit, also after
+an error.
 """
 
 from __future__ import annotations
@@ -21,85 +24,58 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from bufferlab.compiler import compile as compile_p4
-from bufferlab.controller.client import SwitchConnection
-from bufferlab.controller.runtime_json import load_runtime, program_switch
-from bufferlab.mininet.network import (
-    GRPC_BASE_PORT,
-    THRIFT_BASE_PORT,
-    LabNetwork,
-    NetworkOptions,
-    log_banner,
+from bufferlab.controller.config import load_config
+from bufferlab.experiments.common.live_lab import (
+    LiveLab,
+    Program,
+    add_network_arguments,
+    network_options,
+    open_cli,
 )
-from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import load_topology
 
 DEMO_DIR = Path(__file__).resolve().parent
-PROGRAM = DEMO_DIR.parent.parent / "p4src" / "forward.p4"
+PROGRAM = DEMO_DIR.parent.parent / "p4src" / "buffer_switch.p4"
+TRAFFIC_HINTS = [
+    "Try, in the Mininet CLI (each sender is paced to 8 Mbit/s, h3's port drains 10 Mbit/s):",
+    "  h3 bufferlab-recv --port 5001 --idle-timeout-s 5 &",
+    "  h1 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
+    "  h2 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
+    "then watch port 3's occupancy sit at its threshold and its drops grow, and change the"
+    " threshold with bufferlab-ctl (above).",
+]
 
 
-def build(build_dir: Path) -> tuple[Path, Path]:
-    """Compile forward.p4 to `<build_dir>/forward.json` and `forward.p4.p4info.txtpb`."""
+def build(build_dir: Path) -> Program:
+    """Compile buffer_switch.p4 to `<build_dir>/buffer_switch.json` and its P4Info."""
     document, p4info = compile_p4(PROGRAM)
     build_dir.mkdir(parents=True, exist_ok=True)
-    json_path = build_dir / "forward.json"
-    p4info_path = build_dir / "forward.p4.p4info.txtpb"
-    json_path.write_text(json.dumps(document))
-    p4info_path.write_text(text_format.MessageToString(p4info))
-    return json_path, p4info_path
-
-
-def program(lab: LabNetwork, json_path: Path, p4info_path: Path, log_dir: Path) -> None:
-    """Write every switch's pipeline and runtime file, logging the requests as the tutorials."""
-    from bufferlab.controller.p4info import load_p4info
-
-    p4info = load_p4info(p4info_path)
-    for name, spec in lab.topo.switches.items():
-        if spec.runtime_json is None:
-            continue
-        config = load_runtime(lab.topo.base_dir / spec.runtime_json, p4info)
-        device_id = lab.switch_options(spec).device_id
-        with open(log_dir / f"{name}-p4runtime-requests.txt", "w") as requests, \
-                SwitchConnection(lab.grpc_address(name), device_id, request_log=requests) as conn:
-            if not conn.connect():
-                raise RuntimeError(f"{name}: another controller is primary")
-            program_switch(conn, config, bmv2_json=json_path.read_bytes())
+    program = Program(build_dir / "buffer_switch.json",
+                      build_dir / "buffer_switch.p4.p4info.txtpb")
+    program.json_path.write_text(json.dumps(document))
+    program.p4info_path.write_text(text_format.MessageToString(p4info))
+    return program
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Bring the demo network up, program it, open the CLI (or run pingall); exit status."""
+    """Bring the demo network up, configure it, open the CLI (or run pingall); exit status."""
     parser = argparse.ArgumentParser(prog="python -m bufferlab.experiments.cli_demo",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--pingall", action="store_true", help="run pingall instead of the CLI")
-    parser.add_argument("--switch", default=None,
-                        help="switch program to run (default bufferlab-switch; e.g. simple_switch_grpc)")
     parser.add_argument("--build-dir", type=Path, default=Path("build"))
-    parser.add_argument("--log-dir", type=Path, default=Path("logs"))
-    parser.add_argument("--pcap-dir", type=Path, default=Path("pcaps"))
-    parser.add_argument("--netns-prefix", default="bl-")
-    parser.add_argument("--grpc-base-port", type=int, default=GRPC_BASE_PORT,
-                        help="TCP port of s1's P4Runtime server (s2 gets the next one, ...)")
-    parser.add_argument("--thrift-base-port", type=int, default=THRIFT_BASE_PORT,
-                        help="TCP port of s1's runtime CLI")
+    add_network_arguments(parser)
     args = parser.parse_args(argv)
 
-    json_path, p4info_path = build(args.build_dir)
-    args.log_dir.mkdir(parents=True, exist_ok=True)
-    args.pcap_dir.mkdir(parents=True, exist_ok=True)
-    options = NetworkOptions(json_path=str(json_path), switch_binary=args.switch or default_switch_binary(),
-                             log_dir=str(args.log_dir), pcap_dir=str(args.pcap_dir),
-                             netns_prefix=args.netns_prefix, grpc_base_port=args.grpc_base_port,
-                             thrift_base_port=args.thrift_base_port)
-    with LabNetwork(load_topology(DEMO_DIR / "topology.json"), options) as lab:
-        program(lab, json_path, p4info_path, args.log_dir)
-        print(log_banner(lab))
-        print(f"  P4Runtime requests: cat {args.log_dir}/s1-p4runtime-requests.txt")
-        assert lab.net is not None
+    program = build(args.build_dir)
+    configs = {"s1": load_config(DEMO_DIR / "s1-config.json")}
+    with LiveLab(load_topology(DEMO_DIR / "topology.json"), configs, program,
+                 network_options(args)) as lab:
         if args.pingall:
-            loss = lab.net.pingAll(timeout="2")
+            print(lab.banner(3))
+            assert lab.network.net is not None
+            loss = lab.network.net.pingAll(timeout="2")
             return 0 if loss == 0 else 1
-        from mininet.cli import CLI
-
-        CLI(lab.net)
+        open_cli(lab, args, "make cli", TRAFFIC_HINTS)
     return 0
 
 

@@ -5,12 +5,14 @@
  * frame leaves the queue. A port may hold either a static share of the
  * pool (percent of pool_bytes) or a dynamic threshold
  * alpha * (pool_bytes - pool used), alpha = alpha_num / 2^alpha_shift.
- * Both comparisons are done by cross-multiplying, never dividing.
+ * The decision itself is AdmissionRule (admission_rule.p4); this file keeps
+ * the state, the controller's tables, tail drop and its counters.
  */
 #ifndef BUFFERLAB_ADMISSION_P4
 #define BUFFERLAB_ADMISSION_P4
 
 #include "metadata.p4"
+#include "admission_rule.p4"
 
 #define PORT_COUNT  512
 #define QUEUE_COUNT 4096
@@ -35,6 +37,8 @@ control AdmissionIngress(inout headers_t hdr,
     bit<16> thr_alpha_num = 0;
     bit<8>  thr_alpha_shift = 0;
     bit<32> thr_queue_cap = 0xFFFFFFFF;
+
+    AdmissionRule() rule;
 
     /* percent: 1..100 % of pool_bytes (seed 000's "buffer (%)"). */
     @name(".static_threshold")
@@ -100,24 +104,11 @@ control AdmissionIngress(inout headers_t hdr,
         queue_threshold.apply();
         occupancy_read();
 
-        bit<64> len = (bit<64>)standard_metadata.packet_length;
-        bit<64> port_after = (bit<64>)meta.port_used + len;
-        bool over_pool = (bit<64>)meta.pool_used + len > (bit<64>)meta.pool_bytes;
-        bool over_queue = (bit<64>)meta.queue_used + len > (bit<64>)thr_queue_cap;
-        bool over_port;
-        if (thr_dynamic == 1) {
-            bit<64> pool_free = 0;
-            if (meta.pool_used < meta.pool_bytes) {
-                pool_free = (bit<64>)(meta.pool_bytes - meta.pool_used);
-            }
-            /* port_after > alpha_num * pool_free / 2^alpha_shift */
-            over_port = (port_after << thr_alpha_shift) > (bit<64>)thr_alpha_num * pool_free;
-        } else {
-            /* port_after > pool_bytes * percent / 100 */
-            over_port = port_after * 100 > (bit<64>)meta.pool_bytes * (bit<64>)thr_percent;
-        }
-
-        if (over_pool || over_port || over_queue) {
+        bool admit;
+        rule.apply(standard_metadata.packet_length, meta.pool_bytes, meta.pool_used,
+                   meta.port_used, meta.queue_used, thr_dynamic, thr_percent,
+                   thr_alpha_num, thr_alpha_shift, thr_queue_cap, admit);
+        if (!admit) {
             mark_to_drop(standard_metadata);
             port_drops.count(meta.port_index);
             queue_drops.count(meta.queue_index);

@@ -13,6 +13,7 @@
 
 #include "metadata.p4"
 #include "admission.p4"
+#include "bcn_config.p4"
 
 /* 64-byte pages: Q_pages = Q_bytes >> 6. */
 #define BCN_PAGE_SHIFT 6
@@ -29,35 +30,7 @@ register<bit<32>>(QUEUE_COUNT) bcn_qold;
 control BcnIngress(inout headers_t hdr,
                    inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
-    /* qeq_pages/qsc_pages in 64-byte pages (qsc_pages 0: no severe
-     * threshold); w: weight of Qdelta; sample_bytes +- jitter_bytes:
-     * arrivals between samples (jitter_bytes < sample_bytes). */
-    @name(".bcn_enable")
-    action bcn_enable(bit<32> qeq_pages, bit<8> w, bit<32> qsc_pages,
-                      bit<32> sample_bytes, bit<32> jitter_bytes) {
-        meta.bcn_enabled = 1;
-        meta.bcn_qeq_pages = qeq_pages;
-        meta.bcn_w = w;
-        meta.bcn_qsc_pages = qsc_pages;
-        meta.bcn_sample_bytes = sample_bytes;
-        meta.bcn_jitter_bytes = jitter_bytes;
-    }
-
-    @name(".bcn_disable")
-    action bcn_disable() {
-        meta.bcn_enabled = 0;
-    }
-
-    @name(".bcn_config")
-    table bcn_config {
-        key = {
-            meta.out_port: exact @name("port");
-            meta.queue: exact @name("queue");
-        }
-        actions = { bcn_enable; bcn_disable; }
-        default_action = bcn_disable();
-        size = QUEUE_COUNT;
-    }
+    BcnConfig() config;
 
     /* Count the arrival against the byte budget; reload the budget with a
      * fresh random S +- J when it runs out (that arrival is the sample). */
@@ -80,7 +53,7 @@ control BcnIngress(inout headers_t hdr,
 
     apply {
         meta.bcn_sampled = 0;
-        bcn_config.apply();
+        config.apply(meta);
         if (meta.bcn_enabled == 1) {
             bcn_count_arrival();
         }
@@ -174,7 +147,9 @@ control BcnEgress(inout headers_t hdr,
         hdr.bcn.timestamp = meta.gen_timestamp;
         hdr.bcn.sample_len = (bit<16>)sample_len;
         truncate(BCN_HEADER_BYTES + sample_len);
-        bcn_frames.count(QUEUE_SLOT(meta.gen_cp_port, meta.gen_cp_queue));
+        bit<32> cp = QUEUE_SLOT(meta.gen_cp_port, meta.gen_cp_queue);
+        bcn_frames.count(cp);
+        bcn_last_fb.write(cp, (bit<32>)meta.gen_fb);
     }
 }
 

@@ -1,5 +1,5 @@
-"""`make cli`'s network: three hosts on bufferlab-switch running forward.p4, entries written
-by the controller from experiments/cli_demo/s1-runtime.json; pingall succeeds; nothing is left."""
+"""`make cli`'s network: three tc-paced hosts on bufferlab-switch running buffer_switch.p4, entries written
+by the controller from experiments/cli_demo/s1-config.json; pingall succeeds; nothing is left."""
 
 from __future__ import annotations
 

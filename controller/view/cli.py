@@ -1,0 +1,99 @@
+"""bufferlab-view: a live web page of a switch's queues, drops and congestion signals.
+
+    bufferlab-view [--grpc-addr 127.0.0.1:50051] --ports 1,2,3 [--queues 1]
+                   [--label 1=h1 ...] [--http-port 8050] [--interval-ms 100]
+
+Reads the switch's counters and registers over P4Runtime (the program's own P4Info, taken
+from the switch) every `--interval-ms` and serves the page on http://127.0.0.1:PORT/ until
+Ctrl-C. Works with any program that has buffer_switch.p4's names; what a program lacks is
+left out of the plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from p4.v1 import p4runtime_pb2
+
+from bufferlab.controller.client import P4RuntimeError, SwitchConnection
+from bufferlab.controller.p4info import P4InfoIndex
+from bufferlab.controller.view.sampler import Sampler
+from bufferlab.controller.view.server import LiveView
+
+DEFAULT_HTTP_PORT = 8050
+
+
+def _ports(text: str) -> list[int]:
+    try:
+        ports = sorted({int(p) for p in text.split(",")})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of ports like 1,2,3") from None
+    if not ports or min(ports) < 0 or max(ports) > 510:
+        raise argparse.ArgumentTypeError(f"{text!r}: ports are 0..510")
+    return ports
+
+
+def _label(text: str) -> tuple[int, str]:
+    port, _, name = text.partition("=")
+    if not port.isdigit() or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not PORT=NAME (e.g. 1=h1)")
+    return int(port), name
+
+
+def start_view(address: str, ports: Sequence[int], queues: int = 1,
+               labels: dict[int, str] | None = None, http_port: int = 0,
+               interval_s: float = 0.1, title: str = "bufferlab",
+               device_id: int = 0) -> LiveView:
+    """Connect to the switch at `address`, take its P4Info and start a `LiveView`."""
+    connection = SwitchConnection(address, device_id)
+    config = connection.get_pipeline(
+        p4runtime_pb2.GetForwardingPipelineConfigRequest.P4INFO_AND_COOKIE)
+    if not config.HasField("p4info"):
+        connection.close()
+        raise P4RuntimeError("GetForwardingPipelineConfig", "FAILED_PRECONDITION",
+                             f"the switch at {address} has no pipeline yet")
+    sampler = Sampler(connection, P4InfoIndex(config.p4info), ports, queues)
+    return LiveView(sampler, http_port, interval_s, labels, title).start()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of bufferlab-view; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="bufferlab-view", description=__doc__.splitlines()[0])
+    parser.add_argument("--grpc-addr", default="127.0.0.1:50051",
+                        help="the switch's P4Runtime address (default %(default)s)")
+    parser.add_argument("--device-id", type=int, default=0)
+    parser.add_argument("--ports", type=_ports, required=True, help="switch ports to plot, 1,2,3")
+    parser.add_argument("--queues", type=int, default=1, help="queues per port (default 1)")
+    parser.add_argument("--label", type=_label, action="append", default=[],
+                        help="name of the host on a port, PORT=NAME (repeatable)")
+    parser.add_argument("--http-port", type=int, default=DEFAULT_HTTP_PORT,
+                        help="TCP port of the page on 127.0.0.1 (default %(default)s)")
+    parser.add_argument("--interval-ms", type=int, default=100,
+                        help="time between two samples, ms (default %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        view = start_view(args.grpc_addr, args.ports, args.queues, dict(args.label),
+                          args.http_port, args.interval_ms / 1000, device_id=args.device_id)
+    except P4RuntimeError as err:
+        print(f"bufferlab-view: switch error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"bufferlab-view: error: port {args.http_port}: {err.strerror}", file=sys.stderr)
+        return 2
+    print(f"bufferlab-view: {view.url} (Ctrl-C stops)")
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        pass
+    view.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+// The live view: one Plotly figure per signal, extended with every sample the server streams.
+"use strict";
+
+const WINDOW_S = 60;  // seconds of history kept on screen
+const state = { samples: 0, last: null, traces: {} };
+window.bufferlabView = state;
+
+function label(info, port) {
+  const host = info.labels[String(port)];
+  return host ? `port ${port} (${host})` : `port ${port}`;
+}
+
+// Each figure: its axis titles (units named) and, per port, the values its traces plot.
+function figures(info) {
+  const perPort = (name, value, dash) => info.ports.map((p) => ({
+    name: name(p), value: (s) => value(s.ports[String(p)]), dash }));
+  return {
+    occupancy: { title: "Egress buffer of each port", y: "bytes", traces: [
+      ...perPort((p) => `${label(info, p)} occupancy`, (v) => v.occupancy_bytes),
+      ...perPort((p) => `${label(info, p)} threshold`, (v) => v.threshold_bytes, "dot")] },
+    rates: { title: "Per-host rates", y: "Mbit/s", traces: [
+      ...perPort((p) => `${info.labels[String(p)] || p} → switch`,
+        (v) => v.rx_bps === null ? null : v.rx_bps / 1e6),
+      ...perPort((p) => `switch → ${info.labels[String(p)] || p}`,
+        (v) => v.tx_bps === null ? null : v.tx_bps / 1e6, "dot")] },
+    drops: { title: "Tail drops (since start)", y: "frames",
+      traces: perPort((p) => label(info, p), (v) => v.drops) },
+    pause: { title: "PAUSE: 1 = host paused by us / port buffer in XOFF", y: "state",
+      traces: [
+        ...perPort((p) => `${info.labels[String(p)] || p} paused`, (v) => v.paused),
+        ...perPort((p) => `${label(info, p)} XOFF`, (v) => v.xoff_active, "dot")] },
+    bcn_fb: { title: "BCN: Fb of the last frame sent per congestion point", y: "64-byte pages",
+      traces: info.ports.flatMap((p) => [...Array(info.queues).keys()].map((q) => ({
+        name: `${label(info, p)} queue ${q}`,
+        value: (s) => s.ports[String(p)].queues[String(q)].bcn_frames
+          ? s.ports[String(p)].queues[String(q)].bcn_fb_pages : null }))) },
+    bcn_frames: { title: "BCN, PAUSE and XON frames sent (since start)", y: "frames",
+      traces: [
+        ...perPort((p) => `BCN from ${label(info, p)}`, (v) => v.bcn_frames),
+        ...perPort((p) => `PAUSE to ${info.labels[String(p)] || p}`, (v) => v.pause_frames, "dash"),
+        ...perPort((p) => `XON to ${info.labels[String(p)] || p}`, (v) => v.xon_frames, "dot")] },
+  };
+}
+
+function draw(info) {
+  state.traces = figures(info);
+  for (const [id, fig] of Object.entries(state.traces)) {
+    const xs = info.samples.map((s) => s.t_s);
+    const data = fig.traces.map((t) => ({
+      x: xs, y: info.samples.map(t.value), name: t.name, mode: "lines",
+      line: { dash: t.dash || "solid", shape: id === "pause" ? "hv" : "linear" } }));
+    Plotly.newPlot(id, data, {
+      title: { text: fig.title, font: { size: 14 } }, margin: { t: 34, r: 10, b: 36, l: 60 },
+      xaxis: { title: { text: "time (s)" } }, yaxis: { title: { text: fig.y } },
+      legend: { font: { size: 10 } } }, { displayModeBar: false });
+  }
+}
+
+function extend(sample) {
+  state.samples += 1;
+  state.last = sample;
+  for (const [id, fig] of Object.entries(state.traces)) {
+    const idx = fig.traces.map((_, i) => i);
+    Plotly.extendTraces(id, {
+      x: fig.traces.map(() => [sample.t_s]), y: fig.traces.map((t) => [t.value(sample)]) },
+      idx, Math.round(WINDOW_S / state.interval_s));
+  }
+  const status = document.getElementById("status");
+  status.className = "";
+  status.textContent = `sample ${state.samples} at ${sample.t_s.toFixed(1)} s; pool ` +
+    `${sample.pool_used_bytes} of ${sample.pool_bytes} bytes in use`;
+}
+
+fetch("/history").then((r) => r.json()).then((info) => {
+  state.interval_s = info.interval_s;
+  draw(info);
+  if (info.error) {
+    document.getElementById("status").textContent = `switch: ${info.error}`;
+  }
+  const events = new EventSource("/events");
+  events.onmessage = (e) => extend(JSON.parse(e.data));
+  events.onerror = () => {
+    const status = document.getElementById("status");
+    status.className = "error";
+    status.textContent = "lost the view server (is the lab still running?)";
+  };
+});

@@ -1,0 +1,77 @@
+"""Check of bcn_congestion_point: the congestion point samples, computes Fb and tells the
+source, and the source's reaction point slows down on what it is told.
+
+h1 (paced to 8 Mbit/s) sends 40 frames of 996 bytes to h3, whose port drains 4 Mbit/s, so
+port 3's queue grows all along. The CP samples every 4,980 bytes of arrivals (5 frames, no
+jitter), starting with the first frame: 8 samples, each with Fb < 0 while the queue grows,
+so 8 BCN frames back to h1, whose fields must be consistent with each other.
+"""
+
+import math
+import time
+
+from exercise import SWITCH_FRAME_BYTES, ExerciseLab, Outcome, expect
+
+from bufferlab.traffic import layers
+from bufferlab.traffic.agents.bcn import ReactionPoint, RpConfig, parse_bcn
+from bufferlab.traffic.agents.listener import FrameListener
+
+HINTS = [
+    "Try, in the Mininet CLI (h1, h2 paced to 8 Mbit/s; h3's port drains 4 Mbit/s):",
+    "  h1 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
+    "and watch the BCN frames and their Fb; then the same with h1's reaction point:",
+    "  h1 python3 -m bufferlab.traffic.agents --dst 10.0.1.3 --rate-bps 8Mbit --bcn"
+    " --duration-s 60 &",
+    "whose rate (printed, and in the view) falls and settles near port 3's 4 Mbit/s.",
+]
+FRAMES = 40
+SAMPLE_BYTES = 4980
+QEQ_PAGES = 2048 // 64
+W = 2
+LINE_RATE_BPS = 8e6
+#: Time for the last BCN frame to reach h1's listener after the burst is accounted, s.
+BCN_LATENCY_S = 0.3
+
+
+def check(lab: ExerciseLab) -> list[Outcome]:
+    """Send the burst, collect the BCN frames h1 gets, check them and feed them to an RP."""
+    frames: list[bytes] = []
+    with FrameListener("eth0", lambda frame, _: frames.append(frame), lab.netns("h1"),
+                       ethertype=layers.ETHERTYPE_BCN):
+        lab.traffic({"h1": ("h3", FRAMES, 0)}, ("h3",))
+        time.sleep(BCN_LATENCY_S)
+    samples = math.ceil(FRAMES * SWITCH_FRAME_BYTES / SAMPLE_BYTES)
+    parsed = [(f, parse_bcn(f)) for f in frames]
+    bcns = [b for _, b in parsed if b is not None]
+    h1_mac = lab.topology.hosts["h1"].mac
+    h3_mac = lab.topology.hosts["h3"].mac
+    cpid = layers.make_cpid(1, 3, 0)
+    qold = [0] + [b.qoff_pages + QEQ_PAGES for b in bcns[:-1]]
+    rp = ReactionPoint(RpConfig(LINE_RATE_BPS, 100e3))
+    for i, bcn in enumerate(bcns):
+        rp.on_bcn(i * 1_000_000, bcn)
+    return [
+        expect(lab.counter("bcn_frames", 3 * 8)[0] == samples,
+               "one BCN frame per sample: every 4,980 bytes of arrivals at port 3",
+               f"bcn_frames[24] = {lab.counter('bcn_frames', 3 * 8)[0]}, {samples} expected"),
+        expect(len(bcns) == samples and all(f[0:6] == bytes.fromhex(h1_mac.replace(":", ""))
+                                            for f in frames),
+               "h1, the source, receives them", f"{len(bcns)} BCN frames at h1"),
+        expect(bcns and all(b.cpid == cpid for b in bcns),
+               "each names the congestion point: switch 1, port 3, queue 0",
+               ", ".join(f"{b.cpid:#x}" for b in bcns[:3])),
+        expect(bcns and all(b.fb_pages == -(b.qoff_pages + W * b.qdelta_pages) for b in bcns),
+               "Fb = -(Qoff + W * Qdelta) in each",
+               ", ".join(f"({b.qoff_pages}, {b.qdelta_pages}, {b.fb_pages})" for b in bcns)),
+        expect(bcns and all(b.qdelta_pages == b.qoff_pages + QEQ_PAGES - old
+                            for b, old in zip(bcns, qold, strict=True)),
+               "Qdelta = Q - Q at the previous sample (Q = Qoff + Qeq, Qeq = 32 pages)"),
+        expect(bcns and all(b.fb_pages < 0 for b in bcns),
+               "Fb < 0 while the queue grows (negative feedback)"),
+        expect(bcns and all(b.sample_len == 90 and b.sample(f)[0:6] == bytes.fromhex(
+                   h3_mac.replace(":", "")) for f, b in parsed if b is not None),
+               "each carries the first 90 bytes of the sampled frame (to h3)"),
+        expect(rp.rate_bps < LINE_RATE_BPS,
+               "a reaction point fed these frames slows the sender below its 8 Mbit/s",
+               f"{rp.rate_bps / 1e6:.2f} Mbit/s after {len(bcns)} BCN frames"),
+    ]

@@ -1,0 +1,196 @@
+"""Run or check one exercise: its program on its topology, configured by the controller.
+
+    python exercises/common/exercise.py run|check --exercise-dir DIR --json F --p4info F [--view]
+
+The exercise folder holds `topology.json`, `s1-config.json` (a controller config,
+controller/README.md) and `check.py`, which names what to try in the CLI (`HINTS`) and how
+to tell whether the program behaves (`check(lab)`: it sends frames and reads counters,
+returning one `Outcome` per expectation). `run` opens the Mininet CLI on the network (with
+`--view`, the live web view too); `check` brings the same network up on free ports, runs
+the check, prints PASS/FAIL lines and exits 0 only if every expectation held. The network
+comes down in both cases, also after an error. Both are what the exercise's Makefile calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+import types
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from bufferlab.controller.config import load_config
+from bufferlab.experiments.common.live_lab import (
+    LiveLab,
+    Program,
+    add_network_arguments,
+    network_options,
+    open_cli,
+)
+from bufferlab.experiments.common.ports import free_port_block
+from bufferlab.mininet.topology import load_topology
+from bufferlab.traffic.generate import send
+from bufferlab.traffic.receive import Receiver
+
+SWITCH = "s1"
+#: UDP port the check's receivers listen on.
+DATA_PORT = 5001
+#: Generator frame size, bytes with the FCS; the switch counts 4 bytes less (no FCS).
+FRAME_BYTES = 1000
+SWITCH_FRAME_BYTES = FRAME_BYTES - 4
+#: Upper bound on how long frames may take to be delivered or dropped, s (a guard against a
+#: hang, not a figure under test).
+SETTLE_TIMEOUT_S = 20.0
+#: Time between two reads of an occupancy register while traffic runs, s.
+WATCH_INTERVAL_S = 0.002
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One expectation of a check and whether the program met it."""
+
+    passed: bool
+    what: str
+    detail: str = ""
+
+    def line(self) -> str:
+        """`PASS what (detail)` or `FAIL what (detail)`."""
+        word = "PASS" if self.passed else "FAIL"
+        return f"{word} {self.what}" + (f" ({self.detail})" if self.detail else "")
+
+
+def expect(passed: bool, what: str, detail: str = "") -> Outcome:
+    """An Outcome; `passed` may be any truthy value."""
+    return Outcome(bool(passed), what, detail)
+
+
+class ExerciseLab(LiveLab):
+    """The exercise's network with helpers for checks: traffic, counters, watched registers."""
+
+    def host_ip(self, host: str) -> str:
+        """A host's IPv4 address without the prefix length."""
+        return self.topology.hosts[host].ip.split("/")[0]
+
+    def netns(self, host: str) -> str:
+        """The named network namespace of a host."""
+        return self.network.netns(host)
+
+    def counter(self, name: str, index: int) -> tuple[int, int]:  # type: ignore[override]
+        """(packets, bytes) of one counter cell of s1."""
+        return super().counter(SWITCH, name, index)
+
+    def register(self, name: str, index: int) -> int:  # type: ignore[override]
+        """One register cell of s1."""
+        return super().register(SWITCH, name, index)
+
+    def traffic(self, flows: dict[str, tuple[str, int, int]],
+                receivers: tuple[str, ...], watch: tuple[str, int] | None = None,
+                ) -> Traffic:
+        """Each sender in `flows` (host -> (receiver host, frames, DSCP)) sends its frames at
+        once; returns when every frame is delivered or counted as dropped at the receivers'
+        ports. `watch` = (register, index) is read every WATCH_INTERVAL_S meanwhile."""
+        ports = {host: port for port, host in self.host_ports(SWITCH).items()}
+        total = sum(count for _, count, _ in flows.values())
+
+        def accounted() -> int:
+            out = sum(self.counter("queue_tx", ports[r] * 8 + q)[0]
+                      for r in receivers for q in range(self.configs[SWITCH].priority_queues))
+            return out + sum(self.counter("port_drops", ports[r])[0] for r in receivers)
+
+        before = accounted()
+        seen: list[int] = []
+        listeners = {r: Receiver(DATA_PORT, netns=self.netns(r)) for r in receivers}
+        try:
+            start_ns = time.time_ns() + 100_000_000
+            with ThreadPoolExecutor(max_workers=len(flows)) as pool:
+                runs = {host: pool.submit(send, self.host_ip(dst), DATA_PORT,
+                                          frame_size=FRAME_BYTES, count=count, dscp=dscp,
+                                          start_realtime_ns=start_ns, flow=i + 1,
+                                          netns=self.netns(host))
+                        for i, (host, (dst, count, dscp)) in enumerate(flows.items())}
+                deadline = time.monotonic() + SETTLE_TIMEOUT_S
+                while time.monotonic() < deadline:
+                    if watch is not None:
+                        seen.append(self.register(*watch))
+                    if all(r.done() for r in runs.values()) and accounted() - before >= total:
+                        break
+                    time.sleep(WATCH_INTERVAL_S)
+                sent = {host: run.result().sent_frames for host, run in runs.items()}
+            received = {}
+            for name, receiver in listeners.items():
+                receiver.start(idle_timeout_s=0.5)
+                frames = receiver.join().frames
+                received[name] = [(int(f), int(s)) for f, s in zip(frames["flow"], frames["seq"],
+                                                                   strict=True)]
+        finally:
+            for receiver in listeners.values():
+                receiver.close()
+        flow_of = {host: i + 1 for i, host in enumerate(flows)}
+        return Traffic(sent, received, seen, flow_of)
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What a check's traffic did: frames sent per host, (flow, seq) received per receiver in
+    arrival order, the watched register's values, and each sender's flow id."""
+
+    sent: dict[str, int]
+    received: dict[str, list[tuple[int, int]]]
+    watched: list[int]
+    flow_of: dict[str, int]
+
+    def delivered(self) -> int:
+        """Frames received at all receivers."""
+        return sum(len(frames) for frames in self.received.values())
+
+
+def load_check(exercise_dir: Path) -> types.ModuleType:
+    """The exercise's check.py."""
+    spec = importlib.util.spec_from_file_location("exercise_check", exercise_dir / "check.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_check(lab: ExerciseLab, check: Callable[[ExerciseLab], list[Outcome]]) -> int:
+    """Run a check, print its lines; 0 if every expectation held."""
+    outcomes = check(lab)
+    for outcome in outcomes:
+        print(outcome.line())
+    failed = sum(not o.passed for o in outcomes)
+    print(f"{len(outcomes) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: `run` or `check` one exercise; exit status."""
+    parser = argparse.ArgumentParser(prog="exercise.py", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["run", "check"])
+    parser.add_argument("--exercise-dir", type=Path, default=Path("."))
+    parser.add_argument("--json", type=Path, required=True, help="the compiled program")
+    parser.add_argument("--p4info", type=Path, required=True, help="its P4Info text file")
+    add_network_arguments(parser)
+    args = parser.parse_args(argv)
+    exercise = args.exercise_dir.resolve()
+    checks = load_check(exercise)
+    if args.action == "check":
+        # Free ports and our own namespace names, so a check never meets a running lab.
+        base = free_port_block(2)
+        args.grpc_base_port, args.thrift_base_port = base, base + 1
+        args.netns_prefix = f"blx{base % 10000}-"
+    configs = {SWITCH: load_config(exercise / f"{SWITCH}-config.json")}
+    with ExerciseLab(load_topology(exercise / "topology.json"), configs,
+                     Program(args.json, args.p4info), network_options(args)) as lab:
+        if args.action == "check":
+            return run_check(lab, checks.check)
+        open_cli(lab, args, f"exercise {exercise.name}", checks.HINTS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
