@@ -293,7 +293,7 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
     }
 }
 
-#[inline]
+#[inline(always)]
 fn binop(op: BinOp, a: u128, b: u128) -> u128 {
     match op {
         BinOp::Add => a.wrapping_add(b),
