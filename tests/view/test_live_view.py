@@ -1,0 +1,119 @@
+"""The live view in a real browser: Debian's headless Chromium loads the page served for
+`make cli`'s network, sees samples arrive at least every 100 ms, and sees the plots change
+once h1 and h2 start sending: port 3's occupancy rises to its threshold, h1's rate appears.
+A screenshot of the page is saved in the test's output (results/view/live_view.png)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bufferlab.controller.config import load_config
+from bufferlab.experiments.cli_demo.__main__ import DEMO_DIR, build
+from bufferlab.experiments.common.live_lab import LiveLab
+from bufferlab.experiments.common.ports import free_port_block
+from bufferlab.mininet.network import NetworkOptions
+from bufferlab.mininet.topology import load_topology
+from bufferlab.traffic.generate import send
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for Mininet"),
+    pytest.mark.skipif(shutil.which("chromedriver") is None, reason="needs chromium-driver"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "results" / "view" / "live_view.png"
+#: The page must show a sample at least this often, s.
+MAX_INTERVAL_S = 0.1
+#: Frames each of h1 and h2 sends: 1.5 s at 8 Mbit/s.
+FRAMES = 1500
+
+
+def browser():
+    """Headless Chromium through Debian's chromedriver (no driver download)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
+                 "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def wait_for(driver, script, what, timeout_s=30.0):
+    """Poll a JavaScript expression until it is truthy; returns its value."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"the page never showed {what}")
+
+
+def trace_values(driver, plot, name_part):
+    """The y values of a plot's trace whose name contains `name_part`."""
+    return driver.execute_script(
+        "const d = document.getElementById(arguments[0]).data;"
+        "const t = d.find((t) => t.name.includes(arguments[1]));"
+        "return t ? t.y.filter((v) => v !== null) : null;", plot, name_part)
+
+
+def test_the_page_plots_queues_and_rates_live(tmp_path):
+    base = free_port_block(2)
+    options = NetworkOptions(log_dir=str(tmp_path), grpc_base_port=base,
+                             thrift_base_port=base + 1,
+                             netns_prefix=f"blv{uuid.uuid4().hex[:4]}-")
+    program = build(tmp_path / "build")
+    configs = {"s1": load_config(DEMO_DIR / "s1-config.json")}
+    with LiveLab(load_topology(DEMO_DIR / "topology.json"), configs, program, options) as lab:
+        view = lab.start_view("s1", interval_s=MAX_INTERVAL_S / 2)
+        assert view.url.startswith("http://127.0.0.1:")
+        driver = browser()
+        try:
+            driver.get(view.url)
+            wait_for(driver, "return window.bufferlabView.samples > 5", "samples arriving")
+            first = driver.execute_script("return [window.bufferlabView.samples, Date.now()]")
+            time.sleep(2.0)
+            later = driver.execute_script("return [window.bufferlabView.samples, Date.now()]")
+            per_sample_s = (later[1] - first[1]) / 1000 / max(later[0] - first[0], 1)
+            assert per_sample_s <= MAX_INTERVAL_S, per_sample_s
+            assert max(trace_values(driver, "occupancy", "port 3 (h3) occupancy")) == 0
+
+            # h1 and h2 (8 Mbit/s each) into h3's 10 Mbit/s port: the queue builds up.
+            h3 = lab.topology.hosts["h3"].ip.split("/")[0]
+            senders = [threading.Thread(target=send, args=(h3,),
+                                        kwargs={"frame_size": 1000, "count": FRAMES,
+                                                "rate_bps": 8e6, "netns": lab.network.netns(h)})
+                       for h in ("h1", "h2")]
+            for sender in senders:
+                sender.start()
+            threshold = wait_for(
+                driver, "const v = window.bufferlabView.last.ports['3'];"
+                "return v.occupancy_bytes > v.threshold_bytes / 2 && v.threshold_bytes",
+                "port 3's queue building up")
+            assert threshold == 65536 // 2  # 50 % of the pool, as s1-config.json says
+            wait_for(driver, "return window.bufferlabView.last.ports['1'].rx_bps > 4e6",
+                     "h1's rate")
+            for sender in senders:
+                sender.join()
+            occupancy = trace_values(driver, "occupancy", "port 3 (h3) occupancy")
+            assert 0 < max(occupancy) <= threshold
+            assert max(trace_values(driver, "rates", "h1 → switch")) > 4
+            assert max(trace_values(driver, "drops", "port 3 (h3)")) > 0
+            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(SCREENSHOT))
+            shutil.copy(SCREENSHOT, tmp_path / SCREENSHOT.name)
+            print(f"screenshot: {SCREENSHOT}")
+        finally:
+            driver.quit()
+    assert SCREENSHOT.stat().st_size > 10_000
