@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socketserver
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from importlib import resources
@@ -112,7 +113,10 @@ class LiveView:
             yield "".join(f"data: {json.dumps(s)}\n\n" for s in fresh) or ": idle\n\n"
 
     def _sample_loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        # Samples keep their cadence: the wait is what is left of the interval after the read.
+        due = time.monotonic()
+        while not self._stop.wait(max(due - time.monotonic(), 0.0)):
+            due = max(due + self.interval_s, time.monotonic())
             try:
                 sample: Sample = self.sampler.sample()
             except P4RuntimeError as err:
