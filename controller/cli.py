@@ -1,6 +1,7 @@
 """bufferlab-ctl: apply a buffer_switch config over P4Runtime, change it live, read state.
 
     bufferlab-ctl [--grpc-addr A] [--device-id N] [--election-id N] [--p4info F] [--json F]
+                  [--role-name R] [--ssl [--cacert F] [--cert F --private-key F]]
       apply CONFIG [--dry-run]
       set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter: bytes)
@@ -30,7 +31,7 @@ from bufferlab.controller.buffer_program import (
     parse_changes,
     program_updates,
 )
-from bufferlab.controller.client import P4RuntimeError, SwitchConnection, entity
+from bufferlab.controller.client import ClientTls, P4RuntimeError, SwitchConnection, entity
 from bufferlab.controller.config import ConfigError, load_config, port_threshold
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName, load_p4info
 from bufferlab.controller.runtime_json import RuntimeFileError
@@ -64,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
                         help="seconds to wait for the switch's arbitration answer (default 5)")
     parser.add_argument("--request-log", type=Path,
                         help="append every P4Runtime request to this file")
+    parser.add_argument("--role-name", help="P4Runtime role (default: the default role, full"
+                                            " access)")
+    # TLS as p4runtime-shell spells it; the switch side is bufferlab-switch's --grpc-server-ssl.
+    parser.add_argument("--ssl", action="store_true", help="connect over TLS")
+    parser.add_argument("--cacert", help="PEM CA that signed the switch's certificate (--ssl)")
+    parser.add_argument("--cert", help="this client's PEM certificate, for mutual TLS (--ssl)")
+    parser.add_argument("--private-key", help="this client's PEM key, for mutual TLS (--ssl)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     apply = commands.add_parser("apply", help="install the pipeline and every entry of CONFIG")
@@ -153,7 +161,7 @@ def describe_entry(index: P4InfoIndex, entry: p4runtime_pb2.TableEntry) -> str:
 def _connect(args: argparse.Namespace, writes: bool) -> SwitchConnection:
     log = args.request_log.open("a") if args.request_log else None
     connection = SwitchConnection(args.grpc_addr, args.device_id, args.election_id,
-                                  request_log=log)
+                                  role=args.role_name, request_log=log, tls=_tls(args))
     try:
         primary = connection.connect(timeout_s=args.timeout_s)
     except P4RuntimeError as err:
@@ -164,6 +172,25 @@ def _connect(args: argparse.Namespace, writes: bool) -> SwitchConnection:
         raise UsageError(f"election id {args.election_id[0]},{args.election_id[1]} is not"
                          f" primary on {args.grpc_addr}: another controller has a higher one")
     return connection
+
+
+def _tls(args: argparse.Namespace) -> ClientTls | None:
+    """The TLS files the options name, checked readable; None without --ssl."""
+    files = {"--cacert": args.cacert, "--cert": args.cert, "--private-key": args.private_key}
+    if not args.ssl:
+        given = [name for name, path in files.items() if path]
+        if given:
+            raise UsageError(f"{', '.join(given)} needs --ssl")
+        return None
+    if bool(args.cert) != bool(args.private_key):
+        raise UsageError("--cert and --private-key go together (mutual TLS)")
+    for name, path in files.items():
+        if path:
+            try:
+                Path(path).read_bytes()
+            except OSError as err:
+                raise UsageError(f"{name} {path}: cannot read: {err.strerror}") from None
+    return ClientTls(args.cacert, args.cert, args.private_key)
 
 
 def _index(args: argparse.Namespace, connection: SwitchConnection | None) -> P4InfoIndex:

@@ -11,9 +11,11 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 import grpc
+from google.protobuf import any_pb2, struct_pb2
 from google.rpc import code_pb2, status_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
@@ -29,6 +31,39 @@ class UpdateError:
     index: int
     code: str
     message: str
+
+
+@dataclass(frozen=True)
+class ClientTls:
+    """TLS towards the switch (p4runtime-shell's --cacert, --cert, --private-key): the PEM CA
+    that signed the switch's certificate (None: the system's CAs) and, for mutual TLS, this
+    client's PEM certificate and key."""
+
+    cacert_path: str | None = None
+    cert_path: str | None = None
+    key_path: str | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """gRPC channel credentials from the files; OSError if one cannot be read."""
+
+        def pem(path: str | None) -> bytes | None:
+            return Path(path).read_bytes() if path else None
+
+        return grpc.ssl_channel_credentials(pem(self.cacert_path), pem(self.key_path),
+                                            pem(self.cert_path))
+
+
+def role_config(p4_ids: Iterable[int], packet_io: bool = False,
+                pipeline: bool = False) -> any_pb2.Any:
+    """bufferlab-switch's `role.config` (a google.protobuf.Struct; switch/python/p4runtime/
+    roles.py): the P4Info ids the role may write, whether it has packet I/O, and whether it
+    may set the pipeline."""
+    fields = struct_pb2.Struct()
+    fields.update({"p4_ids": [float(i) for i in p4_ids], "packet_io": packet_io,
+                   "pipeline": pipeline})
+    packed = any_pb2.Any()
+    packed.Pack(fields)
+    return packed
 
 
 class P4RuntimeError(RuntimeError):
@@ -66,21 +101,28 @@ class SwitchConnection:
         election_id: tuple[int, int] = (0, 1),
         role: str | None = None,
         request_log: TextIO | None = None,
+        tls: ClientTls | None = None,
+        role_config: any_pb2.Any | None = None,
     ) -> None:
+        """A connection to `address`, plain or over `tls`, for `role` (None: the default role,
+        full access) with its `role_config` (see `role_config()`)."""
         self.address = address
         self.request_log = request_log
         self.device_id = device_id
         self.election_id = p4runtime_pb2.Uint128(high=election_id[0], low=election_id[1])
         self.role = role
+        self.role_config = role_config
         self.is_primary = False
-        self._channel = grpc.insecure_channel(
-            address,
-            options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
-        )
+        options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                   ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)]
+        if tls is None:
+            self._channel = grpc.insecure_channel(address, options=options)
+        else:
+            self._channel = grpc.secure_channel(address, tls.credentials(), options=options)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
         self._requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] = queue.Queue()
-        self._arbitration: queue.Queue[p4runtime_pb2.MasterArbitrationUpdate] = queue.Queue()
+        self._arbitration: queue.Queue[p4runtime_pb2.MasterArbitrationUpdate | grpc.RpcError] = (
+            queue.Queue())
         self.packets: queue.Queue[p4runtime_pb2.PacketIn] = queue.Queue()
         self.digests: queue.Queue[p4runtime_pb2.DigestList] = queue.Queue()
         self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue()
@@ -98,6 +140,10 @@ class SwitchConnection:
             self.close()
             raise P4RuntimeError("StreamChannel", "DEADLINE_EXCEEDED",
                                  f"no arbitration answer from {self.address} in {timeout_s} s") from None
+        if isinstance(update, grpc.RpcError):
+            # The switch ended the stream (a refused arbitration, a failed TLS handshake).
+            self.close()
+            raise _error("StreamChannel", update)
         self.is_primary = update.status.code == code_pb2.OK
         return self.is_primary
 
@@ -107,6 +153,8 @@ class SwitchConnection:
         request.arbitration.election_id.CopyFrom(self.election_id)
         if self.role:
             request.arbitration.role.name = self.role
+            if self.role_config is not None:
+                request.arbitration.role.config.CopyFrom(self.role_config)
         self._requests.put(request)
 
     def _request_stream(self) -> Iterator[p4runtime_pb2.StreamMessageRequest]:
@@ -128,9 +176,10 @@ class SwitchConnection:
                     self.digests.put(response.digest)
                 elif which == "error":
                     self.stream_errors.put(response.error)
-        except grpc.RpcError:
-            # The stream ends with an error when either side closes it; nothing is pending then.
-            return
+        except grpc.RpcError as err:
+            # The stream ends with an error when either side closes it; a connect() still
+            # waiting for its arbitration answer learns why.
+            self._arbitration.put(err)
 
     def set_pipeline(
         self,

@@ -17,7 +17,13 @@ Generic options (before `--`), as bmv2's:
                             accepted for compatibility; they change nothing here
 
 Target options (after `--`):
-  --grpc-server-addr HOST:PORT  P4Runtime server address (default 127.0.0.1:9559)
+  --grpc-server-addr HOST:PORT  P4Runtime server address (default 127.0.0.1:9559: loopback only)
+  --grpc-server-ssl         serve P4Runtime over TLS (needs --grpc-server-cert and -key)
+  --grpc-server-cert FILE   the server's certificate, PEM
+  --grpc-server-key FILE    the server's private key, PEM
+  --grpc-server-cacert FILE the CA (PEM) that client certificates must chain to
+  --grpc-server-with-client-auth
+                            mutual TLS: refuse clients without a certificate signed by the CA
   --cpu-port N              port whose frames become PacketIns and where PacketOuts enter
   --drop-port N             egress_spec value that drops (default 511)
   --priority-queues N       queues per port, 1..8 (default 1)
@@ -32,8 +38,11 @@ Unknown options and bad values are reported on stderr with exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass, field
+
+from bufferlab.switch.p4runtime.server import ServerTls
 
 MAX_PORT = 511
 LOG_LEVELS = ("trace", "debug", "info", "warn", "error", "off")
@@ -64,6 +73,7 @@ class SwitchConfig:
     log_file: str | None = None
     log_level: str = "info"
     grpc_address: str = DEFAULT_GRPC_ADDRESS
+    grpc_tls: ServerTls | None = None
     cpu_port: int | None = None
     drop_port: int = MAX_PORT
     priority_queues: int = 1
@@ -150,6 +160,11 @@ def target_parser() -> argparse.ArgumentParser:
     """The options after `--` (simple_switch_grpc's target options plus the port model)."""
     p = _Parser(prog="bufferlab-switch (target options after --)", add_help=False)
     p.add_argument("--grpc-server-addr", type=_address, default=DEFAULT_GRPC_ADDRESS)
+    p.add_argument("--grpc-server-ssl", action="store_true")
+    p.add_argument("--grpc-server-cert", metavar="FILE")
+    p.add_argument("--grpc-server-key", metavar="FILE")
+    p.add_argument("--grpc-server-cacert", metavar="FILE")
+    p.add_argument("--grpc-server-with-client-auth", action="store_true")
     p.add_argument("--cpu-port", type=_port)
     p.add_argument("--drop-port", type=_port, default=MAX_PORT)
     p.add_argument("--priority-queues", type=_count, default=1)
@@ -186,6 +201,7 @@ def parse_args(argv: list[str]) -> SwitchConfig:
             generic.error("--cpu-port 0: the CPU port must not be 0")
         if t.cpu_port in interfaces:
             generic.error(f"--cpu-port {t.cpu_port} is also interface {interfaces[t.cpu_port]}")
+    tls = _tls(generic, t)
     models: dict[int, PortModel] = {}
     for option, attr in (("port_rate", "rate_bps"), ("port_delay", "delay_ns"),
                          ("port_overhead", "wire_overhead_bytes")):
@@ -198,10 +214,33 @@ def parse_args(argv: list[str]) -> SwitchConfig:
     return SwitchConfig(
         interfaces=interfaces, json_path=g.json, device_id=g.device_id,
         thrift_port=g.thrift_port, pcap_dir=g.pcap, log_console=g.log_console,
-        log_file=g.log_file, log_level=g.log_level, grpc_address=t.grpc_server_addr,
+        log_file=g.log_file, log_level=g.log_level, grpc_address=t.grpc_server_addr, grpc_tls=tls,
         cpu_port=t.cpu_port, drop_port=t.drop_port, priority_queues=t.priority_queues,
         pool_bytes=t.pool_bytes, port_models=models, ignored=ignored,
     )
+
+
+def _tls(parser: argparse.ArgumentParser, t: argparse.Namespace) -> ServerTls | None:
+    """The TLS settings the target options ask for; a parser error when they do not fit."""
+    files = {"--grpc-server-cert": t.grpc_server_cert, "--grpc-server-key": t.grpc_server_key,
+             "--grpc-server-cacert": t.grpc_server_cacert}
+    if not t.grpc_server_ssl:
+        # Without --grpc-server-ssl the server would silently speak plain gRPC: say so instead.
+        given = [name for name, value in files.items() if value] + (
+            ["--grpc-server-with-client-auth"] if t.grpc_server_with_client_auth else [])
+        if given:
+            parser.error(f"{', '.join(given)} needs --grpc-server-ssl")
+        return None
+    if not t.grpc_server_cert or not t.grpc_server_key:
+        parser.error("--grpc-server-ssl needs --grpc-server-cert and --grpc-server-key")
+    if t.grpc_server_with_client_auth and not t.grpc_server_cacert:
+        parser.error("--grpc-server-with-client-auth needs --grpc-server-cacert (the CA that"
+                     " signs client certificates)")
+    for name, path in files.items():
+        if path is not None and not os.access(path, os.R_OK):
+            parser.error(f"{name} {path}: cannot read the file")
+    return ServerTls(t.grpc_server_cert, t.grpc_server_key, t.grpc_server_cacert,
+                     t.grpc_server_with_client_auth)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -196,8 +196,11 @@ class SwitchProcess:
                                    on_pipeline=self._pipeline_changed,
                                    drain_timeout_s=PIPELINE_DRAIN_TIMEOUT_S)
         try:
-            self.grpc = serve(self.target, config.device_id, config.grpc_address)
+            self.grpc = serve(self.target, config.device_id, config.grpc_address, config.grpc_tls)
         except (OSError, RuntimeError) as err:
+            if getattr(err, "filename", None) is not None:
+                raise StartupError(f"P4Runtime TLS: cannot read {err.filename}: {err.strerror}"
+                                   ) from None
             raise StartupError(f"P4Runtime server: cannot listen on {config.grpc_address}"
                                f" (is the port in use?): {err}") from None
         try:
@@ -227,8 +230,11 @@ class SwitchProcess:
         if config.pcap_dir is not None:
             log.info("pcaps: %s/<iface>_in.pcap and _out.pcap (read with: tcpdump -xxx -r FILE)",
                      config.pcap_dir)
-        log.info("P4Runtime server listening on %s (device id %d)", config.grpc_address,
-                 config.device_id)
+        tls = config.grpc_tls
+        security = ("plain gRPC" if tls is None else
+                    "TLS, client certificates required" if tls.client_auth else "TLS")
+        log.info("P4Runtime server listening on %s (device id %d, %s)", config.grpc_address,
+                 config.device_id, security)
         log.info("runtime CLI: bufferlab-switch-cli --thrift-port %d", config.thrift_port)
         for option in config.ignored:
             log.warning("%s is accepted for compatibility and has no effect here", option)

@@ -90,13 +90,23 @@ def test_arbitration_refusals_end_the_stream(open_stream):
     changed.arbitrate((0, 8), device_id=2)
     assert changed.recv().code() == grpc.StatusCode.FAILED_PRECONDITION
 
+    # A role config not in the form agreed out of band (roles.py: a Struct) is refused.
     role = open_stream(None)
     request = p4runtime_pb2.StreamMessageRequest()
     request.arbitration.device_id = 1
     request.arbitration.role.name = "sdn"
+    request.arbitration.role.config.Pack(p4runtime_pb2.Uint128(low=1))
     request.arbitration.election_id.low = 11
     role.send(request)
-    assert role.recv().code() == grpc.StatusCode.UNIMPLEMENTED
+    assert role.recv().code() == grpc.StatusCode.INVALID_ARGUMENT
+
+    deprecated_id = open_stream(None)
+    request = p4runtime_pb2.StreamMessageRequest()
+    request.arbitration.device_id = 1
+    request.arbitration.role.id = 3
+    request.arbitration.election_id.low = 12
+    deprecated_id.send(request)
+    assert deprecated_id.recv().code() == grpc.StatusCode.UNIMPLEMENTED
 
 
 def test_set_get_pipeline_with_cookie_and_response_types(stub, open_stream, p4info, target,

@@ -246,10 +246,10 @@ def test_request_wide_errors(stub, primary, helpers):
         stub.Write(request)
     assert error.value.code() == grpc.StatusCode.NOT_FOUND
     request = helpers.write_request((INSERT, GOOD_L2))
-    request.role = "other"
+    request.role = "other"  # no client has arbitrated for this role
     with pytest.raises(grpc.RpcError) as error:
         stub.Write(request)
-    assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert error.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def test_read_errors_keep_valid_results(stub, primary, helpers):

@@ -166,3 +166,74 @@ class SwitchProcess:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         return self.process.returncode
+
+
+@dataclass(frozen=True)
+class Certificates:
+    """PEM files made for one test: a CA, the switch's certificate for 127.0.0.1/localhost
+    and a client certificate (both signed by the CA), and a client certificate signed by
+    another CA (a stranger's)."""
+
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+    stranger_cert: Path
+    stranger_key: Path
+
+
+def make_certificates(folder: Path) -> Certificates:
+    """Write a CA, server, client and stranger certificates into `folder` (RSA 2048, 1 day)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def key_pem(key: rsa.RSAPrivateKey, path: Path) -> Path:
+        path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.TraditionalOpenSSL,
+                                           serialization.NoEncryption()))
+        return path
+
+    def issue(name: str, issuer: x509.Name | None, issuer_key: rsa.RSAPrivateKey | None,
+              ca: bool, san: list[x509.GeneralName]) -> tuple[x509.Certificate, rsa.RSAPrivateKey]:
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+        builder = (x509.CertificateBuilder().subject_name(subject)
+                   .issuer_name(issuer or subject).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if san:
+            builder = builder.add_extension(x509.SubjectAlternativeName(san), critical=False)
+        return builder.sign(issuer_key or key, hashes.SHA256()), key
+
+    def cert_pem(cert: x509.Certificate, path: Path) -> Path:
+        path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        return path
+
+    ca_cert, ca_key = issue("bufferlab test CA", None, None, True, [])
+    server, server_key = issue("bufferlab-switch", ca_cert.subject, ca_key, False,
+                               [x509.DNSName("localhost"),
+                                x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
+    client, client_key = issue("controller", ca_cert.subject, ca_key, False,
+                               [x509.DNSName("controller")])
+    other_ca, other_key = issue("stranger CA", None, None, True, [])
+    stranger, stranger_key = issue("controller", other_ca.subject, other_key, False,
+                                   [x509.DNSName("controller")])
+    return Certificates(
+        ca=cert_pem(ca_cert, folder / "ca.pem"),
+        server_cert=cert_pem(server, folder / "server.pem"),
+        server_key=key_pem(server_key, folder / "server.key"),
+        client_cert=cert_pem(client, folder / "client.pem"),
+        client_key=key_pem(client_key, folder / "client.key"),
+        stranger_cert=cert_pem(stranger, folder / "stranger.pem"),
+        stranger_key=key_pem(stranger_key, folder / "stranger.key"),
+    )

@@ -7,6 +7,7 @@ import queue
 import threading
 from concurrent import futures
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from google.rpc import code_pb2
@@ -14,9 +15,10 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from . import packetio, pipeline
 from . import target as tgt
-from .arbitration import MAX_STREAMS, Arbitration, check_default_role, election_id_of
+from .arbitration import MAX_STREAMS, Arbitration, election_id_of
 from .digests import DigestManager
 from .entities import ControlState, Entities
+from .roles import RoleConfig, role_name
 from .status import (
     P4RuntimeError,
     abort_with_details,
@@ -73,8 +75,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             raise from_target(error) from None
 
     def _send_to_primary(self, response: p4runtime_pb2.StreamMessageResponse) -> None:
-        send = self.arbitration.primary_send()
-        if send is not None:
+        """Hand a DigestList to the primary of every role that owns the digest."""
+        digest_id = response.digest.digest_id
+        for send in self.arbitration.primary_sends(lambda c: c.receives_digest(digest_id)):
             send(response)
 
     def _on_packet_in(self, frame: bytes) -> None:
@@ -83,7 +86,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             return
         packet = packetio.decode_packet_in(current.index.controller_headers.get("packet_in"), frame)
         if packet is not None:
-            self._send_to_primary(p4runtime_pb2.StreamMessageResponse(packet=packet))
+            response = p4runtime_pb2.StreamMessageResponse(packet=packet)
+            for send in self.arbitration.primary_sends(lambda c: c.packet_io):
+                send(response)
 
     # --------------------------------------------------------------- RPCs
 
@@ -102,8 +107,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         UNIMPLEMENTED."""
         try:
             self._check_device(request.device_id)
-            check_default_role(request)
-            self.arbitration.check_primary(election_id_of(request))
+            config = self.arbitration.check_primary(election_id_of(request), role_name(request))
+            if not config.pipeline:
+                raise P4RuntimeError("PERMISSION_DENIED",
+                                     f"role {request.role!r} may not set the pipeline")
             self._set_pipeline(request)
         except P4RuntimeError as error:
             context.abort(error.grpc_code, error.message)
@@ -165,15 +172,15 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         with self._lock:
             try:
                 self._check_device(request.device_id)
-                check_default_role(request)
-                self.arbitration.check_primary(election_id_of(request))
+                config = self.arbitration.check_primary(election_id_of(request),
+                                                        role_name(request))
                 entities = self._entities()
                 if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
                     raise P4RuntimeError("UNIMPLEMENTED", "only CONTINUE_ON_ERROR atomicity")
             except P4RuntimeError as error:
                 context.abort(error.grpc_code, error.message)
             errors = [
-                self._guard(lambda u=update: self._call(entities.write, u))
+                self._guard(lambda u=update: self._write_one(entities, config, request.role, u))
                 for update in request.updates
             ]
         failed = [e for e in errors if e is not None]
@@ -181,6 +188,15 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             summary = f"{len(failed)} of {len(errors)} updates failed: {failed[0].message}"
             abort_with_details(context, batch_status(errors, summary))
         return p4runtime_pb2.WriteResponse()
+
+    def _write_one(
+        self, entities: Entities, config: RoleConfig, role: str, update: p4runtime_pb2.Update
+    ) -> None:
+        """One update, if the writer's role owns its entity (spec "Role Config")."""
+        if not config.may_write(update.entity):
+            raise P4RuntimeError("PERMISSION_DENIED",
+                                 f"role {role!r} may not write this {update.entity.WhichOneof('entity')}")
+        self._call(entities.write, update)
 
     @staticmethod
     def _guard(work: object) -> P4RuntimeError | None:
@@ -203,7 +219,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         with self._lock:
             try:
                 self._check_device(request.device_id)
-                check_default_role(request)
+                self.arbitration.check_role_known(role_name(request))
                 entities = self._entities()
             except P4RuntimeError as error:
                 context.abort(error.grpc_code, error.message)
@@ -271,9 +287,10 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         self, stream: object, packet: p4runtime_pb2.PacketOut, outbox: queue.Queue
     ) -> None:
         """Inject a primary's PacketOut; errors go back as a StreamError."""
-        if not self.arbitration.is_primary_stream(stream):
-            outbox.put(_stream_error("PERMISSION_DENIED", "only the primary may send packets",
-                                     packet))
+        config = self.arbitration.stream_config(stream)
+        if config is None or not config.packet_io:
+            outbox.put(_stream_error("PERMISSION_DENIED", "only a primary whose role has packet"
+                                     " I/O may send packets", packet))
             return
         current = self.pipelines.current
         if current is None or not self.pipelines.committed:
@@ -300,6 +317,24 @@ def _stream_error(
     return response
 
 
+@dataclass(frozen=True)
+class ServerTls:
+    """simple_switch_grpc's TLS options: the server's PEM certificate and key, the PEM CA that
+    client certificates must chain to, and whether a client must present one (mutual TLS)."""
+
+    cert_path: str
+    key_path: str
+    cacert_path: str | None = None
+    client_auth: bool = False
+
+    def credentials(self) -> grpc.ServerCredentials:
+        """gRPC server credentials from the files; OSError if one cannot be read."""
+        pair = (Path(self.key_path).read_bytes(), Path(self.cert_path).read_bytes())
+        root = Path(self.cacert_path).read_bytes() if self.cacert_path else None
+        return grpc.ssl_server_credentials([pair], root_certificates=root,
+                                           require_client_auth=self.client_auth)
+
+
 @dataclass
 class RunningServer:
     """A started P4Runtime server: the gRPC server, the service and the bound port."""
@@ -318,9 +353,13 @@ class RunningServer:
         self.grpc_server.wait_for_termination()
 
 
-def serve(target: tgt.Target, device_id: int, address: str) -> RunningServer:
+def serve(
+    target: tgt.Target, device_id: int, address: str, tls: ServerTls | None = None
+) -> RunningServer:
     """Start a P4Runtime server for `target` as device `device_id` on `address` (host:port;
-    port 0 picks a free one, see `RunningServer.port`)."""
+    port 0 picks a free one, see `RunningServer.port`), over TLS when `tls` is given."""
+    # Read the TLS files before anything starts, so that a missing one leaves nothing behind.
+    credentials = tls.credentials() if tls is not None else None
     service = P4RuntimeService(target, device_id)
     # Every open StreamChannel holds a worker for its lifetime; leave room for unary RPCs.
     server = grpc.server(
@@ -331,7 +370,10 @@ def serve(target: tgt.Target, device_id: int, address: str) -> RunningServer:
         ],
     )
     p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(service, server)
-    port = server.add_insecure_port(address)
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     if port == 0:
         service.close()
         raise OSError(f"cannot listen on {address}")
