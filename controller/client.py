@@ -112,6 +112,7 @@ class SwitchConnection:
         self.election_id = p4runtime_pb2.Uint128(high=election_id[0], low=election_id[1])
         self.role = role
         self.role_config = role_config
+        #: Whether this client is primary, as the switch's latest arbitration notice says.
         self.is_primary = False
         options = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)]
@@ -144,8 +145,17 @@ class SwitchConnection:
             # The switch ended the stream (a refused arbitration, a failed TLS handshake).
             self.close()
             raise _error("StreamChannel", update)
-        self.is_primary = update.status.code == code_pb2.OK
         return self.is_primary
+
+    def next_arbitration(
+        self, timeout_s: float = ARBITRATION_TIMEOUT_S
+    ) -> p4runtime_pb2.MasterArbitrationUpdate:
+        """The switch's next arbitration notice to this client (queue.Empty after
+        `timeout_s`); P4RuntimeError if the switch ended the stream."""
+        update = self._arbitration.get(timeout=timeout_s)
+        if isinstance(update, grpc.RpcError):
+            raise _error("StreamChannel", update)
+        return update
 
     def _send_arbitration(self) -> None:
         request = p4runtime_pb2.StreamMessageRequest()
@@ -169,6 +179,9 @@ class SwitchConnection:
             for response in responses:
                 which = response.WhichOneof("update")
                 if which == "arbitration":
+                    # Kept current with every notification: another controller may take
+                    # over (or leave) at any time.
+                    self.is_primary = response.arbitration.status.code == code_pb2.OK
                     self._arbitration.put(response.arbitration)
                 elif which == "packet":
                     self.packets.put(response.packet)

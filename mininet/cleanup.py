@@ -3,8 +3,9 @@
 A running LabNetwork keeps a record of what it created — switch processes, namespace
 names, switch-side interfaces — in a state file under STATE_DIR. Stopping the network
 deletes the record; `python -m bufferlab.mininet.cleanup` (run by `make stop`) removes
-whatever the remaining records name, so other Mininet users' networks are never touched
-(unlike `mn -c`).
+whatever the remaining records name, and any process still inside the recorded namespaces
+(a generator or receiver started there), so other Mininet users' networks are never
+touched (unlike `mn -c`).
 """
 
 from __future__ import annotations
@@ -99,12 +100,31 @@ def _stop_process(pid: int, program: str) -> bool:
     return True
 
 
+def namespace_processes(netns: str) -> dict[int, str]:
+    """The processes inside a named namespace (pid -> program), e.g. a generator started
+    there with `ip netns exec`; empty if the name is gone."""
+    listed = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True)
+    found = {}
+    for word in listed.stdout.split() if listed.returncode == 0 else []:
+        argv = command_line(int(word)) if word.isdigit() else None
+        if argv is not None:
+            found[int(word)] = argv[0]
+    return found
+
+
 def clean_record(record: NetworkRecord, state_dir: Path = STATE_DIR) -> list[str]:
-    """Remove what `record` names; returns a line per thing removed."""
+    """Remove what `record` names, and every process still inside its namespaces (they
+    exist only because this network made them); returns a line per thing removed."""
     done = []
     for pid, name in record.processes.items():
         if _stop_process(pid, name):
             done.append(f"stopped {Path(name).name} (pid {pid})")
+    for netns in record.netns:
+        # A process left in a namespace keeps it (and its veth ends) alive after the name
+        # is deleted: stop them first.
+        for pid, name in namespace_processes(netns).items():
+            if _stop_process(pid, name):
+                done.append(f"stopped {Path(name).name} (pid {pid}) in namespace {netns}")
     for netns in record.netns:
         if subprocess.run(["ip", "netns", "delete", netns], capture_output=True).returncode == 0:
             done.append(f"deleted namespace name {netns}")
