@@ -158,7 +158,9 @@ def _port_number(text: str) -> int:
 
 def target_parser() -> argparse.ArgumentParser:
     """The options after `--` (simple_switch_grpc's target options plus the port model)."""
-    p = _Parser(prog="bufferlab-switch (target options after --)", add_help=False)
+    # The same name as the generic parser: its errors point at `bufferlab-switch --help`,
+    # which documents the target options too.
+    p = _Parser(prog="bufferlab-switch", add_help=False)
     p.add_argument("--grpc-server-addr", type=_address, default=DEFAULT_GRPC_ADDRESS)
     p.add_argument("--grpc-server-ssl", action="store_true")
     p.add_argument("--grpc-server-cert", metavar="FILE")

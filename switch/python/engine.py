@@ -86,7 +86,9 @@ def to_int(v: Value) -> int:
 def _read_json(json: str | Path) -> str:
     if isinstance(json, Path):
         return json.read_text()
-    if json.lstrip().startswith("{"):
+    # Text that starts like any JSON document is the document (a wrong one gets the loader's
+    # error, not "no such file").
+    if json.lstrip().startswith(("{", "[")):
         return json
     return Path(json).read_text()
 

@@ -23,6 +23,65 @@ fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
         .unwrap_or(&[])
 }
 
+/// The format's array sections, in the order BMv2's docs list them.
+const ARRAY_SECTIONS: [&str; 23] = [
+    "header_types",
+    "headers",
+    "header_stacks",
+    "header_union_types",
+    "header_unions",
+    "header_union_stacks",
+    "field_lists",
+    "errors",
+    "enums",
+    "parsers",
+    "parse_vsets",
+    "deparsers",
+    "meter_arrays",
+    "counter_arrays",
+    "register_arrays",
+    "calculations",
+    "learn_lists",
+    "actions",
+    "pipelines",
+    "checksums",
+    "force_arith",
+    "extern_instances",
+    "field_aliases",
+];
+
+/// Refuses a section of the wrong JSON type: `arr` would read it as empty, and a program
+/// missing its tables or counters must not load as if it had none.
+fn check_section_types(root: &Value) -> R<()> {
+    for key in ARRAY_SECTIONS {
+        match root.get(key) {
+            None | Some(Value::Array(_)) => {}
+            Some(v) => return err(key, format!("expected an array, not {}", json_kind(v))),
+        }
+    }
+    if let Some(v) = root.get("__meta__") {
+        if !v.is_object() {
+            return err(
+                "__meta__",
+                format!("expected an object, not {}", json_kind(v)),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A JSON value's kind, for error messages.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 fn get_str<'a>(v: &'a Value, key: &str, ctx: &str) -> R<&'a str> {
     match v.get(key).and_then(Value::as_str) {
         Some(s) => Ok(s),
@@ -122,10 +181,14 @@ pub fn load(text: &str) -> R<Program> {
         if major != Some(2) || minor > 24 {
             return err(
                 "__meta__.version",
-                format!("format {ver:?} is not supported (need 2.0 to 2.24)"),
+                format!(
+                    "format {} is not supported (need 2.0 to 2.24)",
+                    Value::from(ver.clone())
+                ),
             );
         }
     }
+    check_section_types(&root)?;
     let mut l = Loader::empty();
     l.header_types(&root)?;
     l.headers(&root)?;
@@ -583,11 +646,12 @@ impl Loader {
             let bytes = match m.get("type").and_then(Value::as_str) {
                 Some("bytes") => true,
                 Some("packets") => false,
-                other => {
+                _ => {
+                    let given = m.get("type").map_or("nothing".into(), Value::to_string);
                     return err(
                         &ctx,
-                        format!("meter type {other:?} is neither 'bytes' nor 'packets'"),
-                    )
+                        format!("meter type {given} is neither \"bytes\" nor \"packets\""),
+                    );
                 }
             };
             let rate_count = m.get("rate_count").and_then(Value::as_u64).unwrap_or(2) as usize;
@@ -1597,6 +1661,7 @@ impl Loader {
             return Ok(());
         };
         let ctx = obj_ctx("deparsers", 0, d);
+        get_str(d, "name", &ctx)?;
         for h in arr(d, "order") {
             let name = h.as_str().unwrap_or("");
             let hid = self.header(name, &ctx)?;
