@@ -190,7 +190,8 @@ class SwitchProcess:
                                            config.pcap_dir)
         except OSError as err:
             raise StartupError(f"cannot open the interfaces: {err}") from None
-        self.executor = Executor(self.engine, json_text, ports=config.interfaces)
+        self.executor = Executor(self.engine, json_text, ports=config.interfaces,
+                                 live_counters=self.live.port_counters)
         self.target = EngineTarget(self.engine, json_text, cpu_port=config.cpu_port,
                                    inject=self.live.inject, lock=self.lock,
                                    on_pipeline=self._pipeline_changed,

@@ -1,9 +1,11 @@
 """Counters, registers, meters, clone sessions, multicast, value sets, queues and ports
 through the CLI: each command's effect seen in forwarding or in the engine's state."""
 
-from cli_helpers import run_err, run_ok, send
+from cli_helpers import program_json, run_err, run_ok, send
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Dot1Q, Ether
+
+from bufferlab.switch.runtime_cli import Executor
 
 
 def ipv4_frame(dst: str = "10.0.0.1", src_mac: str = "00:00:00:00:00:01", tos: int = 0, size: int = 0) -> bytes:
@@ -213,6 +215,43 @@ def test_port_model_commands_and_show_ports(cli):
     assert [line.split()[0] for line in lines[2:]] == ["1", "2", "3"]
     assert lines[2].split() == ["1", "10000000", "0", "5000", "1", "sp", "-", "-", "alpha", "1/2", "0"]
     assert "30000 bytes" in run_ok(x, "show_ports 2")
+
+
+def test_port_scheduler_sets_strict_priority_or_drr_quanta_per_queue(cli):
+    x = cli("ipv4_lpm_router")
+    e = x.engine
+    assert run_err(x, "set_port_scheduler 1 drr 100 300") == (
+        "Error: port 1 has 1 queue(s): give one quantum per queue, not 2\n"
+        "Usage: set_port_scheduler <port> (strict | drr <quantum_bytes> ...)")
+    e.configure_port(1, num_queues=3)
+    assert run_ok(x, "set_port_scheduler 1 drr 15 435 1050") == (
+        "port 1: deficit round robin, quanta 15 435 1050 bytes")
+    c = e.port_config(1)
+    assert c["scheduling"] == "drr" and c["drr_quantum_bytes"][:3] == [15, 435, 1050]
+    assert run_ok(x, "show_ports 1").splitlines()[2].split()[5] == "drr:15/435/1050"
+    assert run_ok(x, "set_port_scheduler 1 strict") == "port 1: strict priority"
+    assert e.port_config(1)["scheduling"] == "strict_priority"
+    assert run_ok(x, "show_ports 1").splitlines()[2].split()[5] == "sp"
+
+
+def test_show_port_counters_lists_live_ports_queues_and_drops(cli):
+    live = [{"port": 1, "iface": "s1-eth1", "rx_frames": 7, "kernel_drops": 2, "tx_dropped": 0}]
+    base = cli("ipv4_lpm_router")
+    x = Executor(base.engine, program_json("ipv4_lpm_router"), ports=[1, 2],
+                 live_counters=lambda: live)
+    run_ok(x, "table_add ipv4_lpm ipv4_forward 10.0.1.1/32 => 08:00:00:00:01:11 1")
+    assert ports_of(send(x, 2, ipv4_frame("10.0.1.1", size=100))) == [1]
+    send(x, 2, ipv4_frame("10.9.9.9", size=100))  # no route: the program drops it
+    lines = run_ok(x, "show_port_counters").splitlines()
+    assert lines[0] == "port 1 (s1-eth1): rx_frames=7 kernel_drops=2 tx_dropped=0"
+    assert lines[1] == ("port 1 queue 0: enqueued_pkts=1 enqueued_bytes=100 dequeued_pkts=1 "
+                        "dequeued_bytes=100 dropped_pkts=0 dropped_bytes=0 max_depth_bytes=100")
+    assert lines[2].startswith("port 2 queue 0: enqueued_pkts=0 ")
+    assert lines[3] == ("switch: received=2 transmitted=1 dropped_by_program=1 dropped_by_tm=0 "
+                        "dropped_priority_out_of_range=0 parser_errors=0")
+    assert run_ok(x, "show_port_counters 2").splitlines()[0].startswith("port 2 queue 0:")
+    # Without live ports (the STF runner, tests), only the engine's counters.
+    assert run_ok(base, "show_port_counters 1").splitlines()[0].startswith("port 1 queue 0:")
 
 
 def test_port_rate_and_delay_set_arrival_time(cli):

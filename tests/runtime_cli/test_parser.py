@@ -138,8 +138,12 @@ def test_indirect_adds():
         ("set_port_threshold 1 alpha 1/4", {"port": 1, "threshold": ("dynamic", 1, 4)}),
         ("set_port_threshold 1 alpha 2", {"port": 1, "threshold": ("dynamic", 2, 1)}),
         ("set_port_threshold 1 none", {"port": 1, "threshold": ("none", None, None)}),
+        ("set_port_scheduler 2 strict", {"port": 2, "quantum_bytes": None}),
+        ("set_port_scheduler 2 drr 15 435 1050", {"port": 2, "quantum_bytes": [15, 435, 1050]}),
         ("show_ports", {"port": []}),
         ("show_ports 2 1", {"port": [2, 1]}),
+        ("show_port_counters", {"port": []}),
+        ("show_port_counters 2", {"port": [2]}),
         ("pvs_add s 0x8847", {"pvs_name": "s", "value": Number(0x8847, "0x8847")}),
         ("help", {"command": None}),
         ("help table_add", {"command": "table_add"}),
@@ -163,6 +167,14 @@ def test_command_arguments(line, expected):
         ("set_port_delay 1 -5", "Bad format for delay_ns", "set_port_delay <port> <delay_ns>"),
         ("set_port_threshold 1 150%", "percent of pool must be 1..100", "set_port_threshold"),
         ("set_port_threshold 1 alpha 1/0", "alpha denominator must be at least 1", "set_port_threshold"),
+        ("set_port_scheduler 2", "Insufficient number of args, expected at least 2 but got 1",
+         "set_port_scheduler <port> (strict | drr <quantum_bytes> ...)"),
+        ("set_port_scheduler 2 wfq 1 2", "Unknown scheduling 'wfq'", "set_port_scheduler"),
+        ("set_port_scheduler 2 strict 5", "strict takes no quanta, got 1", "set_port_scheduler"),
+        ("set_port_scheduler 2 drr", "one quantum per queue (1 to 8), got 0", "set_port_scheduler"),
+        ("set_port_scheduler 2 drr 1 2 3 4 5 6 7 8 9", "got 9", "set_port_scheduler"),
+        ("set_port_scheduler 2 drr 100 0", "at least 1 byte (queue 1 has 0)", "set_port_scheduler"),
+        ("set_port_scheduler 2 drr 100 lots", "Bad format for quantum_bytes", "set_port_scheduler"),
         ("meter_set_rates m 0 fast", "Error while parsing rates", "meter_set_rates"),
         ("mc_node_create 0 1 1", "Found duplicate port number '1'", "mc_node_create <rid>"),
         ("counter_write c 0 1", "Wrong number of args, expected 4 but got 3", "counter_write <name> <index> <packets> <bytes>"),
@@ -194,7 +206,8 @@ def test_every_command_has_help_naming_its_usage():
         assert spec.usage.startswith(name)
 
 
-@pytest.mark.parametrize("name", ["set_queue_depth", "set_all_queue_depth", "set_port_overhead", "set_pool_size"])
+@pytest.mark.parametrize("name", ["set_queue_depth", "set_all_queue_depth", "set_port_overhead", "set_pool_size",
+                                  "set_port_scheduler"])
 def test_help_says_the_unit(name):
     assert any(u in SPECS[name].help + SPECS[name].usage for u in ("packets", "bytes", "pkts"))
 

@@ -355,6 +355,25 @@ def _parse_threshold(spec: Spec, tokens: list[str]) -> dict[str, Any]:
     raise CommandError(f"Wrong number of args, expected 2 or 3 but got {len(tokens)}", spec.usage)
 
 
+def _parse_scheduler(spec: Spec, tokens: list[str]) -> dict[str, Any]:
+    if len(tokens) < 2:
+        raise CommandError(f"Insufficient number of args, expected at least 2 but got {len(tokens)}", spec.usage)
+    port = _convert(Arg("port"), tokens[0], spec)
+    mode, quanta = tokens[1], tokens[2:]
+    if mode == "strict":
+        if quanta:
+            raise CommandError(f"strict takes no quanta, got {len(quanta)}", spec.usage)
+        return {"port": port, "quantum_bytes": None}
+    if mode != "drr":
+        raise CommandError(f"Unknown scheduling '{mode}': write strict, or drr and one quantum per queue", spec.usage)
+    if not 1 <= len(quanta) <= 8:
+        raise CommandError(f"drr takes one quantum per queue (1 to 8), got {len(quanta)}", spec.usage)
+    values = [_convert(Arg("quantum_bytes"), t, spec) for t in quanta]
+    if 0 in values:
+        raise CommandError(f"DRR quanta must be at least 1 byte (queue {values.index(0)} has 0)", spec.usage)
+    return {"port": port, "quantum_bytes": values}
+
+
 _TABLE = (Arg("table_name", NAME),)
 _PROF = (Arg("act_prof_name", NAME),)
 
@@ -556,6 +575,21 @@ SPECS: dict[str, Spec] = {
             "a dynamic threshold alpha*(pool - used) with alpha = N/D, or none",
             usage_text="<port> (<bytes> | <percent>% | alpha <N>/<D> | none)",
             parse=_parse_threshold,
+        ),
+        Spec(
+            "set_port_scheduler",
+            "Set how a port's queues share it: strict priority (highest queue first), or deficit round "
+            "robin with one quantum in bytes per queue, queue 0 first (byte shares follow the quanta)",
+            usage_text="<port> (strict | drr <quantum_bytes> ...)",
+            parse=_parse_scheduler,
+        ),
+        Spec(
+            "show_port_counters",
+            "Show ports' live counters (frames received, sent and lost outside the traffic manager: "
+            "kernel receive drops, oversize, transmit drops), each queue's frames enqueued, dequeued "
+            "and dropped, and the switch's drop counters",
+            (Arg("port", variadic=True),),
+            usage_text="[<port> ...]",
         ),
         Spec(
             "show_ports",

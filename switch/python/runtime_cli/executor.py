@@ -138,9 +138,18 @@ class _McNode:
 class Executor:
     """Runs simple_switch_CLI commands against one engine and its BMv2 JSON."""
 
-    def __init__(self, engine: Engine, json_text: str, ports: Iterable[int] = ()) -> None:
-        """`ports` are the switch's attached port numbers (listed by `show_ports`)."""
+    def __init__(
+        self,
+        engine: Engine,
+        json_text: str,
+        ports: Iterable[int] = (),
+        live_counters: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
+        """`ports` are the switch's attached port numbers (listed by `show_ports`);
+        `live_counters` gives the live ports' counters (one dict per port) where frames move
+        between real interfaces, for `show_port_counters`."""
         self.engine = engine
+        self._live_counters = live_counters
         self.program = ProgramInfo.from_json(json_text)
         self._ports: set[int] = set(ports)
         self._mc_groups: dict[int, list[int]] = {}
@@ -828,6 +837,35 @@ class Executor:
         self._ports.add(a["port"])
         out.append(f"port {a['port']}: threshold {_threshold_str(a['threshold'])}")
 
+    def _do_set_port_scheduler(self, a: dict[str, Any], out: list[str]) -> None:
+        port, quanta = a["port"], a["quantum_bytes"]
+        if quanta is None:
+            self.engine.configure_port(port, strict_priority=True)
+            out.append(f"port {port}: strict priority")
+        else:
+            queues = self.engine.port_config(port)["num_queues"]
+            if len(quanta) != queues:
+                raise CommandError(f"port {port} has {queues} queue(s): give one quantum per queue, not {len(quanta)}",
+                                   SPECS["set_port_scheduler"].usage)
+            self.engine.configure_port(port, drr_quantum_bytes=quanta)
+            out.append(f"port {port}: deficit round robin, quanta {' '.join(map(str, quanta))} bytes")
+        self._ports.add(port)
+
+    def _do_show_port_counters(self, a: dict[str, Any], out: list[str]) -> None:
+        ports = sorted(set(a["port"])) if a["port"] else sorted(self._ports)
+        live = {c["port"]: c for c in self._live_counters()} if self._live_counters else {}
+        for p in ports:
+            if p in live:
+                c = dict(live[p])
+                del c["port"]
+                iface = c.pop("iface")
+                out.append(f"port {p} ({iface}): {_pairs(c)}")
+            for q in range(self.engine.port_config(p)["num_queues"]):
+                s = self.engine.queue_stats(p, q)
+                out.append(f"port {p} queue {q}: " + _pairs({k: s[k] for k in _QUEUE_COUNTERS}))
+        stats = self.engine.stats()
+        out.append("switch: " + _pairs({k: stats[k] for k in _SWITCH_COUNTERS}))
+
     def _do_show_ports(self, a: dict[str, Any], out: list[str]) -> None:
         ports = sorted(set(a["port"])) if a["port"] else sorted(self._ports)
         header = (
@@ -841,7 +879,8 @@ class Executor:
             depths = ",".join(_limit_str(kind, v) for kind, v in c["queue_limits"][:n])
             rates = ",".join(str(r) if r else "-" for r in c["queue_rate_pps"][:n])
             rate = str(c["rate_bps"]) if c["rate_bps"] else "unlimited"
-            sched = "sp" if c["scheduling"] == "strict_priority" else "drr"
+            sched = ("sp" if c["scheduling"] == "strict_priority"
+                     else "drr:" + "/".join(map(str, c["drr_quantum_bytes"][:n])))
             out.append(
                 f"{p:>5} {rate:>14} {c['wire_overhead_bytes']:>12} {c['delay_ns']:>11} {n:>6} {sched:>6} "
                 f"{depths:>14} {rates:>14} {_threshold_str(c['threshold']):>16} "
@@ -921,6 +960,18 @@ def _port_map(ports: Sequence[int]) -> str:
     for p in ports:
         bits[p] = "1"
     return "".join(reversed(bits))
+
+
+# What `show_port_counters` prints per queue and for the whole switch (packets, bytes).
+_QUEUE_COUNTERS = ("enqueued_pkts", "enqueued_bytes", "dequeued_pkts", "dequeued_bytes", "dropped_pkts",
+                   "dropped_bytes", "max_depth_bytes")
+_SWITCH_COUNTERS = ("received", "transmitted", "dropped_by_program", "dropped_by_tm",
+                    "dropped_priority_out_of_range", "parser_errors")
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    """`name=value` pairs in order, one space apart (easy to read and to split)."""
+    return " ".join(f"{k}={v}" for k, v in values.items())
 
 
 def _limit_str(kind: str, value: int | None) -> str:
