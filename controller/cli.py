@@ -3,6 +3,7 @@
     bufferlab-ctl [--grpc-addr A] [--device-id N] [--election-id N] [--p4info F] [--json F]
                   [--role-name R] [--ssl [--cacert F] [--cert F --private-key F]]
       apply CONFIG [--dry-run]
+      scheduler CONFIG                  (runtime CLI lines for the traffic manager's scheduler)
       set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter: bytes)
       set PORT pause NAME VALUE [NAME VALUE ...]               (xoff xon: bytes, refresh: µs)
@@ -35,6 +36,7 @@ from bufferlab.controller.client import ClientTls, P4RuntimeError, SwitchConnect
 from bufferlab.controller.config import ConfigError, load_config, port_threshold
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName, load_p4info
 from bufferlab.controller.runtime_json import RuntimeFileError
+from bufferlab.controller.scheduler import scheduler_commands
 from bufferlab.controller.values import BadValue, decode
 
 DEFAULT_P4INFO = "build/buffer_switch.p4.p4info.txtpb"
@@ -78,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     apply.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
     apply.add_argument("--dry-run", action="store_true",
                        help="check CONFIG and print the updates without a switch")
+
+    scheduler = commands.add_parser(
+        "scheduler", help="print CONFIG's scheduler as runtime CLI lines (P4Runtime does not "
+                          "reach the traffic manager): pipe them into bufferlab-switch-cli")
+    scheduler.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
 
     change = commands.add_parser("set", help="change one port's parameters live")
     change.add_argument("port", type=int, help="switch port")
@@ -226,6 +233,13 @@ def _apply(args: argparse.Namespace) -> None:
           f" pipeline {args.json.name} and {count} updates")
 
 
+def _scheduler(args: argparse.Namespace) -> None:
+    lines = scheduler_commands(load_config(args.config))
+    if not lines:
+        raise UsageError(f"{args.config} has no scheduler section")
+    print("\n".join(lines))
+
+
 def _set(args: argparse.Namespace) -> None:
     values = args.values
     single = {"threshold": 1, "alpha": 1, "queue-cap": 2}
@@ -301,7 +315,7 @@ def _dump(args: argparse.Namespace) -> None:
             print(describe_entry(switch.index, default))
 
 
-COMMANDS = {"apply": _apply, "set": _set, "read": _read, "dump": _dump}
+COMMANDS = {"apply": _apply, "scheduler": _scheduler, "set": _set, "read": _read, "dump": _dump}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,9 +1,9 @@
 """The buffer program's config file (JSON): schema, defaults and validation.
 
 One file describes one switch running `p4src/buffer_switch.p4`: its id, the shared pool,
-the ports and their thresholds, BCN and PAUSE/PFC parameters, the DSCP class map and the
-forwarding entries. Switch-wide sections (`threshold`/`alpha`, `queue_cap_bytes`, `bcn`,
-`pause`) apply to every port; a port's own section overrides them key by key. Every
+the ports and their thresholds, BCN and PAUSE/PFC parameters, the DSCP class map, the
+traffic manager's scheduler and the forwarding entries. Switch-wide sections
+(`threshold`/`alpha`, `queue_cap_bytes`, `bcn`, `pause`, `scheduler`) apply to every port; a port's own section overrides them key by key. Every
 problem is reported with its key path (`ports.3.threshold: 150% is above 100%`), all of
 them at once, including the ranges the program itself does not check (p4src/README.md).
 The reference with every key, unit and default is controller/README.md.
@@ -37,8 +37,8 @@ PAUSE_DEFAULTS = {"xoff_bytes": 140800, "xon_bytes": 128000, "quanta": 0xFFFF}
 
 TOP_KEYS = {"switch_id", "pool_bytes", "priority_queues", "port_session_base",
             "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes",
-            "bcn", "pause", "classes", "ports", "forwarding"}
-PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "bcn", "pause"}
+            "bcn", "pause", "classes", "scheduler", "ports", "forwarding"}
+PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "bcn", "pause", "scheduler"}
 BCN_KEYS = {"enable", *BCN_DEFAULTS}
 PAUSE_KEYS = {"mode", "xoff_bytes", "xon_bytes", "quanta", "refresh_us", "link_rate_bps"}
 PAUSE_MODES = ("802.3x", "pfc", "off")
@@ -117,6 +117,19 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Scheduler:
+    """How the traffic manager serves a port's queues: strict priority (no weights), or
+    weighted round robin with each queue's weight in % of the port, queue 0 first."""
+
+    weights_percent: tuple[int, ...] | None = None
+
+    @property
+    def strict(self) -> bool:
+        """Whether the highest non-empty queue always goes first."""
+        return self.weights_percent is None
+
+
+@dataclass(frozen=True)
 class PortConfig:
     """One port's effective settings (its own sections over the switch-wide ones)."""
 
@@ -125,6 +138,7 @@ class PortConfig:
     queue_caps_bytes: tuple[int, ...]  # per queue, NO_CAP = no cap
     bcn: Bcn
     pause: Pause
+    scheduler: Scheduler | None = None  # None: the switch keeps its own
 
 
 @dataclass(frozen=True)
@@ -160,6 +174,7 @@ class Config:
     queue_cap_bytes: int = NO_CAP
     bcn: Bcn = field(default_factory=Bcn)
     pause: Pause = field(default_factory=Pause)
+    scheduler: Scheduler | None = None
     classes: dict[int, int] = field(default_factory=dict)
     default_queue: int = 0
     l2: list[L2Entry] = field(default_factory=list)
@@ -228,11 +243,12 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def parse_percent(text: Any) -> tuple[int | None, str | None]:
-    """A static threshold "50%" as (percent, None), or (None, reason)."""
+def parse_percent(text: Any, of: str = "the pool") -> tuple[int | None, str | None]:
+    """A whole percentage 1..100 of something ("50%" of the pool) as (percent, None), or
+    (None, reason)."""
     match = PERCENT.match(text) if isinstance(text, str) else None
     if match is None:
-        return None, f'write a percentage of the pool such as "50%", not {text!r}'
+        return None, f'write a percentage of {of} such as "50%", not {text!r}'
     value = float(match.group(1))
     if value != int(value):
         return None, f"{match.group(1)}% is not a whole percent"
@@ -278,6 +294,34 @@ def _threshold(c: _Checker, raw: dict, path: str, inherited: Threshold) -> Thres
             return inherited
         return Threshold(percent=None, alpha_num=alpha[0], alpha_shift=alpha[1])
     return inherited
+
+
+def _scheduler(c: _Checker, raw: Any, path: str, queues: int) -> Scheduler | None:
+    """`"strict"`, or `{"QUEUE": "P%", ...}` with a weight for every queue, adding up to at
+    most 100 % (the shares when every queue is busy are the weights over their sum)."""
+    if raw == "strict":
+        return Scheduler()
+    if not isinstance(raw, dict) or not raw:
+        c.fail(path, f'write "strict" or weights {{"QUEUE": "P%", ...}}, not {raw!r}')
+        return None
+    weights: dict[int, int] = {}
+    for key, text in raw.items():
+        queue = c.number_key(key, path, 0, queues - 1)
+        percent, reason = parse_percent(text, of="the port")
+        if reason:
+            c.fail(_join(path, key), reason)
+        elif queue is not None and percent is not None:
+            weights[queue] = percent
+    if len(weights) != len(raw):
+        return None
+    missing = [q for q in range(queues) if q not in weights]
+    if missing:
+        c.fail(path, f"queue {missing[0]} has no weight (give each of the {queues} queues one)")
+        return None
+    if sum(weights.values()) > 100:
+        c.fail(path, f"the weights add up to {sum(weights.values())}%, above 100%")
+        return None
+    return Scheduler(tuple(weights[q] for q in range(queues)))
 
 
 def _sections(switch_raw: Any, port_raw: Any, switch_path: str, port_path: str,
@@ -487,6 +531,8 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
                     all_ports_session=all_ports or MAX_SESSION, flood_group=group or 1,
                     threshold=threshold, queue_cap_bytes=switch_cap or NO_CAP,
                     bcn=switch_bcn, pause=switch_pause)
+    if "scheduler" in raw:
+        config.scheduler = _scheduler(c, raw["scheduler"], "scheduler", queues)
     _classes(c, raw.get("classes", {}), queues, config)
 
     raw_ports = raw.get("ports")
@@ -528,8 +574,11 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
         if "pause" in port_raw:
             pause = _pause(c, _sections(raw.get("pause"), port_raw["pause"], "pause",
                                         f"{path}.pause", PAUSE_KEYS), f"{path}.pause", True)
+        scheduler = config.scheduler
+        if "scheduler" in port_raw:
+            scheduler = _scheduler(c, port_raw["scheduler"], f"{path}.scheduler", queues)
         config.ports[port] = PortConfig(port, _threshold(c, port_raw, path, threshold),
-                                        tuple(caps), bcn, pause)
+                                        tuple(caps), bcn, pause, scheduler)
 
     for port in sorted(config.ports):
         session = config.port_session_base + port

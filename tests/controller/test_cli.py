@@ -137,3 +137,12 @@ def test_the_command_never_shows_a_traceback(tmp_path):
         capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == EXIT_USAGE
     assert result.stderr == f"bufferlab-ctl: error: {bad}: not JSON: Expecting property name enclosed in double quotes at line 1 column 2\n"
+
+
+def test_scheduler_prints_runtime_cli_lines_without_a_switch(capsys, config):
+    examples = Path(__file__).resolve().parents[2] / "experiments" / "configs"
+    status, out, err = run(capsys, "scheduler", str(examples / "seed002_qbss.json"))
+    assert (status, out, err) == (0, "set_port_scheduler 2 drr 15 435 1050\n", "")
+    status, out, err = run(capsys, "scheduler", str(config))
+    assert status == EXIT_USAGE and out == ""
+    assert err == f"bufferlab-ctl: error: {config} has no scheduler section\n"

@@ -12,11 +12,13 @@ from bufferlab.controller.config import (
     Bcn,
     ConfigError,
     Pause,
+    Scheduler,
     Threshold,
     load_config,
     parse_alpha,
     parse_config,
 )
+from bufferlab.controller.scheduler import scheduler_commands
 
 GOOD = {
     "switch_id": 1,
@@ -144,7 +146,8 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"ports": {"600": {}}}, ["ports.600: 600 is outside 0..510"]),
     ({"ports": {"eth0": {}}}, ["ports.eth0: must be a decimal number"]),
     ({"ports": {"1": {"rate": 5}}},
-     ["ports.1.rate: unknown key (known: alpha, bcn, pause, queue_caps_bytes, threshold)"]),
+     ["ports.1.rate: unknown key (known: alpha, bcn, pause, queue_caps_bytes, scheduler,"
+      " threshold)"]),
     ({"ports": {"1": {"queue_caps_bytes": {"2": 1000}}}}, ["ports.1.queue_caps_bytes.2: 2 is outside 0..1"]),
     ({"ports": {"1": {"queue_caps_bytes": {"0": 0}}}}, ["ports.1.queue_caps_bytes.0: must be positive"]),
     ({"classes": {"64": 0}}, ["classes.64: 64 is outside 0..63"]),
@@ -163,7 +166,7 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"forwarding": {"arp": []}}, ["forwarding.arp: unknown key (known: l2, routes, runtime_json)"]),
     ({"pool": 5}, ["pool: unknown key (known: all_ports_session, alpha, bcn, classes, flood_group, forwarding,"
                    " pause, pool_bytes, port_session_base, ports, priority_queues, queue_cap_bytes,"
-                   " switch_id, threshold)"]),
+                   " scheduler, switch_id, threshold)"]),
 ])
 def test_each_bad_key_or_value_is_named_with_its_reason(changes, messages):
     assert errors_of(with_(changes)) == messages
@@ -216,3 +219,47 @@ def test_seed_001_with_8023x_example_has_the_seed_values():
     assert port.pause == Pause(mode="802.3x", xoff_bytes=140_800, xon_bytes=128_000,
                                quanta=65535, refresh_us=1677)
     assert config.ports[1].bcn.enable is False and config.ports[1].pause.mode == "off"
+
+
+def test_scheduler_weights_per_queue_switch_wide_and_per_port():
+    config = parse_config(with_({"priority_queues": 3,
+                                 "scheduler": {"0": "1%", "1": "29%", "2": "70%"},
+                                 "ports": {"2": {"scheduler": "strict"},
+                                           "3": {"scheduler": {"0": "30%", "1": "69%",
+                                                               "2": "1%"}}}}))
+    assert config.scheduler == Scheduler((1, 29, 70))
+    assert config.ports[1].scheduler == Scheduler((1, 29, 70))
+    assert config.ports[2].scheduler == Scheduler() and config.ports[2].scheduler.strict
+    assert config.ports[3].scheduler.weights_percent == (30, 69, 1)
+    assert parse_config(GOOD).ports[1].scheduler is None
+    assert scheduler_commands(config) == ["set_port_scheduler 1 drr 15 435 1050",
+                                          "set_port_scheduler 2 strict",
+                                          "set_port_scheduler 3 drr 450 1035 15"]
+    assert scheduler_commands(parse_config(GOOD)) == []
+
+
+@pytest.mark.parametrize(("scheduler", "message"), [
+    ("fair", "scheduler: write \"strict\" or weights {\"QUEUE\": \"P%\", ...}, not 'fair'"),
+    ({}, "scheduler: write \"strict\" or weights {\"QUEUE\": \"P%\", ...}, not {}"),
+    ({"0": "50%"}, "scheduler: queue 1 has no weight (give each of the 2 queues one)"),
+    ({"0": "50%", "2": "50%"}, "scheduler.2: 2 is outside 0..1"),
+    ({"0": "60%", "1": "50%"}, "scheduler: the weights add up to 110%, above 100%"),
+    ({"0": "0%", "1": "50%"}, "scheduler.0: 0% is below 1%"),
+    ({"0": "2.5%", "1": "50%"}, "scheduler.0: 2.5% is not a whole percent"),
+    ({"0": 50, "1": "50%"}, 'scheduler.0: write a percentage of the port such as "50%", not 50'),
+])
+def test_scheduler_errors_name_the_key(scheduler, message):
+    assert errors_of(with_({"scheduler": scheduler})) == [message]
+
+
+def test_port_scheduler_errors_name_the_port():
+    assert errors_of(with_({"ports": {"2": {"scheduler": {"0": "90%", "1": "20%"}}}})) == [
+        "ports.2.scheduler: the weights add up to 110%, above 100%"]
+
+
+def test_seed_002_example_maps_classes_and_weights_the_bottleneck():
+    config = load_config(next(p for p in EXAMPLES if p.name == "seed002_qbss.json"))
+    assert config.classes == {8: 0, 10: 2} and config.default_queue == 1
+    assert config.ports[2].scheduler == Scheduler((1, 29, 70))
+    assert config.ports[2].queue_caps_bytes == (96_896,) * 3
+    assert config.ports[1].scheduler is None
