@@ -29,6 +29,7 @@ from bufferlab.traffic import layers
 SO_RCVBUFFORCE = 33
 SO_TIMESTAMPNS = 35
 SO_TIMESTAMPING = 37
+SO_ATTACH_FILTER = 26
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 SCM_TIMESTAMPING = SO_TIMESTAMPING
 SOF_TIMESTAMPING_TX_SOFTWARE = 1 << 1
@@ -44,6 +45,22 @@ _UDP_PAYLOAD = 42
 _DATA = struct.Struct("!HHIQ")
 _TELEMETRY = struct.Struct("!BBHHHQQIIIIII")
 _SPIN_BEFORE_DEADLINE_NS = 200_000  # sleep until this close to a send time, then spin
+# Classic BPF (struct sock_filter: code, jt, jf, k) keeping untagged IPv4 UDP frames to the
+# probe port (first fragments only), what `tcpdump -dd 'ip and udp dst port 47000'` compiles:
+# a receiver beside bulk traffic then wakes up for probes only.
+_PROBE_FILTER = (
+    (0x28, 0, 0, 12),                    # ldh [12]: EtherType
+    (0x15, 0, 8, 0x0800),                # IPv4, else drop
+    (0x30, 0, 0, 23),                    # ldb [23]: IP protocol
+    (0x15, 0, 6, 17),                    # UDP, else drop
+    (0x28, 0, 0, 20),                    # ldh [20]: flags and fragment offset
+    (0x45, 4, 0, 0x1FFF),                # a later fragment has no UDP header: drop
+    (0xB1, 0, 0, 14),                    # ldxb 4*([14]&0xf): IP header length
+    (0x48, 0, 0, 16),                    # ldh [x+16]: UDP destination port
+    (0x15, 0, 1, layers.PROBE_UDP_PORT),  # the probe port, else drop
+    (0x06, 0, 0, 0x40000),               # keep the whole frame
+    (0x06, 0, 0, 0),                     # drop
+)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -109,6 +126,15 @@ def open_packet_socket(
     if rx_timestamps:
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     return sock
+
+
+def attach_probe_filter(sock: socket.socket) -> None:
+    """Let only probe frames (IPv4 UDP to the probe port) reach this packet socket."""
+    program = b"".join(struct.pack("HBBI", *insn) for insn in _PROBE_FILTER)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    # struct sock_fprog: instruction count, then a pointer to the instructions.
+    fprog = struct.pack("HL", len(_PROBE_FILTER), ctypes.addressof(buffer))
+    sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
 
 
 def socket_drops(sock: socket.socket) -> int:
@@ -340,10 +366,13 @@ class ProbeSender:
 class ProbeReceiver:
     """Receives frames on an interface with kernel RX timestamps and keeps the probes."""
 
-    def __init__(self, dev: str, netns: str | None = None) -> None:
-        """Open the socket now so frames sent afterwards are not missed."""
+    def __init__(self, dev: str, netns: str | None = None, probes_only: bool = False) -> None:
+        """Open the socket now so frames sent afterwards are not missed; ``probes_only``
+        has the kernel pass untagged probe frames only (cheap beside bulk traffic)."""
         self._sock = open_packet_socket(dev, netns, rx_timestamps=True,
                                         rcvbuf_bytes=RECEIVE_BUFFER_BYTES)
+        if probes_only:
+            attach_probe_filter(self._sock)
         self.ignored_frames = 0
 
     def close(self) -> None:

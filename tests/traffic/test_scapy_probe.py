@@ -133,3 +133,29 @@ def test_live_probes_carry_kernel_timestamps_through_a_veth(veth_ns):
         assert not r.tel_filled
     crafted = records[-1]
     assert crafted.flow == 4 and crafted.switch_latency_us == 37
+
+
+@pytest.mark.root
+def test_probes_only_receiver_sees_probes_and_nothing_else(veth_ns):
+    from scapy.layers.inet import IP, TCP, UDP
+    from scapy.layers.l2 import Ether
+
+    others = [Ether(src=SRC_MAC, dst=DST_MAC) / IP(src="10.0.1.1", dst="10.0.1.2") / UDP(
+                  dport=layers.PROBE_UDP_PORT + 1) / (b"\xb1\xab" + bytes(100)),
+              Ether(src=SRC_MAC, dst=DST_MAC) / IP(src="10.0.1.1", dst="10.0.1.2") / TCP(
+                  dport=layers.PROBE_UDP_PORT),
+              Ether(src=SRC_MAC, dst=DST_MAC) / IP(src="10.0.1.1", dst="10.0.1.2", frag=8,
+                                                   proto=17) / bytes(64)]
+    with probe.ProbeReceiver("pb", veth_ns, probes_only=True) as only, \
+            probe.ProbeReceiver("pb", veth_ns) as every, probe.ProbeSender(
+                "pa", SRC_MAC, DST_MAC, "10.0.1.1", "10.0.1.2", flow=6, netns=veth_ns) as tx:
+        for seq in range(3):
+            for frame in others:
+                tx.send_frame(bytes(frame))
+            tx.send_one(seq)
+        kept = only.receive(10, timeout_s=0.5)
+        all_frames = every.receive(3, timeout_s=0.5)
+    assert [r.seq for r in kept] == [0, 1, 2]
+    assert only.ignored_frames == 0
+    # The unfiltered one saw the nine others (and maybe the veth's own IPv6 chatter).
+    assert [r.seq for r in all_frames] == [0, 1, 2] and every.ignored_frames >= 9
