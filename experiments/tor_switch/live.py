@@ -40,6 +40,7 @@ from bufferlab.experiments.common.buffer_engine import (
     host_mac,
 )
 from bufferlab.experiments.common.ports import free_port_block
+from bufferlab.experiments.common.realtime import REALTIME_PRIORITY, make_realtime
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES, slot_ns
 from bufferlab.experiments.tor_switch.backend import (
     LOST,
@@ -65,10 +66,6 @@ SWITCH = f"s{SWITCH_INDEX}"
 # so a burst is paced from its first frame on (HTB lets a frame go on any non-negative
 # token count, so a burst smaller than a frame does not hold frames back).
 PACING_BURST_BYTES = 200
-# Senders and the switch process run SCHED_FIFO at this priority: on a busy shared machine
-# ordinary threads wake up tens of ms late, which would show as queueing that is not there.
-# The switch's packet thread sleeps until its next event, so it never spins at this priority.
-REALTIME_PRIORITY = 10
 # Time after a trial's last frame before the receiver stops, s: port C's largest queue at
 # the live grid's rate drains in well under this.
 DEFAULT_WAIT_S = 0.5
@@ -225,8 +222,8 @@ class LiveBackend:
         self._lab.start()
         process = getattr(self._lab.host(SWITCH), "process", None)
         if process is not None:
-            subprocess.run(["chrt", "--all-tasks", "--fifo", "--pid", str(REALTIME_PRIORITY),
-                            str(process.pid)], check=True, capture_output=True)
+            # Senders and the switch run SCHED_FIFO (experiments/common/realtime.py).
+            make_realtime(process.pid)
         # Static neighbours: no ARP crosses the switch, so every frame on it is a test frame.
         for host in ("a", "b"):
             pace_source(self._lab.netns(host), c.port_rate_bps)
