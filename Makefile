@@ -65,14 +65,65 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
+	cargo fmt --manifest-path fuzz/Cargo.toml --check
+	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --target-dir target/afl-check -q -- -D warnings
 
 # Namespace tests that time real frames on a shared host can lose one to a stall: the
 # failed tests (only those) run once more, and a test that fails twice fails the target.
 test: build lint
 	cargo test --workspace -q
+	@rm -rf build/fuzz/smoke
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3 FUZZ_OUT=build/fuzz/smoke
 	@$(VENV)/bin/pytest -q $(PYTEST_ARGS) || { \
 	  echo "make test: running the failed tests once more"; \
 	  $(VENV)/bin/pytest -q --last-failed --last-failed-no-failures none $(PYTEST_ARGS); }
+
+.PHONY: fuzz
+
+# Fuzzing (fuzz/README.md): AFL++ through cargo-afl (stable Rust) for the engine's packet path
+# and BMv2 JSON loader; atheris (libFuzzer) for the P4Runtime server, the compiler and the STF
+# runner. `make fuzz MINUTES=N` runs each target N minutes, resuming what earlier runs found
+# (build/fuzz/out); any crash or finding fails the target. `make test` runs each for 3 s.
+FUZZ_RUST     := packet load
+FUZZ_PYTHON   := p4runtime compiler stf
+FUZZ_PROGRAMS := p4src/buffer_switch.p4 p4src/forward.p4 $(addprefix tests/p4/,checksum_udp_payload.p4 \
+                 clone_sessions_mirror.p4 header_stack_mpls.p4 parser_error_codes.p4 \
+                 parser_lookahead_advance_verify.p4 range_match_l4_ports.p4)
+MINUTES       ?= 1
+FUZZ_SECONDS  ?= $(shell awk 'BEGIN { print int($(MINUTES) * 60) }')
+FUZZ_OUT      ?= build/fuzz/out
+# No CPU pinning (other work shares the cores), no UI, and no refusal over the machine's
+# core_pattern or frequency governor, which a lab machine does not tune for fuzzing.
+AFL_ENV       := AFL_NO_AFFINITY=1 AFL_NO_UI=1 AFL_AUTORESUME=1 AFL_SKIP_CPUFREQ=1 \
+                 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 BUFFERLAB_FUZZ_PROGRAMS=build/fuzz/programs
+
+fuzz: build .stamp-fuzz
+	@mkdir -p build/fuzz/programs $(FUZZ_OUT)
+	@for p in $(FUZZ_PROGRAMS); do \
+	  $(P4C) $$p -o build/fuzz/programs/$$(basename $$p .p4).json || exit 1; done
+	cd fuzz && cargo afl build --release -q --target-dir ../target/afl
+	@status=0; for t in $(FUZZ_RUST); do \
+	  $(AFL_ENV) cargo afl fuzz -V $(FUZZ_SECONDS) -i fuzz/corpus/$$t -o $(FUZZ_OUT)/$$t \
+	    target/afl/release/fuzz_$$t > $(FUZZ_OUT)/$$t.log 2>&1 \
+	    || { tail -20 $(FUZZ_OUT)/$$t.log; status=1; }; \
+	  stats=$(FUZZ_OUT)/$$t/default/fuzzer_stats; \
+	  crashes=$$(find $(FUZZ_OUT)/$$t/default/crashes -name 'id:*' 2>/dev/null | wc -l); \
+	  echo "fuzz $$t: $$(awk '/^execs_done/ {print $$3}' $$stats) inputs in total," \
+	       "coverage $$(awk '/^bitmap_cvg/ {print $$3}' $$stats), $$crashes crashes"; \
+	  [ $$crashes -eq 0 ] || { echo "  reproduce: target/afl/release/fuzz_$$t < $(FUZZ_OUT)/$$t/default/crashes/id:..."; status=1; }; \
+	done; \
+	for t in $(FUZZ_PYTHON); do \
+	  mkdir -p $(FUZZ_OUT)/$$t; \
+	  $(PY) fuzz/python/fuzz_$$t.py -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -artifact_prefix=$(FUZZ_OUT)/$$t- $(FUZZ_OUT)/$$t fuzz/corpus/$$t > $(FUZZ_OUT)/$$t.log 2>&1 \
+	    || { grep -A15 -E "Finding|Uncaught" $(FUZZ_OUT)/$$t.log | head -30; status=1; }; \
+	  echo "fuzz $$t: $$(grep -o 'Done [0-9]* runs' $(FUZZ_OUT)/$$t.log | cut -d' ' -f2) inputs"; \
+	done; exit $$status
+
+# cargo-afl builds AFL++ (its fuzzer and the runtime the targets link) when it is installed.
+.stamp-fuzz: .stamp-apt
+	@command -v cargo-afl >/dev/null || cargo install --locked cargo-afl@0.18.2
+	@touch $@
 
 bench: build
 	@for b in bench/*.py; do [ -e "$$b" ] && $(PY) $$b; done; true

@@ -226,6 +226,7 @@ class P4rt:
     """A real engine behind the P4Runtime server with buffer_switch.p4 set by a primary."""
 
     stub: p4runtime_pb2_grpc.P4RuntimeStub
+    channel: grpc.Channel
     index: P4InfoIndex
     primary: SwitchConnection
     p4info: Any
@@ -304,6 +305,13 @@ def write_request(ctx: P4rt, updates: list) -> p4runtime_pb2.WriteRequest:
     for kind, item in updates:
         request.updates.add(type=kind).entity.CopyFrom(item)
     return request
+
+
+def raw_write(ctx: P4rt, data: bytes) -> Callable[[], object]:
+    """A Write whose request is `data` as sent, not a message we built."""
+    call = ctx.channel.unary_unary("/p4.v1.P4Runtime/Write", request_serializer=bytes,
+                                   response_deserializer=bytes)
+    return lambda: call(data)
 
 
 def read(ctx: P4rt, *items: p4runtime_pb2.Entity, role: str = "") -> Callable[[], object]:
@@ -402,6 +410,10 @@ P4RT_CASES = [
     Case("p4rt", "huge batch: 20,000 bad updates",
          lambda c: write(c, *[(INSERT, raw_l2(c, b"", b"\x01"))] * 20000),
          ("UNKNOWN", [])),
+    Case("p4rt", "request bytes that are no WriteRequest", lambda c: raw_write(c, b"\xff\xff\xff"),
+         ("INVALID_ARGUMENT", [])),
+    Case("p4rt", "invalid UTF-8 in WriteRequest.role", lambda c: raw_write(c, b"\x32\x02\x8e\x8f"),
+         ("INVALID_ARGUMENT", [])),
     Case("p4rt", "read of an entity without type", lambda c: read(c, p4runtime_pb2.Entity()),
          ("UNKNOWN", ["INVALID_ARGUMENT"])),
     Case("p4rt", "read for a role nobody arbitrated for",
@@ -440,8 +452,8 @@ def p4rt(buffer_program):
     channel = grpc.insecure_channel(address)
     primary = SwitchConnection(address, 0, (0, 1))
     assert primary.connect()
-    ctx = P4rt(p4runtime_pb2_grpc.P4RuntimeStub(channel), P4InfoIndex(p4info), primary, p4info,
-               json_text)
+    ctx = P4rt(p4runtime_pb2_grpc.P4RuntimeStub(channel), channel, P4InfoIndex(p4info), primary,
+               p4info, json_text)
     yield ctx
     primary.close()
     channel.close()

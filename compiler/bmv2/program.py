@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
-from ..diagnostics import CompileError
+from ..diagnostics import CompileError, SourcePos
 from .actions import Actions, DeclaredIn
 from .calculations import Calculations
 from .checksums import lower_checksum_control
@@ -95,7 +95,8 @@ class ProgramLowering:
         checked = self.checked
         ctx = self.ctx
         if checked.main is None:
-            raise CompileError(None, "the program has no `main` package instantiation")
+            raise CompileError(_end_of(ctx.program_path),
+                               "the program has no `main` package instantiation")
         package = getattr(checked.package, "name", "")
         if package != "V1Switch":
             raise CompileError(checked.main.pos, f"package {package} is not supported: only v1model's V1Switch")
@@ -353,6 +354,17 @@ class ProgramLowering:
             }
         )
         return out
+
+
+def _end_of(path: str) -> SourcePos | None:
+    """The last line of a program file: where a missing declaration would go (None if the
+    file cannot be read again)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as source:
+            lines = sum(1 for _ in source)
+    except OSError:
+        return None
+    return SourcePos(path, max(lines, 1), 1)
 
 
 def lower_to_bmv2(checked: Any, program_path: str) -> tuple[dict, ControlPlane, list]:

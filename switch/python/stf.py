@@ -125,7 +125,7 @@ class Runner:
                 continue
             try:
                 self.statement(line, n)
-            except (KeyError, ValueError, IndexError, EngineError) as exc:
+            except (KeyError, ValueError, IndexError, OverflowError, EngineError) as exc:
                 msg = exc.args[0] if exc.args else str(exc)
                 raise StfError(f"{self.source}:{n}: {msg}") from exc
         self.drain()

@@ -32,7 +32,6 @@ DOOMED = textwrap.dedent("""\
     request = p4runtime_pb2.WriteRequest.FromString(open(path, "rb").read())
     stub = p4runtime_pb2_grpc.P4RuntimeStub(grpc.insecure_channel(address))
     pending = stub.Write.future(request)
-    time.sleep(0.05)  # the request leaves the socket; the switch is working on it
     print("sent", flush=True)
     time.sleep(600)
 """)
@@ -62,6 +61,10 @@ def test_a_primary_killed_mid_batch_leaves_a_consistent_switch(switch, programs,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert doomed.stdout.readline().strip() == "sent"
+        # Killed once the switch is inside the batch (its first entries are in the engine).
+        deadline = time.monotonic() + 30
+        while not switch.engine.table_entries("l2_forward") and time.monotonic() < deadline:
+            time.sleep(0.001)
         doomed.send_signal(signal.SIGKILL)
         doomed.wait()
     finally:

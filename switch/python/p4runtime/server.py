@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
@@ -266,6 +267,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         """Handle the client's messages until it closes the stream or breaks a rule."""
         try:
             for message in requests:
+                if isinstance(message, Undecodable):
+                    raise P4RuntimeError("INVALID_ARGUMENT", message.message)
                 kind = message.WhichOneof("update")
                 if kind == "arbitration":
                     self.arbitration.arbitrate(stream, message.arbitration, outbox.put)
@@ -353,6 +356,59 @@ class RunningServer:
         self.grpc_server.wait_for_termination()
 
 
+@dataclass(frozen=True)
+class Undecodable:
+    """Request bytes that do not parse as the RPC's message: INVALID_ARGUMENT, where gRPC
+    itself would answer INTERNAL ("Exception deserializing request!")."""
+
+    message: str
+
+
+def _decoder(message_type: type) -> Callable[[bytes], object]:
+    """A request deserializer that hands undecodable bytes to the servicer as Undecodable."""
+
+    def decode(data: bytes) -> object:
+        try:
+            return message_type.FromString(data)
+        except Exception as error:  # noqa: BLE001 - protobuf raises DecodeError, UnicodeDecodeError, ...
+            return Undecodable(f"not a valid {message_type.DESCRIPTOR.full_name}: {error}")
+
+    return decode
+
+
+def _refusing_undecodable(method: Callable) -> Callable:
+    """A unary-request handler that ends an Undecodable request with INVALID_ARGUMENT."""
+
+    def handle(request: object, context: grpc.ServicerContext) -> object:
+        if isinstance(request, Undecodable):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
+        return method(request, context)
+
+    return handle
+
+
+def _register(service: P4RuntimeService, server: grpc.Server) -> None:
+    """What p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server does, with our decoders."""
+    handlers = {}
+    for method in p4runtime_pb2.DESCRIPTOR.services_by_name["P4Runtime"].methods:
+        request_type = getattr(p4runtime_pb2, method.input_type.name)
+        response_type = getattr(p4runtime_pb2, method.output_type.name)
+        implementation = getattr(service, method.name)
+        # protobuf 3.20's descriptors do not say which RPCs stream: the proto does.
+        if method.name == "StreamChannel":
+            # Each message is checked where the stream is read.
+            make = grpc.stream_stream_rpc_method_handler
+        else:
+            implementation = _refusing_undecodable(implementation)
+            make = (grpc.unary_stream_rpc_method_handler if method.name == "Read"
+                    else grpc.unary_unary_rpc_method_handler)
+        handlers[method.name] = make(implementation,
+                                     request_deserializer=_decoder(request_type),
+                                     response_serializer=response_type.SerializeToString)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("p4.v1.P4Runtime", handlers),))
+
+
 def serve(
     target: tgt.Target, device_id: int, address: str, tls: ServerTls | None = None
 ) -> RunningServer:
@@ -369,7 +425,7 @@ def serve(
             ("grpc.max_send_message_length", MAX_RECEIVE_BYTES),
         ],
     )
-    p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(service, server)
+    _register(service, server)
     if credentials is None:
         port = server.add_insecure_port(address)
     else:
