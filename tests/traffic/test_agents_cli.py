@@ -1,0 +1,99 @@
+"""`python3 -m bufferlab.traffic.agents` as a student runs it on a host: the data frames it
+sends (the lab's destination MAC, the asked size, sequence numbers from 0) and, with
+`--bcn`, the rate cut and RLT tag that a BCN frame from the switch side brings."""
+
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from bufferlab.traffic import layers
+from bufferlab.traffic.agents.listener import FrameListener
+from bufferlab.traffic.generate import DEFAULT_DATA_PORT
+from bufferlab.traffic.probe import open_packet_socket
+
+HOST_MAC = "08:00:00:00:01:01"
+SWITCH_MAC = layers.port_mac(1, 4)
+CP = layers.make_cpid(1, 4, 0)
+FRAME_BYTES = 500  # with the FCS, as --frame-size takes it
+DATA_PORT = DEFAULT_DATA_PORT
+
+pytestmark = pytest.mark.root
+
+
+@pytest.fixture
+def link():
+    """One namespace holding veth ha (host) <-> sw (switch side)."""
+    netns = f"blac{uuid.uuid4().hex[:6]}"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    try:
+        for cmd in (["link", "add", "ha", "address", HOST_MAC, "type", "veth", "peer", "name",
+                     "sw", "address", SWITCH_MAC],
+                    ["link", "set", "ha", "up"], ["link", "set", "sw", "up"]):
+            subprocess.run(["ip", "-n", netns, *cmd], check=True)
+        yield netns
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], check=False)
+
+
+def _data(frame):
+    """(seq, had an RLT) of a data frame to the data port, else None."""
+    bare, cpid = layers.strip_rlt(frame)
+    if len(bare) < 50 or bare[36:38] != DATA_PORT.to_bytes(2, "big"):
+        return None
+    return int.from_bytes(bare[46:50], "big"), cpid, bare
+
+
+def test_the_host_sender_sends_numbered_frames_and_obeys_bcn(link):
+    seen = []
+    lock = threading.Lock()
+
+    def on_frame(frame, _rx_ns):
+        with lock:
+            seen.append(frame)
+
+    def data_seen():
+        with lock:
+            return [d for d in map(_data, seen) if d is not None]
+
+    switch = open_packet_socket("sw", link, receive=False)
+    try:
+        with FrameListener("sw", on_frame, link) as tap:
+            sender = subprocess.Popen(
+                ["ip", "netns", "exec", link, sys.executable, "-m", "bufferlab.traffic.agents",
+                 "--dst", "10.0.1.3", "--dev", "ha", "--rate-bps", "2Mbit", "--bcn",
+                 "--frame-size", str(FRAME_BYTES), "--duration-s", "1.5"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + 20
+                while len(data_seen()) < 5 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                sampled = data_seen()[0][2]
+                # Fb = -1000 pages: R = 2 Mbit/s · (1 − 2.6e-4 · 1000) = 1.48 Mbit/s.
+                switch.send(bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, -1000)))
+                out, err = sender.communicate(timeout=30)
+            finally:
+                if sender.poll() is None:
+                    sender.kill()
+            time.sleep(0.1)  # the listener's last frames
+    finally:
+        switch.close()
+    assert sender.returncode == 0, err
+    assert "rate 1.480 Mbit/s" in out
+    sent = int(re.search(r"sent (\d+) frames of 500 bytes", out).group(1))
+    data = data_seen()
+    assert tap.kernel_drops == 0
+    assert [seq for seq, _, _ in data] == list(range(sent))
+    for _, _, bare in data:
+        ether = Ether(bare)
+        assert ether.dst == "08:00:00:00:01:03"  # the lab's plan for 10.0.1.3
+        assert len(bare) == FRAME_BYTES - 4
+        assert ether[IP].dst == "10.0.1.3" and ether[UDP].dport == DATA_PORT
+    tagged = [cpid for _, cpid, _ in data]
+    assert tagged[0] is None and tagged[-1] == CP  # the RP tags frames once it regulates
