@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run run-bcn stop cli
+.PHONY: setup build test lint bench clean run run-bcn run-qbss stop cli
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
 # tutorials"): each template of switch/compat/bin with the venv's path filled in.
@@ -135,6 +135,11 @@ run: build
 # Seeds 003 and 001: BCN with and without 802.3x PAUSE at 10 Gbit/s in the network simulator.
 run-bcn: build
 	$(PY) -m bufferlab.experiments.bcn $(if $(SEEDS),--seeds $(SEEDS))
+
+# Seed 002: SLAC's QBSS scavenger class live in Mininet, real TCP (root). Quick by default
+# (~7 min); FULL=1 runs the seed's 30-s phases and 100 s of ping (~23 min).
+run-qbss: build
+	$(PY) -m bufferlab.experiments.qbss $(if $(FULL),,--quick)
 
 # A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
 # from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.

@@ -24,23 +24,18 @@ R² keep their meaning; absolute values are larger than the virtual backend's.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from google.protobuf import text_format
 
-from bufferlab.controller.buffer_program import BufferSwitch
-from bufferlab.controller.client import SwitchConnection
 from bufferlab.controller.config import Threshold
 from bufferlab.experiments.common.buffer_engine import (
     TM_POOL_FACTOR,
-    compiled_program,
     host_mac,
 )
-from bufferlab.experiments.common.ports import free_port_block
-from bufferlab.experiments.common.realtime import REALTIME_PRIORITY, make_realtime
+from bufferlab.experiments.common.live_switch import LiveSwitch, pin_neighbour, start_live_switch
+from bufferlab.experiments.common.realtime import REALTIME_PRIORITY
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES, slot_ns
 from bufferlab.experiments.tor_switch.backend import (
     LOST,
@@ -51,7 +46,6 @@ from bufferlab.experiments.tor_switch.backend import (
 )
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.switch_config import SWITCH_ID, switch_config
-from bufferlab.mininet.network import LabNetwork, NetworkOptions
 from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import Topology, parse_topology
 from bufferlab.traffic import tc
@@ -164,9 +158,7 @@ class LiveBackend:
         self._binary = binary or default_switch_binary()
         self._own_dir = work_dir is None
         self.work_dir = Path(work_dir or tempfile.mkdtemp(prefix="tor_switch_live_"))
-        self._lab: LabNetwork | None = None
-        self._connection: SwitchConnection | None = None
-        self._switch: BufferSwitch | None = None
+        self._live: LiveSwitch | None = None
         self._tester: Tester | None = None
         self._threshold_pct: int | None = None
         self.last_burst_lag_ns = 0
@@ -206,63 +198,36 @@ class LiveBackend:
 
     def _start(self) -> None:
         c = self.config
-        program = compiled_program()
-        self.work_dir.mkdir(parents=True, exist_ok=True)
-        json_path = self.work_dir / "buffer_switch.json"
-        json_path.write_text(program.json_text)
-        (self.work_dir / "buffer_switch.p4.p4info.txtpb").write_text(
-            text_format.MessageToString(program.p4info))
-        # Ports are from the base + index − 1 plan; pick the bases so s16's are free.
-        ports = free_port_block(2)
-        options = NetworkOptions(
-            json_path=str(json_path), switch_binary=self._binary, log_dir=str(self.work_dir),
-            grpc_base_port=ports - (SWITCH_INDEX - 1),
-            thrift_base_port=ports + 1 - (SWITCH_INDEX - 1))
-        self._lab = LabNetwork(tor_topology(c), options)
-        self._lab.start()
-        process = getattr(self._lab.host(SWITCH), "process", None)
-        if process is not None:
-            # Senders and the switch run SCHED_FIFO (experiments/common/realtime.py).
-            make_realtime(process.pid)
-        # Static neighbours: no ARP crosses the switch, so every frame on it is a test frame.
-        for host in ("a", "b"):
-            pace_source(self._lab.netns(host), c.port_rate_bps)
-            subprocess.run(["ip", "-n", self._lab.netns(host), "neigh", "replace",
-                            host_ip(c.port_c), "lladdr", host_mac(SWITCH_ID, c.port_c),
-                            "dev", "eth0", "nud", "permanent"], check=True, capture_output=True)
-        self._connection = SwitchConnection(self._lab.grpc_address(SWITCH),
-                                            self._lab.switch_options(
-                                                self._lab.topo.switches[SWITCH]).device_id)
-        if not self._connection.connect():
-            raise RuntimeError(f"{SWITCH}: another controller is primary")
-        self._switch = BufferSwitch(self._connection, program.index)
         pct = max(c.thresholds_pct + c.burst_thresholds_pct)
-        self._switch.apply(switch_config(c, pct), json_path.read_bytes())
+        self._live = start_live_switch(tor_topology(c), SWITCH, switch_config(c, pct),
+                                       self.work_dir, self._binary)
         self._threshold_pct = pct
-        self._tester = Tester([SourcePort(self._lab.netns("a")), SourcePort(self._lab.netns("b"))],
-                              host_ip(c.port_c), sink_netns=self._lab.netns("c"),
+        lab = self._live.lab
+        for host in ("a", "b"):
+            pace_source(lab.netns(host), c.port_rate_bps)
+            pin_neighbour(lab.netns(host), host_ip(c.port_c), host_mac(SWITCH_ID, c.port_c))
+        # Senders run SCHED_FIFO like the switch (experiments/common/realtime.py).
+        self._tester = Tester([SourcePort(lab.netns("a")), SourcePort(lab.netns("b"))],
+                              host_ip(c.port_c), sink_netns=lab.netns("c"),
                               line_rate_bps=c.port_rate_bps, realtime_priority=REALTIME_PRIORITY)
         self._tester.learn()
 
     def close(self) -> None:
         """Disconnect the controller and take the network down (safe to call twice)."""
         try:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+            if self._live is not None:
+                self._live.close()
+                self._live = None
         finally:
-            if self._lab is not None:
-                self._lab.stop()
-                self._lab = None
             if self._own_dir:
                 shutil.rmtree(self.work_dir, ignore_errors=True)
 
     def _ready(self, threshold_pct: int) -> Tester:
         """The tester, with port C's share set to ``threshold_pct`` by the controller."""
-        if self._tester is None or self._switch is None:
+        if self._tester is None or self._live is None:
             raise RuntimeError("the live backend is not started (use it as a context manager)")
         if threshold_pct != self._threshold_pct:
-            self._switch.set_threshold(self.config.port_c, Threshold(percent=threshold_pct))
+            self._live.switch.set_threshold(self.config.port_c, Threshold(percent=threshold_pct))
             self._threshold_pct = threshold_pct
         return self._tester
 
