@@ -33,6 +33,7 @@ import ast
 import itertools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -74,21 +75,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def topology() -> dict:
-    """Three hosts on s1; port 3 shaped; static ARP so that only the data frames flow."""
-    arp = [f"ip neigh replace 10.0.1.{n} lladdr 08:00:00:00:01:{n:02x} dev eth0 nud permanent"
-           for n in (1, 2, 3)]
+def topology(switch: str) -> dict:
+    """Three hosts on `switch`; port 3 shaped; static ARP so that only the data frames flow."""
+    arp = [f"ip neigh replace {host_ip(switch, n)} lladdr {host_mac(switch, n)} dev eth0"
+           " nud permanent" for n in (1, 2, 3)]
     return {"hosts": {f"h{n}": {"commands": arp} for n in (1, 2, 3)},
-            "switches": {"s1": {"pool_bytes": SWITCH_POOL_BYTES}},
-            "links": [["h1", "s1-p1"], ["h2", "s1-p2"],
-                      {"a": "h3", "b": "s1-p3", "rate_bps": RATE_C_BPS}]}
+            "switches": {switch: {"pool_bytes": SWITCH_POOL_BYTES}},
+            "links": [["h1", f"{switch}-p1"], ["h2", f"{switch}-p2"],
+                      {"a": "h3", "b": f"{switch}-p3", "rate_bps": RATE_C_BPS}]}
 
 
-def switch_config() -> dict:
-    return {"switch_id": 1, "pool_bytes": POOL_BYTES,
+def host_ip(switch: str, n: int) -> str:
+    """The tutorials' address of host n on switch sK: 10.0.K.n."""
+    return f"10.0.{int(switch[1:])}.{n}"
+
+
+def host_mac(switch: str, n: int) -> str:
+    """The tutorials' MAC of host n on switch sK: 08:00:00:00:K:n."""
+    return f"08:00:00:00:{int(switch[1:]):02x}:{n:02x}"
+
+
+def switch_config(switch: str) -> dict:
+    return {"switch_id": int(switch[1:]), "pool_bytes": POOL_BYTES,
             "ports": {str(p): {"threshold": "50%"} for p in (PORT_A, PORT_B, PORT_C)},
-            "forwarding": {"l2": [{"mac": f"08:00:00:00:01:{n:02x}", "port": n}
-                                  for n in (1, 2, 3)]}}
+            "forwarding": {"l2": [{"mac": host_mac(switch, n), "port": n} for n in (1, 2, 3)]}}
 
 
 @dataclass
@@ -128,9 +138,9 @@ class Soak:
 class Reader:
     """Reads the soak's counters over P4Runtime (a read-only connection)."""
 
-    def __init__(self, lab: LiveLab) -> None:
+    def __init__(self, lab: LiveLab, switch: str) -> None:
         self.lab = lab
-        self.connection = lab.readers["s1"]
+        self.connection = lab.readers[switch]
 
     def cells(self, kind: str, name: str) -> list[int]:
         """Every cell of a counter (packets) or register."""
@@ -209,8 +219,14 @@ def live_port_counters(log_text: str) -> dict[int, dict[str, int]]:
 
 
 def run(minutes: float, epoch_s: float = 4.0, read_interval_s: float = 0.5,
-        warmup_s: float = 15.0, work_dir: Path | None = None) -> tuple[dict, Soak]:
-    """Run the soak; its figures (the JSON line) and the record of every check."""
+        warmup_s: float = 15.0, work_dir: Path | None = None,
+        switch: str = "s5") -> tuple[dict, Soak]:
+    """Run the soak; its figures (the JSON line) and the record of every check.
+
+    Mininet names the switch's interfaces after it (`s5-eth1`) in the machine's own
+    namespace: two networks with one switch name cannot run at once, so the soak's switch
+    is not the s1 every demo and test uses.
+    """
     work = Path(work_dir or tempfile.mkdtemp(prefix="bufferlab-soak-"))
     program = build(work / "build")
     prefix = f"bls{uuid.uuid4().hex[:4]}-"
@@ -219,9 +235,9 @@ def run(minutes: float, epoch_s: float = 4.0, read_interval_s: float = 0.5,
     soak = Soak()
     sink = None
     started = time.monotonic()
-    with LiveLab(parse_topology(topology()), {"s1": parse_config(switch_config())}, program,
-                 options) as lab:
-        reader = Reader(lab)
+    with LiveLab(parse_topology(topology(switch)), {switch: parse_config(switch_config(switch))},
+                 program, options) as lab:
+        reader = Reader(lab, switch)
         pid = switch_pid(lab)
         # A socket that never reads: h3's kernel drops the data quietly (no ICMP replies).
         sink = subprocess.Popen(
@@ -229,18 +245,18 @@ def run(minutes: float, epoch_s: float = 4.0, read_interval_s: float = 0.5,
              "import socket,time;s=socket.socket(2,2);"
              f"s.bind(('0.0.0.0',{DATA_PORT}));time.sleep(1e9)"])
         try:
-            with SwitchConnection(lab.network.grpc_address("s1"), lab.device_id("s1"),
+            with SwitchConnection(lab.network.grpc_address(switch), lab.device_id(switch),
                                   (0, 2)) as controller:
                 if not controller.connect():
                     raise RuntimeError("the soak's controller is not primary")
-                switch = BufferSwitch(controller, lab.index)
+                buffer_program = BufferSwitch(controller, lab.index)
                 thresholds = itertools.cycle(THRESHOLDS)
                 check_quiet(soak, quiet_read(reader), "start")
                 while time.monotonic() - started < minutes * 60:
-                    switch.set_threshold(PORT_C, port_threshold("threshold", next(thresholds),
-                                                                f"ports.{PORT_C}"))
+                    buffer_program.set_threshold(PORT_C, port_threshold(
+                        "threshold", next(thresholds), f"ports.{PORT_C}"))
                     soak.threshold_changes += 1
-                    epoch(soak, reader, lab, prefix, epoch_s, read_interval_s)
+                    epoch(soak, reader, host_ip(switch, 3), prefix, epoch_s, read_interval_s)
                     counts = quiet_read(reader)
                     check_quiet(soak, counts, f"after {time.monotonic() - started:.0f} s")
                     soak.last = counts
@@ -249,17 +265,17 @@ def run(minutes: float, epoch_s: float = 4.0, read_interval_s: float = 0.5,
             sink.kill()
             sink.wait()
     elapsed_s = time.monotonic() - started
-    final_checks(soak, (work / "s1.log").read_text(errors="replace"))
+    final_checks(soak, (work / f"{switch}.log").read_text(errors="replace"))
     return figures(soak, elapsed_s, warmup_s), soak
 
 
-def epoch(soak: Soak, reader: Reader, lab: LiveLab, prefix: str, epoch_s: float,
+def epoch(soak: Soak, reader: Reader, destination: str, prefix: str, epoch_s: float,
           read_interval_s: float) -> None:
     """One epoch of 150 % load from h1 and h2; reads while it runs."""
     results: dict[int, int] = {}
 
     def sender(port: int) -> None:
-        result = send("10.0.1.3", DATA_PORT, frame_size=FRAME_BYTES,
+        result = send(destination, DATA_PORT, frame_size=FRAME_BYTES,
                       rate_bps=RATE_C_BPS * LOAD / 2, duration_s=epoch_s,
                       netns=f"{prefix}h{port}", flow=port)
         results[port] = result.sent_frames
@@ -351,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         print("bench/soak.py: needs root (Mininet)", file=sys.stderr)
         return 2
+    # A plain `kill` must still take the network down (the `with` blocks run on SystemExit).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     result, soak = run(args.minutes, args.epoch_s, args.read_interval_s, args.warmup_s)
     print(json.dumps(result))
     for failure in soak.failures:

@@ -172,6 +172,10 @@ JSON_CASES = [
          "deparsers[0] 'deparser': unknown header 'nope'"),
     Case("json", "counter array without size", lambda d: d["counter_arrays"][0].pop("size"),
          "counter_arrays[0] 'ingress_discards': missing non-negative integer 'size'"),
+    Case("json", "counter array of 5,555,555,555,512 cells (found by fuzzing: an abort)",
+         lambda d: d["counter_arrays"][0].update(size=5555555555512),
+         "counter_arrays[0] 'ingress_discards': size 5555555555512 is above the engine's limit"
+         " of 16777216 cells"),
     Case("json", "register array without bitwidth",
          lambda d: d["register_arrays"][0].pop("bitwidth"), "register_arrays[0] 'pool_occupancy': missing non-negative integer 'bitwidth'"),
     Case("json", "calculation with an unknown algorithm", set_first("calculations", "algo", "md5"),

@@ -96,6 +96,21 @@ fn get_u64(v: &Value, key: &str, ctx: &str) -> R<u64> {
     }
 }
 
+/// Most cells a register, counter or meter array may have: the engine allocates every
+/// cell when it loads the program, and a corrupt size must be an error, not an abort.
+const MAX_ARRAY_CELLS: u64 = 1 << 24;
+
+/// An array's `size`, refused above [`MAX_ARRAY_CELLS`].
+fn array_size(size: u64, ctx: &str) -> R<usize> {
+    if size > MAX_ARRAY_CELLS {
+        return err(
+            ctx,
+            format!("size {size} is above the engine's limit of {MAX_ARRAY_CELLS} cells"),
+        );
+    }
+    Ok(size as usize)
+}
+
 fn obj_ctx(section: &str, i: usize, v: &Value) -> String {
     match v.get("name").and_then(Value::as_str) {
         Some(n) => format!("{section}[{i}] '{n}'"),
@@ -614,7 +629,7 @@ impl Loader {
         for (i, r) in arr(root, "register_arrays").iter().enumerate() {
             let ctx = obj_ctx("register_arrays", i, r);
             let name = get_str(r, "name", &ctx)?.to_string();
-            let size = get_u64(r, "size", &ctx)? as usize;
+            let size = array_size(get_u64(r, "size", &ctx)?, &ctx)?;
             let width = get_u64(r, "bitwidth", &ctx)? as u32;
             if width > 128 {
                 return err(&ctx, "registers wider than 128 bits are not supported");
@@ -630,7 +645,7 @@ impl Loader {
             let size = if direct {
                 0
             } else {
-                get_u64(c, "size", &ctx)? as usize
+                array_size(get_u64(c, "size", &ctx)?, &ctx)?
             };
             self.counter_by_name
                 .insert(name.clone(), self.p.counters.len() as u32);
@@ -661,7 +676,7 @@ impl Loader {
                     format!("rate_count {rate_count} is not supported (v1model meters have 2)"),
                 );
             }
-            let size = m.get("size").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let size = array_size(m.get("size").and_then(Value::as_u64).unwrap_or(0), &ctx)?;
             self.meter_by_name
                 .insert(name.clone(), self.p.meters.len() as u32);
             self.p.meters.push(MeterDef {
