@@ -34,7 +34,6 @@ import itertools
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,7 @@ from bufferlab.controller.config import parse_config, port_threshold
 from bufferlab.controller.values import decode
 from bufferlab.experiments.cli_demo.__main__ import build
 from bufferlab.experiments.common.live_lab import LiveLab
+from bufferlab.experiments.common.ports import free_port_block
 from bufferlab.mininet.network import NetworkOptions
 from bufferlab.mininet.topology import parse_topology
 from bufferlab.traffic.generate import send
@@ -67,12 +67,6 @@ THRESHOLDS = ("25%", "50%", "75%")
 PORT_A, PORT_B, PORT_C = 1, 2, 3
 QUEUES = 8  # queue_tx / port_drops cells per port (p4src/README.md "Counters")
 QUIET_TIMEOUT_S = 20.0  # bound on waiting for port 3 to drain (it takes ~50 ms)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def topology(switch: str) -> dict:
@@ -230,8 +224,11 @@ def run(minutes: float, epoch_s: float = 4.0, read_interval_s: float = 0.5,
     work = Path(work_dir or tempfile.mkdtemp(prefix="bufferlab-soak-"))
     program = build(work / "build")
     prefix = f"bls{uuid.uuid4().hex[:4]}-"
+    # Switch sK serves on base + K - 1 (the tutorials' plan): aim the bases so that its two
+    # ports are the free block.
+    ports = free_port_block(2) - (int(switch[1:]) - 1)
     options = NetworkOptions(log_dir=str(work), netns_prefix=prefix,
-                             grpc_base_port=_free_port(), thrift_base_port=_free_port())
+                             grpc_base_port=ports, thrift_base_port=ports + 1)
     soak = Soak()
     sink = None
     started = time.monotonic()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bufferlab.experiments.common.ports import free_port_block
 from bufferlab.mininet.cleanup import command_line, load_records, namespace_processes
 
 pytestmark = [
@@ -41,14 +42,6 @@ RUN = textwrap.dedent("""\
     print("up", flush=True)
     time.sleep(600)
 """)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _netns_names() -> set[str]:
@@ -87,9 +80,11 @@ def foreign(tmp_path):
 def test_make_stop_after_the_switch_is_killed_mid_run(tmp_path, foreign):
     state = tmp_path / "state"
     prefix = f"blk{uuid.uuid4().hex[:5]}-"
+    # Switch s6 serves on base + 5 (the tutorials' plan): its two ports are the free block.
+    ports = free_port_block(2) - 5
     run = subprocess.Popen(
-        [sys.executable, "-c", RUN, str(tmp_path), str(state), prefix, str(_free_port()),
-         str(_free_port())],
+        [sys.executable, "-c", RUN, str(tmp_path), str(state), prefix, str(ports),
+         str(ports + 1)],
         stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert run.stdout.readline().strip() == "up"

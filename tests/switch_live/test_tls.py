@@ -19,6 +19,8 @@ from bufferlab.controller.cli import main as ctl_main
 from bufferlab.controller.client import ClientTls, P4RuntimeError, SwitchConnection
 from bufferlab.controller.config import parse_config
 
+# A bound, not a figure: TLS handshakes on a loaded two-core machine can take seconds.
+CONNECT_TIMEOUT_S = 30.0
 CONFIG = {"switch_id": 1, "pool_bytes": 65536, "ports": {"1": {}, "2": {"threshold": "40%"}},
           "forwarding": {"l2": [{"mac": "08:00:00:00:01:02", "port": 2}]}}
 
@@ -57,7 +59,7 @@ def apply_and_read_back(address, programs, tls):
     """Apply CONFIG over `tls` as primary; the threshold entries read back from the switch."""
     program = programs("buffer_switch.p4")
     with SwitchConnection(address, 0, (0, 1), tls=tls) as connection:
-        assert connection.connect() is True
+        assert connection.connect(timeout_s=CONNECT_TIMEOUT_S) is True
         switch = BufferSwitch(connection, program.index)
         switch.apply(parse_config(CONFIG), program.json.encode())
         return len(switch.entries("buffer_threshold"))
@@ -79,7 +81,7 @@ def test_mutual_tls_admits_the_ca_signed_client_and_refuses_the_rest(tmp_path, b
         for what, tls in refused.items():
             with SwitchConnection(address, 0, (0, 2), tls=tls) as connection:
                 with pytest.raises(P4RuntimeError) as error:
-                    connection.connect(timeout_s=10)
+                    connection.connect(timeout_s=CONNECT_TIMEOUT_S)
                 assert error.value.code == "UNAVAILABLE", what
         # Plain gRPC gets no answer from a TLS server either.
         with grpc.insecure_channel(address) as channel:
@@ -90,7 +92,7 @@ def test_mutual_tls_admits_the_ca_signed_client_and_refuses_the_rest(tmp_path, b
 
         # After every refusal the good client still works: the entries are all there.
         with SwitchConnection(address, 0, (0, 3), tls=good) as connection:
-            assert connection.connect() is True
+            assert connection.connect(timeout_s=CONNECT_TIMEOUT_S) is True
             switch_view = BufferSwitch(connection, programs("buffer_switch.p4").index)
             assert len(switch_view.entries("buffer_threshold")) == 2
     finally:
@@ -100,7 +102,7 @@ def test_mutual_tls_admits_the_ca_signed_client_and_refuses_the_rest(tmp_path, b
 def test_bufferlab_ctl_connects_with_client_certificates(tmp_path, build, certs, live, capsys):
     switch, address = start_switch(live, tmp_path, build, *mutual_args(certs))
     common = ["--grpc-addr", address, "--p4info", str(build / "bs.p4info.txtpb"),
-              "--json", str(build / "bs.json")]
+              "--json", str(build / "bs.json"), "--timeout-s", str(CONNECT_TIMEOUT_S)]
     try:
         tls = ["--ssl", "--cacert", str(certs.ca), "--cert", str(certs.client_cert),
                "--private-key", str(certs.client_key)]
@@ -110,8 +112,7 @@ def test_bufferlab_ctl_connects_with_client_certificates(tmp_path, build, certs,
         assert out.endswith("\nbuffer_threshold port=2 -> static_threshold(percent=25)\n")
 
         # Without its certificate bufferlab-ctl is refused and says so, once.
-        status = ctl_main([*common, "--ssl", "--cacert", str(certs.ca), "--timeout-s", "10",
-                           "dump", "buffer_threshold"])
+        status = ctl_main([*common, "--ssl", "--cacert", str(certs.ca), "dump", "buffer_threshold"])
         err = capsys.readouterr().err
         assert status == EXIT_SWITCH
         assert err.startswith("bufferlab-ctl: switch error: StreamChannel failed: UNAVAILABLE")
@@ -133,7 +134,7 @@ def test_tls_without_client_auth_needs_no_client_certificate(tmp_path, build, ce
         # A client that does not trust the switch's CA refuses the switch.
         with SwitchConnection(address, 0, (0, 2), tls=ClientTls(str(certs.stranger_cert))) as c:
             with pytest.raises(P4RuntimeError) as error:
-                c.connect(timeout_s=10)
+                c.connect(timeout_s=CONNECT_TIMEOUT_S)
             assert error.value.code == "UNAVAILABLE"
     finally:
         switch.stop()
