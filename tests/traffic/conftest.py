@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from bufferlab.traffic import layers
+
 
 def pytest_runtest_setup(item):
     """Skip root-marked tests, with the reason, when not running as root."""
@@ -158,3 +160,23 @@ def jumbo_veth_pair(netns_lab):
     """A VethPair with MTU 9000 for jumbo frames."""
     return make_veth_pair(netns_lab, mtu=9000)
 
+
+#: The MACs of `link`'s two ends: the host as the lab's plan names h1 of s1, and the switch
+#: side as port 4 of switch 1 (`layers.port_mac(1, 4)`), where BCN and PAUSE frames come from.
+LINK_HOST_MAC = "08:00:00:00:01:01"
+LINK_SWITCH_MAC = layers.port_mac(1, 4)
+
+
+@pytest.fixture
+def link():
+    """One namespace holding veth ha (host) <-> sw (switch side), for host-agent tests."""
+    netns = f"blag{uuid.uuid4().hex[:6]}"
+    subprocess.run(["ip", "netns", "add", netns], check=True)
+    try:
+        for cmd in (["link", "add", "ha", "address", LINK_HOST_MAC, "type", "veth", "peer",
+                     "name", "sw", "address", LINK_SWITCH_MAC],
+                    ["link", "set", "ha", "up"], ["link", "set", "sw", "up"]):
+            subprocess.run(["ip", "-n", netns, *cmd], check=True)
+        yield netns
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], check=False)

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 
 import pytest
 from scapy.layers.inet import IP, UDP
@@ -18,28 +17,11 @@ from bufferlab.traffic.agents.listener import FrameListener
 from bufferlab.traffic.generate import DEFAULT_DATA_PORT
 from bufferlab.traffic.probe import open_packet_socket
 
-HOST_MAC = "08:00:00:00:01:01"
-SWITCH_MAC = layers.port_mac(1, 4)
 CP = layers.make_cpid(1, 4, 0)
 FRAME_BYTES = 500  # with the FCS, as --frame-size takes it
 DATA_PORT = DEFAULT_DATA_PORT
 
 pytestmark = pytest.mark.root
-
-
-@pytest.fixture
-def link():
-    """One namespace holding veth ha (host) <-> sw (switch side)."""
-    netns = f"blac{uuid.uuid4().hex[:6]}"
-    subprocess.run(["ip", "netns", "add", netns], check=True)
-    try:
-        for cmd in (["link", "add", "ha", "address", HOST_MAC, "type", "veth", "peer", "name",
-                     "sw", "address", SWITCH_MAC],
-                    ["link", "set", "ha", "up"], ["link", "set", "sw", "up"]):
-            subprocess.run(["ip", "-n", netns, *cmd], check=True)
-        yield netns
-    finally:
-        subprocess.run(["ip", "netns", "del", netns], check=False)
 
 
 def _data(frame):

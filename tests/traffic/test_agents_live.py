@@ -1,9 +1,7 @@
 """Host agents live: BCN and PAUSE frames crafted on the switch side of a veth in a namespace."""
 
-import subprocess
 import threading
 import time
-import uuid
 
 import pytest
 from scapy.layers.inet import IP, UDP
@@ -21,21 +19,6 @@ CP = layers.make_cpid(1, 4, 0)
 DATA_PORT = 40000
 
 pytestmark = pytest.mark.root
-
-
-@pytest.fixture
-def link():
-    """One namespace holding veth ha (host) <-> sw (switch side)."""
-    netns = f"blag{uuid.uuid4().hex[:6]}"
-    subprocess.run(["ip", "netns", "add", netns], check=True)
-    try:
-        for cmd in (["link", "add", "ha", "address", HOST_MAC, "type", "veth", "peer", "name",
-                     "sw", "address", SWITCH_MAC],
-                    ["link", "set", "ha", "up"], ["link", "set", "sw", "up"]):
-            subprocess.run(["ip", "-n", netns, *cmd], check=True)
-        yield netns
-    finally:
-        subprocess.run(["ip", "netns", "del", netns], check=False)
 
 
 def _wait_for(predicate, what, timeout_s=10.0):
