@@ -162,8 +162,7 @@ pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u
 /// Evaluates an interior (or less common leaf) node of an expression.
 fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
     match e {
-        Expr::Const(v) => *v,
-        Expr::Field(f) => pkt.phv.fields[*f as usize],
+        Expr::Const(_) | Expr::Field(_) | Expr::Local(_) => eval(p, st, pkt, data, e),
         Expr::SignedField(f, w) => sign_extend(pkt.phv.fields[*f as usize], *w),
         Expr::Valid(h) => u128::from(pkt.phv.valid[*h as usize]),
         Expr::ValidUnion(u) => u128::from(
@@ -172,7 +171,6 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
                 .iter()
                 .any(|h| pkt.phv.valid[*h as usize]),
         ),
-        Expr::Local(i) => data.get(*i as usize).copied().unwrap_or(0),
         Expr::StackLast {
             stack,
             offset,
@@ -335,7 +333,22 @@ fn binop(op: BinOp, a: u128, b: u128) -> u128 {
 }
 
 /// Field slot an lvalue designates now, if any.
+#[inline(always)]
 fn lvalue_slot(
+    p: &Program,
+    st: &State,
+    pkt: &Packet,
+    data: &[u128],
+    lv: &LValue,
+) -> Option<FieldId> {
+    match lv {
+        LValue::Field(f) => Some(*f),
+        _ => stack_slot(p, st, pkt, data, lv),
+    }
+}
+
+/// Field slot of a stack element's field an lvalue designates now, if any.
+fn stack_slot(
     p: &Program,
     st: &State,
     pkt: &Packet,
@@ -363,11 +376,7 @@ fn lvalue_slot(
 /// Stores `v` (truncated to the field width) into an lvalue.
 #[inline]
 pub fn store(p: &Program, st: &State, pkt: &mut Packet, data: &[u128], lv: &LValue, v: u128) {
-    let slot = match lv {
-        LValue::Field(f) => Some(*f),
-        _ => lvalue_slot(p, st, pkt, data, lv),
-    };
-    if let Some(f) = slot {
+    if let Some(f) = lvalue_slot(p, st, pkt, data, lv) {
         pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
     }
 }
@@ -1062,7 +1071,7 @@ fn entry_target(ea: &EntryAction, adata: &mut Vec<u128>) -> Target {
     }
 }
 
-/// Resolves a target to an action; a member or group's data goes into the scratch.
+/// Resolves a target to an action; a member's or group's data goes into the scratch.
 #[inline]
 fn resolve_action(
     p: &Program,
@@ -1073,34 +1082,28 @@ fn resolve_action(
 ) -> Option<u32> {
     match target {
         Target::Action(a) => Some(a),
-        _ => resolve_profile_action(p, st, pkt, t, target),
+        Target::Member(m) => member_action(p, st, t, m),
+        Target::Group(g) => group_action(p, st, pkt, t, g),
     }
 }
 
-/// Resolves an action profile member or selector group to an action and its data.
-fn resolve_profile_action(
-    p: &Program,
-    st: &mut State,
-    pkt: &Packet,
-    t: u32,
-    target: Target,
-) -> Option<u32> {
-    let member = match target {
-        Target::Action(a) => return Some(a),
-        Target::Member(m) => m,
-        Target::Group(g) => {
-            let prof = p.tables[t as usize].profile? as usize;
-            let n = st.profiles[prof].groups.get(&g)?.len();
-            if n == 0 {
-                return None;
-            }
-            let h = match &p.profiles[prof].selector {
-                Some(sel) => calc_value(p, st, pkt, sel),
-                None => 0,
-            };
-            st.profiles[prof].groups.get(&g)?[(h % n as u64) as usize]
-        }
+/// A selector group's member for this packet (by the selector's hash), resolved.
+fn group_action(p: &Program, st: &mut State, pkt: &Packet, t: u32, g: u32) -> Option<u32> {
+    let prof = p.tables[t as usize].profile? as usize;
+    let n = st.profiles[prof].groups.get(&g)?.len();
+    if n == 0 {
+        return None;
+    }
+    let h = match &p.profiles[prof].selector {
+        Some(sel) => calc_value(p, st, pkt, sel),
+        None => 0,
     };
+    let member = st.profiles[prof].groups.get(&g)?[(h % n as u64) as usize];
+    member_action(p, st, t, member)
+}
+
+/// An action profile member's action, its data copied into the scratch.
+fn member_action(p: &Program, st: &mut State, t: u32, member: u32) -> Option<u32> {
     let prof = p.tables[t as usize].profile? as usize;
     let (a, data) = st.profiles[prof].members.get(&member)?;
     st.adata.clear();
