@@ -35,6 +35,10 @@ SCREENSHOT = ROOT / "results" / "view" / "live_view.png"
 MAX_INTERVAL_S = 0.1
 #: Frames each of h1 and h2 sends: 1.5 s at 8 Mbit/s.
 FRAMES = 1500
+#: The page's CPU is slowed this many times (Chromium's DevTools throttling) so that drawing
+#: costs more than the sampling interval, as on a loaded CI machine with software rendering:
+#: the page must still answer and keep up rather than queue redraws without bound.
+CPU_SLOWDOWN = 20
 
 
 def browser():
@@ -81,6 +85,7 @@ def test_the_page_plots_queues_and_rates_live(tmp_path):
         assert view.url.startswith("http://127.0.0.1:")
         driver = browser()
         try:
+            driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
             driver.get(view.url)
             wait_for(driver, "return window.bufferlabView.samples > 5", "samples arriving")
             # The cadence is the view's setting (a value, asserted); how closely a busy

@@ -56,19 +56,39 @@ function draw(info) {
   }
 }
 
-function extend(sample) {
+// Samples are counted as they arrive but drawn in batches: a redraw of six figures can take
+// longer than the sampling interval on a slow machine (software rendering), and drawing each
+// event would queue redraws without bound and starve everything else on the page.
+// The next batch waits as long as the last one took to draw, so drawing takes at most about
+// half of the page's time however slow the machine.
+const pending = [];
+let drawCostMs = 0;
+
+function receive(sample) {
   state.samples += 1;
   state.last = sample;
+  pending.push(sample);
+  if (pending.length === 1) {
+    setTimeout(flush, Math.min(drawCostMs, 1000));
+  }
+}
+
+function flush() {
+  const started = performance.now();
+  const batch = pending.splice(0);
   for (const [id, fig] of Object.entries(state.traces)) {
     const idx = fig.traces.map((_, i) => i);
     Plotly.extendTraces(id, {
-      x: fig.traces.map(() => [sample.t_s]), y: fig.traces.map((t) => [t.value(sample)]) },
+      x: fig.traces.map(() => batch.map((s) => s.t_s)),
+      y: fig.traces.map((t) => batch.map(t.value)) },
       idx, Math.round(WINDOW_S / state.interval_s));
   }
+  const sample = batch[batch.length - 1];
   const status = document.getElementById("status");
   status.className = "";
   status.textContent = `sample ${state.samples} at ${sample.t_s.toFixed(1)} s; pool ` +
     `${sample.pool_used_bytes} of ${sample.pool_bytes} bytes in use`;
+  drawCostMs = performance.now() - started;
 }
 
 fetch("/history").then((r) => r.json()).then((info) => {
@@ -78,7 +98,7 @@ fetch("/history").then((r) => r.json()).then((info) => {
     document.getElementById("status").textContent = `switch: ${info.error}`;
   }
   const events = new EventSource("/events");
-  events.onmessage = (e) => extend(JSON.parse(e.data));
+  events.onmessage = (e) => receive(JSON.parse(e.data));
   events.onerror = () => {
     const status = document.getElementById("status");
     status.className = "error";
