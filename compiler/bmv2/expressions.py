@@ -223,6 +223,9 @@ class ExpressionLowering:
             return DynamicElement(base, self.value(e.index, env))
         if isinstance(e, ast.MethodCallExpression) and self.computed_call(e):
             return self.inline_call(e, env)
+        if isinstance(e, ast.DontCareExpression):
+            # A discarded out argument writes a fresh, never-read local (p4c names it `arg`).
+            return self.ctx.local_storage("arg", e.type)
         if e.const_value is not None:
             return ConstRef(e.const_value, e.type)
         raise unsupported(e, f"the expression {type(e).__name__}")

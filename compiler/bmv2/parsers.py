@@ -260,6 +260,8 @@ class ParserLowering:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
                 sl.assign(storage, arg, env, arg)
                 sub_env.bind(param, storage)
+            elif isinstance(arg, ast.DontCareExpression):
+                sub_env.bind(param, sl.exprs.resolve(arg, env))
             else:
                 sub_env.bind(param, ExprRef(arg, env))
         prefix = f"{outer_prefix}{inst.name}_"

@@ -541,6 +541,8 @@ class ControlLowering:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
                 pairs.append((storage, arg))
                 sub_env.bind(param, storage)
+            elif isinstance(arg, ast.DontCareExpression):
+                sub_env.bind(param, self.exprs.resolve(arg, env))
             else:
                 sub_env.bind(param, ExprRef(arg, env))
         if pairs:

@@ -289,6 +289,10 @@ class CallChecker(ExpressionChecker):
         if isinstance(value, ast.DontCareExpression):
             if p.direction is not ast.Direction.OUT:
                 raise self.fail(value.pos, f"{label}: '_' may only be passed to an out parameter")
+            if isinstance(ptype, TypeVar):
+                raise self.fail(
+                    value.pos, f"{label}: cannot infer the type of '_'; give {what} a type argument"
+                )
             value.type = ptype
             return
         self.coerce(value, ptype, label)

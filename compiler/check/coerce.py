@@ -150,6 +150,9 @@ class Coercer(CheckerBase):
     ) -> None:
         """Bind `param`'s type variables from the argument's type (P4 infers type arguments)."""
         arg_t = arg.type
+        if isinstance(arg, ast.DontCareExpression):
+            # `_` takes its type from the parameter; it cannot bind a type variable.
+            return
         if isinstance(param, TypeVar):
             if param.name in bindings:
                 return

@@ -221,6 +221,12 @@ import pytest
             "prog.p4:7:20: error: action a: directional parameter 'x' must come before action data",
         ),
         (
+            # `_` takes its parameter's type: a type variable bound by nothing else is unknown.
+            "apply { random(_, 8w0, 8w7); hash(_, HashAlgorithm.crc16, 8w0, { meta.x }, 8w4); }",
+            "prog.p4:7:35: error: argument 'result' of hash: cannot infer the type of '_'; "
+            "give hash a type argument",
+        ),
+        (
             "apply { counter(4, CounterType.packets) c; }",
             "prog.p4:7:9: error: instance 'c' must be declared in a control or parser, not in a block",
         ),
