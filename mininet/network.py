@@ -142,7 +142,12 @@ class LabNetwork:
                     params[f"port{suffix}"] = end.port
                 else:
                     params[f"intfName{suffix}"] = "eth0"
-            self.net.addLink(link.a.node, link.b.node, **params)
+            made = self.net.addLink(link.a.node, link.b.node, **params)
+            if link.mtu_bytes is not None:
+                # Before net.start(): a switch port reads its largest frame from the MTU
+                # when the switch opens it.
+                for intf in (made.intf1, made.intf2):
+                    intf.node.cmd(f"ip link set dev {intf.name} mtu {link.mtu_bytes}")
         self.net.build()
 
     def _remember_nodes(self) -> None:

@@ -7,14 +7,16 @@ A file is JSON with three keys, the same as the tutorials' `topology.json`:
   from the switch port the host is linked to.
 - `switches`: name -> `{runtime_json, program, cpu_port, priority_queues, pool_bytes}`.
 - `links`: each `[a, b]` or `[a, b, latency, bandwidth_mbps]` (tutorials), or an object
-  `{"a", "b", "rate_bps", "delay_ns", "wire_overhead_bytes", "host_pacing"}`.
+  `{"a", "b", "rate_bps", "delay_ns", "wire_overhead_bytes", "host_pacing", "mtu_bytes"}`.
   A switch end is written `s1-p3` (switch s1, port 3).
 
 There is no netem on our kernels, so a link's rate and delay belong to the switch: they
 become the port model (shaper rate in bit/s, propagation delay in ns) of the switch port
 on that link. `host_pacing` shapes the host's side with tc (`{"rate_bps", "burst_bytes",
 "qdisc": "htb" | "tbf"}`): the host sends at most `burst_bytes` back to back (HTB's burst
-and cburst, or the TBF bucket), then at `rate_bps`.
+and cburst, or the TBF bucket), then at `rate_bps`. `mtu_bytes` sets the MTU of both
+ends of the link (e.g. 9000 for jumbo frames; Linux's default 1500 when left out); it is
+set before the switches start, since a switch port takes its largest frame from it.
 
 Every problem is a `TopologyError` naming the key and the reason.
 """
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 WIRE_OVERHEAD_BYTES = 24
+MIN_MTU_BYTES = 68
+MAX_MTU_BYTES = 65535
 SWITCH_PORT = re.compile(r"^(?P<switch>[A-Za-z_][\w]*)-p(?P<port>\d+)$")
 LATENCY = re.compile(r"^\s*(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>ns|us|ms|s)?\s*$")
 NS_PER_UNIT = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
@@ -81,6 +85,7 @@ class Link:
     b: Endpoint
     model: PortModel
     host_pacing: HostPacing | None = None
+    mtu_bytes: int | None = None
 
 
 @dataclass
@@ -275,6 +280,7 @@ def _parse_link(
 ) -> Link:
     key = f"links[{index}]"
     pacing = None
+    mtu = None
     if isinstance(raw, list):
         if len(raw) not in (2, 4):
             raise TopologyError(key, "a list link is [a, b] or [a, b, latency, bandwidth_mbps]")
@@ -289,7 +295,8 @@ def _parse_link(
             model = PortModel(rate_bps=round(mbps * 1_000_000), delay_ns=delay)
     elif isinstance(raw, dict):
         _check_keys(
-            raw, {"a", "b", "rate_bps", "delay_ns", "wire_overhead_bytes", "host_pacing"}, key
+            raw, {"a", "b", "rate_bps", "delay_ns", "wire_overhead_bytes", "host_pacing",
+                  "mtu_bytes"}, key
         )
         for end in ("a", "b"):
             if end not in raw:
@@ -305,13 +312,16 @@ def _parse_link(
         )
         if "host_pacing" in raw:
             pacing = _parse_pacing(raw["host_pacing"], f"{key}.host_pacing")
+        if "mtu_bytes" in raw:
+            # 68 is IPv4's least MTU; 65535 the most a veth takes.
+            mtu = _integer(raw["mtu_bytes"], f"{key}.mtu_bytes", MIN_MTU_BYTES, MAX_MTU_BYTES)
     else:
         raise TopologyError(key, "a link is a list [a, b, ...] or an object {a, b, ...}")
     if not (a.is_switch_port or b.is_switch_port):
         raise TopologyError(key, "links join a host to a switch port or two switch ports")
     if pacing is not None and a.is_switch_port and b.is_switch_port:
         raise TopologyError(f"{key}.host_pacing", "only a link with a host end can pace the host")
-    return Link(a=a, b=b, model=model, host_pacing=pacing)
+    return Link(a=a, b=b, model=model, host_pacing=pacing, mtu_bytes=mtu)
 
 
 def _check_ports_used_once(links: list[Link]) -> None:

@@ -64,6 +64,18 @@ def test_hosts_get_the_tutorials_addresses_and_reach_each_other(prefix):
     assert not {n for n in _links() if n.startswith("s7-")}
 
 
+def test_a_link_mtu_is_set_on_both_ends_and_jumbo_frames_cross(prefix):
+    topo = _topology()
+    topo["links"] = [{"a": "h1", "b": "s7-p1", "mtu_bytes": 9000},
+                     {"a": "h2", "b": "s7-p2", "mtu_bytes": 9000}]
+    options = NetworkOptions(netns_prefix=prefix)
+    with LabNetwork(parse_topology(topo), options, make_switch=_bridge) as lab:
+        assert "mtu 9000" in lab.host("h1").cmd("ip -o link show dev eth0")
+        assert "mtu 9000" in lab.host("s7").cmd("ip -o link show dev s7-eth1")
+        # 8972 bytes of ICMP payload + 28 of headers: a full 9000-byte packet, unfragmented.
+        assert "1 received" in lab.host("h1").cmd("ping -c1 -W2 -M do -s 8972 10.0.7.2")
+
+
 def test_host_pacing_installs_an_htb_class_at_the_configured_rate(prefix):
     options = NetworkOptions(netns_prefix=prefix)
     with LabNetwork(parse_topology(_topology(pacing=True)), options, make_switch=_bridge) as lab:

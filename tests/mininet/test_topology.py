@@ -58,6 +58,24 @@ def test_object_links_carry_the_port_model_and_host_pacing():
     assert topo.switches["s1"].priority_queues == 8
 
 
+def test_a_link_carries_its_mtu_and_leaves_linux_default_without_one():
+    topo = parse_topology({"hosts": {"h1": {}, "h2": {}}, "switches": {"s1": {}},
+                           "links": [{"a": "h1", "b": "s1-p1", "mtu_bytes": 9000},
+                                     ["h2", "s1-p2"]]})
+    assert [link.mtu_bytes for link in topo.links] == [9000, None]
+
+
+@pytest.mark.parametrize(("mtu", "reason"), [(67, "must be 68 to 65535, not 67"),
+                                             (65536, "must be 68 to 65535, not 65536"),
+                                             ("9000", "must be an integer")])
+def test_a_bad_mtu_names_the_key(mtu, reason):
+    with pytest.raises(TopologyError) as err:
+        parse_topology({"hosts": {"h1": {}}, "switches": {"s1": {}},
+                        "links": [{"a": "h1", "b": "s1-p1", "mtu_bytes": mtu}]})
+    assert err.value.key == "links[0].mtu_bytes"
+    assert reason in err.value.reason
+
+
 @pytest.mark.parametrize(
     ("latency", "ns"), [("0", 0), ("5ms", 5_000_000), ("20us", 20_000), ("1.5", 1_500_000)]
 )
