@@ -357,3 +357,28 @@ def test_switch_on_a_function_value_computes_it_once(tmp_path):
     assert compute["primitives"][-1]["parameters"][0] == {"type": "field", "value": ["scalars", "tmp"]}
     tested = [c["expression"]["value"]["left"] for c in pipe["conditionals"]]
     assert tested == [{"type": "field", "value": ["scalars", "tmp"]}] * 2
+
+
+def test_table_applied_from_two_places_is_one_node_with_shared_successors():
+    _, pipe, tables, conds, _ = pipeline("table_applied_twice.p4")
+    assert [t["name"] for t in pipe["tables"]].count("I.tag") == 1
+    assert tables["I.first"]["base_default_next"] == tables["I.second"]["base_default_next"] == "I.tag"
+    after_tag = tables["I.tag"]["base_default_next"]
+    assert conds[after_tag]["true_next"] == "I.fwd"
+    assert tables[conds[after_tag]["false_next"]]["base_default_next"] == "I.fwd"
+
+
+def test_table_applied_where_it_continues_differently_is_rejected(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    table = "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }"
+    with pytest.raises(CompileError) as err:
+        inline(tmp_path, table, "if (hdr.h.b == 1) { t.apply(); sm.egress_spec = 1; } t.apply();")
+    assert "multiple successors" in err.value.message
+    assert (err.value.pos.line, err.value.pos.column) == (15, 54)
+    with pytest.raises(CompileError) as err:
+        inline(tmp_path, table + " table u { actions = { NoAction; } }",
+               "if (hdr.h.b == 1) { t.apply(); } else { sm.egress_spec = 1; } t.apply(); u.apply();")
+    assert "multiple successors" in err.value.message
