@@ -424,8 +424,9 @@ class ExpressionChecker(TypeResolver, Coercer):
         base = self.check_expr(e.expr)
         it = self.check_expr(e.index)
         if isinstance(base, Stack):
-            if not isinstance(it, Bits | InfInt) or (isinstance(it, Bits) and it.signed):
-                raise self.fail(e.index.pos, f"a stack index must be unsigned, not {it}")
+            # p4c takes any bit<W> or int<W> index (a negative one is simply out of range).
+            if not isinstance(it, Bits | InfInt):
+                raise self.fail(e.index.pos, f"a stack index must be an integer, not {it}")
             index = e.index.const_value
             if isinstance(index, int) and not 0 <= index < base.size:
                 raise self.fail(

@@ -165,18 +165,22 @@ class TableChecker(StatementChecker):
         if isinstance(k, ast.DefaultExpression | ast.DontCareExpression):
             k.type = Set(want)
             return
+        # Masks and ranges are arithmetic on the representation: on a serializable-enum key
+        # they take its underlying bit<W> (members convert to it), as p4c accepts
+        # `(bit<16>)E.M &&& 0xff00`.
+        bounds = want.underlying if isinstance(want, SerEnum) else want
         if isinstance(k, ast.MaskExpression):
             self.check_expr(k.value)
             self.check_expr(k.mask)
-            self.coerce(k.value, want, f"{what} value")
-            self.coerce(k.mask, want, f"{what} mask")
+            self.coerce(k.value, bounds, f"{what} value")
+            self.coerce(k.mask, bounds, f"{what} mask")
             k.type = Set(want)
             return
         if isinstance(k, ast.RangeExpression):
             self.check_expr(k.low)
             self.check_expr(k.high)
-            self.coerce(k.low, want, f"{what} range")
-            self.coerce(k.high, want, f"{what} range")
+            self.coerce(k.low, bounds, f"{what} range")
+            self.coerce(k.high, bounds, f"{what} range")
             k.type = Set(want)
             return
         t = self.check_expr(k)
