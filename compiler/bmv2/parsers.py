@@ -252,6 +252,8 @@ class ParserLowering:
             raise unsupported(e, "applying this parser")
         sub = binding.p4type
         sub_env = Env(parent=env, prefix=binding.name)
+        for param, bound in binding.constructor:
+            sub_env.bind(param, bound)
         copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.states, sub.locals])}
         for param, arg in zip(sub.params, e.call.args, strict=False):
             if isinstance(strip_type(param.p4type), t.Extern) or arg is None:

@@ -496,6 +496,8 @@ class ControlLowering:
         sub = inst.p4type
         pos = inst.decl.pos
         sub_env = Env(parent=env, prefix=inst.name, anchor=(*env.anchor, (pos.line, pos.column)))
+        for param, bound in inst.constructor:
+            sub_env.bind(param, bound)
         copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.body, sub.locals])}
         pairs = []
         for param, arg in zip(sub.params, e.call.args, strict=False):

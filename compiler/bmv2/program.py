@@ -25,7 +25,7 @@ from .lists import FieldLists
 from .model import ControlPlane, CpControllerHeader, CpParam
 from .parsers import ParserLowering
 from .pipelines import ControlLowering
-from .stateful import Stateful
+from .stateful import Stateful, constructor_bindings
 from .storage import Env, StructRef
 
 P4INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "p4include")
@@ -60,18 +60,32 @@ def field_list_indices(annotations: list[ast.Annotation]) -> list[int]:
 def package_arguments(checked: Any) -> dict[str, Any]:
     """V1Switch parameter name -> parser/control declaration, honouring named arguments."""
     found = dict(checked.main_args)
+    found.update({name: decl for name, (decl, _) in _block_arguments(checked).items()})
+    return found
+
+
+def constructor_arguments(checked: Any) -> dict[str, list[ast.Argument]]:
+    """V1Switch parameter name -> the constructor arguments of the block passed there."""
+    return {name: args for name, (_, args) in _block_arguments(checked).items()}
+
+
+def _block_arguments(checked: Any) -> dict[str, tuple[Any, list[ast.Argument]]]:
+    """Each V1Switch argument that names a parser or control: its declaration and arguments."""
+    found = {}
     for position, arg in enumerate(checked.main.args):
         value = arg.value
         call = getattr(value, "call", None)
         decl = getattr(call, "target", None) if call is not None else getattr(value, "ref", None)
+        args = value.args if isinstance(value, ast.MethodCallExpression) else []
         if isinstance(decl, ast.Instantiation):
+            args = decl.args
             decl = getattr(decl.type_node, "ref", None)
         if not isinstance(decl, ast.ParserDeclaration | ast.ControlDeclaration):
             continue
         name = arg.name if arg.name is not None else (
             V1SWITCH_ARGS[position] if position < len(V1SWITCH_ARGS) else None)
         if name is not None:
-            found[name] = decl
+            found[name] = (decl, args)
     return found
 
 
@@ -116,18 +130,19 @@ class ProgramLowering:
         headers = self.headers_storage(hdr_type)
         meta = self.metadata_storage(meta_type)
         storages = {"H": (hdr_type, headers), "M": (meta_type, meta), "S": (std_type, std)}
-        parser_env = self.block_env(parser, storages)
+        self.block_args = constructor_arguments(checked)
+        parser_env = self.block_env(parser, storages, "p")
         parsers = [ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(parser, parser_env)]
         pipelines = []
-        for rank, (name, decl) in enumerate((("ingress", ingress), ("egress", egress)), start=1):
+        for rank, (name, decl, kind) in enumerate((("ingress", ingress, "ig"), ("egress", egress, "eg")), start=1):
             self.actions.control_rank = rank
-            env = self.block_env(decl, storages)
+            env = self.block_env(decl, storages, kind)
             pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env))
         ctx.renumber_actions(pipelines)
         self.check_unique_names(pipelines)
-        lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages), False)
-        lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages), True)
-        deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages))]
+        lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages, "ck"), False)
+        lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages, "vr"), True)
+        deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages, "dep"))]
         self.controller_headers()
         self.pkg_info()
         for direct in self.stateful.direct_counters.values():
@@ -254,8 +269,9 @@ class ProgramLowering:
 
         return build(meta_type, [])
 
-    def block_env(self, decl: Any, storages: dict[str, tuple[t.P4Type, Any]]) -> Env:
-        """Environment of a top-level parser/control: its parameters bound by type."""
+    def block_env(self, decl: Any, storages: dict[str, tuple[t.P4Type, Any]], kind: str) -> Env:
+        """Environment of the top-level block V1Switch takes as `kind`: parameters bound by
+        type, constructor parameters to the arguments of its constructor call."""
         name = annotation_string(decl.annotations, "name") or decl.name
         env = Env(parent=self.root, prefix=name.lstrip("."))
         for param in decl.params:
@@ -264,6 +280,8 @@ class ProgramLowering:
                 if ptype == p4type:
                     env.bind(param, storage)
                     break
+        for param, bound in constructor_bindings(decl, self.block_args.get(kind, []), env, env.prefix):
+            env.bind(param, bound)
         return env
 
     def check_unique_names(self, pipelines: list[dict]) -> None:

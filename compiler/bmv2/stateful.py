@@ -18,7 +18,7 @@ from .context import (
 )
 from .externs import enum_member, instance_type_name
 from .model import CpCounter, CpMeter, CpRegister
-from .storage import Env, InstanceRef
+from .storage import ConstRef, Env, InstanceRef
 
 COUNTER_UNITS = {"packets": "PACKETS", "bytes": "BYTES", "packets_and_bytes": "BOTH"}
 METER_UNITS = {"packets": "PACKETS", "bytes": "BYTES"}
@@ -35,6 +35,43 @@ def cp_name(decl: Any, env: Env) -> str:
 def constructor_args(decl: ast.Instantiation) -> list[ast.Expression]:
     """The constructor argument expressions of an instantiation."""
     return [a.value for a in decl.args]
+
+
+def constructor_bindings(
+    target: ast.ParserDeclaration | ast.ControlDeclaration, args: list[ast.Argument], env: Env, prefix: str
+) -> tuple[tuple[Any, Any], ...]:
+    """What each constructor parameter of a parser or control instance is bound to.
+
+    Constants become `ConstRef`s; parser/control constructor calls (`I(Swap())`) become
+    instances named `prefix.param`, inlined where the parameter is applied; a name
+    passes on whatever it is bound to in `env`.
+    """
+    params = target.constructor_params
+    named = {a.name: a.value for a in args if a.name is not None}
+    pairs = []
+    for index, param in enumerate(params):
+        value = named.get(param.name) if named else (args[index].value if index < len(args) else None)
+        if value is None:
+            continue
+        pairs.append((param, _constructor_binding(param, value, env, f"{prefix}.{param.name}")))
+    return tuple(pairs)
+
+
+def _constructor_binding(param: ast.Parameter, value: ast.Expression, env: Env, name: str) -> Any:
+    """The binding of one constructor argument."""
+    if value.const_value is not None:
+        return ConstRef(value.const_value, param.p4type or value.type)
+    call = getattr(value, "call", None)
+    if isinstance(value, ast.MethodCallExpression) and call is not None and isinstance(
+        call.target, ast.ParserDeclaration | ast.ControlDeclaration
+    ):
+        inner = constructor_bindings(call.target, value.args, env, name)
+        return InstanceRef(value, name, call.target, inner)
+    if isinstance(value, ast.PathExpression):
+        bound = env.lookup(value.ref)
+        if bound is not None:
+            return bound
+    raise unsupported(value, "this constructor argument")
 
 
 def int_arg(e: ast.Expression) -> int:
@@ -61,9 +98,8 @@ class Stateful:
         if isinstance(decl.type_node, ast.SpecializedTypeNode):
             target = getattr(decl.type_node.base, "ref", None)
         if isinstance(target, ast.ParserDeclaration | ast.ControlDeclaration):
-            ref = InstanceRef(
-                decl, f"{env.prefix}.{decl.name}" if env.prefix else decl.name, target
-            )
+            name = f"{env.prefix}.{decl.name}" if env.prefix else decl.name
+            ref = InstanceRef(decl, name, target, constructor_bindings(target, decl.args, env, name))
             env.bind(decl, ref)
             return ref
         name = cp_name(decl, env)

@@ -142,6 +142,8 @@ class InstanceRef:
     decl: Any
     name: str
     p4type: Any = None
+    # A parser or control's constructor parameters with what they are bound to.
+    constructor: tuple[tuple[Any, Any], ...] = ()
 
 
 @dataclass

@@ -295,6 +295,12 @@ class CallChecker(ExpressionChecker):
                 )
             value.type = ptype
             return
+        pbase = ptype.base if isinstance(ptype, Specialized) else ptype
+        if isinstance(pbase, ParserType | ControlType) and isinstance(value.type, ParserType | ControlType):
+            # A parser or control instance passed to a constructor implements the
+            # parameter's parser/control type when their apply signatures agree.
+            self.match_block(ptype, value.type, {}, value.pos, label)
+            return
         self.coerce(value, ptype, label)
         if p.direction in (ast.Direction.OUT, ast.Direction.INOUT):
             problem = lvalue_problem(value)
