@@ -124,3 +124,28 @@ def plot_bars(
         ax.axhline(reference, linestyle="--", color="grey", linewidth=1)
     ax.tick_params(axis="x", labelrotation=45)
     return _save(fig, path)
+
+
+def plot_sweep(
+    path: str | Path,
+    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    vertical_lines: Mapping[str, float] | None = None,
+    log_x: bool = False,
+) -> Path:
+    """A measured quantity against a swept setting: one line with markers per series, and
+    vertical marks at named settings (e.g. the BDP rule's buffer)."""
+    fig, ax = _new_axes(xlabel, ylabel, title)
+    for name, (x, y) in series.items():
+        ax.plot(x, y, marker="o", label=name)
+    for name, value in (vertical_lines or {}).items():
+        ax.axvline(value, linestyle="--", color="grey", linewidth=1)
+        ax.annotate(name, (value, 0.98), xycoords=("data", "axes fraction"),
+                    textcoords="offset points", xytext=(3, -10), fontsize=8, color="grey")
+    if log_x:
+        ax.set_xscale("log")
+    if series:
+        ax.legend(fontsize=8)
+    return _save(fig, path)

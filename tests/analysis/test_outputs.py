@@ -32,6 +32,19 @@ def test_time_series_plot_is_a_png_of_the_configured_size(tmp_path):
     assert _png_size(out) == (round(w * plots.DPI), round(h * plots.DPI))
 
 
+def test_sweep_plot_draws_its_series_and_marks(tmp_path):
+    out = plots.plot_sweep(
+        tmp_path / "sweep.png",
+        {"ours": ([0.1, 0.5, 1.0], [2.0, 5.0, 8.0]), "seed": ([0.2, 1.0], [2.0, 8.0])},
+        "buffer / BDP (ratio)", "throughput (Gbit/s)", vertical_lines={"BDP": 1.0},
+        log_x=True)
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    assert _png_size(out) == (round(plots.FIGURE_SIZE_IN[0] * plots.DPI),
+                              round(plots.FIGURE_SIZE_IN[1] * plots.DPI))
+    with pytest.raises(ValueError, match="names no unit"):
+        plots.plot_sweep(tmp_path / "x.png", {}, "buffer", "throughput (Gbit/s)")
+
+
 def test_plots_refuse_axes_without_units(tmp_path):
     with pytest.raises(ValueError, match="names no unit"):
         plots.plot_time_series(tmp_path / "x.png", {"a": ([0, 1], [0, 1])}, "time", "rate (bit/s)")
