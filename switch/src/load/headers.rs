@@ -1,0 +1,148 @@
+//! Header types and header instances: field layouts, and lookups by name and JSON id.
+
+use super::*;
+
+impl Loader {
+    /// Loads `header_types` (field layouts).
+    pub(super) fn header_types(&mut self, root: &Value) -> R<()> {
+        for (i, ht) in arr(root, "header_types").iter().enumerate() {
+            let ctx = obj_ctx("header_types", i, ht);
+            let name = get_str(ht, "name", &ctx)?.to_string();
+            let mut fields = vec![];
+            let mut varbits = 0;
+            for (j, f) in arr(ht, "fields").iter().enumerate() {
+                let fctx = format!("{ctx} field {j}");
+                let Some(t) = f.as_array() else {
+                    return err(&fctx, "field is not [name, width, signed]");
+                };
+                let fname = t
+                    .first()
+                    .and_then(Value::as_str)
+                    .map_or_else(|| err(&fctx, "field name missing"), Ok)?;
+                let width = match t.get(1) {
+                    Some(Value::String(s)) if s == "*" => {
+                        varbits += 1;
+                        None
+                    }
+                    Some(Value::Number(n)) => match n.as_u64() {
+                        Some(w) if w <= 128 => Some(w as u32),
+                        Some(w) => {
+                            return err(
+                                &fctx,
+                                format!(
+                                    "'{fname}' is {w} bits wide; the engine supports up to 128"
+                                ),
+                            )
+                        }
+                        None => return err(&fctx, "bad width"),
+                    },
+                    _ => return err(&fctx, format!("'{fname}' has no width")),
+                };
+                let signed = match t.get(2) {
+                    Some(Value::Bool(b)) => *b,
+                    Some(Value::Number(n)) => n.as_u64() == Some(1),
+                    _ => false,
+                };
+                fields.push((fname.to_string(), width, signed));
+            }
+            if varbits > 1 {
+                return err(&ctx, "more than one variable-length field");
+            }
+            let max_length = ht
+                .get("max_length")
+                .and_then(Value::as_u64)
+                .map(|v| v as u32);
+            if varbits == 1 && max_length.is_none() {
+                return err(&ctx, "variable-length field without 'max_length'");
+            }
+            self.header_types
+                .insert(name, HeaderType { fields, max_length });
+        }
+        Ok(())
+    }
+
+    /// Loads header instances and gives every field its slot.
+    pub(super) fn headers(&mut self, root: &Value) -> R<()> {
+        for (i, h) in arr(root, "headers").iter().enumerate() {
+            let ctx = obj_ctx("headers", i, h);
+            let name = get_str(h, "name", &ctx)?.to_string();
+            let tname = get_str(h, "header_type", &ctx)?;
+            let Some(ht) = self.header_types.get(tname) else {
+                return err(&ctx, format!("unknown header_type '{tname}'"));
+            };
+            let metadata = h.get("metadata").and_then(Value::as_bool).unwrap_or(false);
+            let hid = self.p.headers.len() as HeaderId;
+            let first = self.p.fields.len() as FieldId;
+            let mut off = 0;
+            let mut varbit = None;
+            for (j, (fname, width, signed)) in ht.fields.iter().enumerate() {
+                let w = match width {
+                    Some(w) => *w,
+                    None => {
+                        varbit = Some((j as u32, self.p.num_varbits));
+                        self.p.num_varbits += 1;
+                        ht.max_length.unwrap_or(0) * 8
+                    }
+                };
+                let full = format!("{name}.{fname}");
+                self.p.field_by_name.insert(full.clone(), first + j as u32);
+                self.p.fields.push(FieldInfo {
+                    name: full,
+                    width: if width.is_some() { w } else { 32 },
+                    signed: *signed,
+                    bit_offset: off,
+                    header: hid,
+                });
+                if width.is_some() {
+                    off += w;
+                }
+            }
+            if let Some(id) = h.get("id").and_then(Value::as_u64) {
+                self.header_json_ids.insert(id, hid);
+            }
+            if self.p.header_by_name.insert(name.clone(), hid).is_some() {
+                return err(&ctx, "duplicate header instance name");
+            }
+            self.p.headers.push(HeaderInfo {
+                name,
+                first_field: first,
+                num_fields: ht.fields.len() as u32,
+                metadata,
+                fixed_bits: off,
+                varbit,
+                varbit_max_bytes: ht.max_length.unwrap_or(0),
+                union: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// The header instance named `name`.
+    pub(super) fn header(&self, name: &str, ctx: &str) -> R<HeaderId> {
+        self.p
+            .header_by_name
+            .get(name)
+            .copied()
+            .map_or_else(|| err(ctx, format!("unknown header '{name}'")), Ok)
+    }
+
+    /// Header instances listed by name under `key`.
+    pub(super) fn header_ids(&self, v: &Value, key: &str, ctx: &str) -> R<Vec<HeaderId>> {
+        arr(v, key)
+            .iter()
+            .map(|id| {
+                let id = id
+                    .as_u64()
+                    .map_or_else(|| err(ctx, format!("bad id in '{key}'")), Ok)?;
+                self.header_by_json_id(id, ctx)
+            })
+            .collect()
+    }
+
+    fn header_by_json_id(&self, id: u64, ctx: &str) -> R<HeaderId> {
+        self.header_json_ids
+            .get(&id)
+            .copied()
+            .map_or_else(|| err(ctx, format!("unknown header id {id}")), Ok)
+    }
+}

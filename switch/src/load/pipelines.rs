@@ -1,0 +1,366 @@
+//! Pipelines (tables, conditionals, action profiles and selectors), the architecture's
+//! bindings and checksums.
+
+use super::*;
+
+impl Loader {
+    fn node(&self, v: Option<&Value>, ctx: &str) -> R<Option<Node>> {
+        match v.and_then(Value::as_str) {
+            None => Ok(None),
+            Some(n) => self.node_by_name.get(n).map_or_else(
+                || err(ctx, format!("unknown next node '{n}'")),
+                |x| Ok(Some(*x)),
+            ),
+        }
+    }
+
+    fn action_data(&self, v: &Value, action: u32, ctx: &str) -> R<Vec<u128>> {
+        let data = arr(v, "action_data")
+            .iter()
+            .map(|d| hex_value(d, ctx))
+            .collect::<R<Vec<_>>>()?;
+        let want = self.p.actions[action as usize].params.len();
+        if data.len() != want {
+            return err(
+                ctx,
+                format!(
+                    "{} action data values for an action with {want} parameters",
+                    data.len()
+                ),
+            );
+        }
+        Ok(data)
+    }
+
+    fn action_of(&self, v: &Value, ctx: &str) -> R<u32> {
+        let id = get_u64(v, "action_id", ctx)?;
+        self.action_by_id
+            .get(&id)
+            .copied()
+            .map_or_else(|| err(ctx, format!("unknown action id {id}")), Ok)
+    }
+
+    /// Loads `pipelines`: tables, conditionals and action profiles.
+    pub(super) fn pipelines(&mut self, root: &Value) -> R<()> {
+        let pipes = arr(root, "pipelines");
+        let mut ntables = 0u32;
+        let mut nconds = 0u32;
+        for p in pipes {
+            for t in arr(p, "tables") {
+                if let Some(n) = t.get("name").and_then(Value::as_str) {
+                    self.node_by_name
+                        .insert(n.to_string(), Node::Table(ntables));
+                }
+                ntables += 1;
+            }
+            for c in arr(p, "conditionals") {
+                if let Some(n) = c.get("name").and_then(Value::as_str) {
+                    self.node_by_name.insert(n.to_string(), Node::Cond(nconds));
+                }
+                nconds += 1;
+            }
+        }
+        for (pi, p) in pipes.iter().enumerate() {
+            let pctx = obj_ctx("pipelines", pi, p);
+            let pname = get_str(p, "name", &pctx)?.to_string();
+            for (i, ap) in arr(p, "action_profiles").iter().enumerate() {
+                let ctx = format!("{pctx} {}", obj_ctx("action_profiles", i, ap));
+                let name = get_str(ap, "name", &ctx)?.to_string();
+                let selector = match ap.get("selector") {
+                    Some(s) if !s.is_null() => Some(Calculation {
+                        name: name.clone(),
+                        algo: Self::algo(get_str(s, "algo", &ctx)?, &ctx)?,
+                        inputs: self.calc_inputs(arr(s, "input"), &ctx)?,
+                    }),
+                    _ => None,
+                };
+                let max_size = ap.get("max_size").and_then(Value::as_u64).unwrap_or(1024) as usize;
+                self.profile_by_name
+                    .insert(name.clone(), self.p.profiles.len() as u32);
+                self.p.profiles.push(ProfileDef {
+                    name,
+                    max_size,
+                    selector,
+                });
+            }
+            for (i, t) in arr(p, "tables").iter().enumerate() {
+                let ctx = format!("{pctx} {}", obj_ctx("tables", i, t));
+                let def = self.table(t, &ctx)?;
+                self.p.tables.push(def);
+            }
+            for (i, c) in arr(p, "conditionals").iter().enumerate() {
+                let ctx = format!("{pctx} {}", obj_ctx("conditionals", i, c));
+                let expr = match c.get("expression") {
+                    Some(e) => self.expr(e, &ctx)?.0,
+                    None => return err(&ctx, "conditional without 'expression'"),
+                };
+                self.p.conditionals.push(Conditional {
+                    name: get_str(c, "name", &ctx)?.to_string(),
+                    expr,
+                    true_next: self.node(c.get("true_next"), &ctx)?,
+                    false_next: self.node(c.get("false_next"), &ctx)?,
+                });
+            }
+            let init = self.node(p.get("init_table"), &pctx)?;
+            match pname.as_str() {
+                "ingress" => self.p.ingress.init = init,
+                "egress" => self.p.egress.init = init,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn table(&self, t: &Value, ctx: &str) -> R<TableDef> {
+        let name = get_str(t, "name", ctx)?.to_string();
+        let mut keys = vec![];
+        for (j, k) in arr(t, "key").iter().enumerate() {
+            let kctx = format!("{ctx} key {j}");
+            let kind = match k.get("match_type").and_then(Value::as_str) {
+                Some("exact") | Some("valid") => MatchKind::Exact,
+                Some("lpm") => MatchKind::Lpm,
+                Some("ternary") => MatchKind::Ternary,
+                Some("range") => MatchKind::Range,
+                Some("optional") => MatchKind::Optional,
+                other => return err(&kctx, format!("unsupported match_type {other:?}")),
+            };
+            let (h, f) = self.field_pair(k.get("target"), &kctx)?;
+            let (expr, width) = if f == "$valid$" {
+                (Expr::Valid(self.header(&h, &kctx)?), 1)
+            } else {
+                let fid = self.field_id(&h, &f, &kctx)?;
+                (Expr::Field(fid), self.p.fields[fid as usize].width)
+            };
+            let kmask = match k.get("mask") {
+                Some(m) if !m.is_null() => Some(hex_value(m, &kctx)?),
+                _ => None,
+            };
+            let kname = k
+                .get("name")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("{h}.{f}"), str::to_string);
+            keys.push(TableKey {
+                name: kname,
+                kind,
+                expr,
+                width,
+                mask: kmask,
+            });
+        }
+        let lookup = if keys.iter().any(|k| {
+            matches!(
+                k.kind,
+                MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
+            )
+        }) {
+            LookupKind::Ordered
+        } else if keys.iter().filter(|k| k.kind == MatchKind::Lpm).count() == 1 {
+            LookupKind::Lpm
+        } else if keys.iter().any(|k| k.kind == MatchKind::Lpm) {
+            return err(ctx, "more than one lpm key");
+        } else {
+            LookupKind::Exact
+        };
+        let ty = match t.get("type").and_then(Value::as_str).unwrap_or("simple") {
+            "simple" => TableType::Simple,
+            "indirect" => TableType::Indirect,
+            "indirect_ws" => TableType::IndirectWs,
+            other => return err(ctx, format!("unsupported table type '{other}'")),
+        };
+        let profile = match t.get("action_profile").and_then(Value::as_str) {
+            Some(n) => Some(
+                self.profile_by_name
+                    .get(n)
+                    .copied()
+                    .map_or_else(|| err(ctx, format!("unknown action profile '{n}'")), Ok)?,
+            ),
+            None if ty != TableType::Simple => {
+                return err(ctx, "indirect table without 'action_profile'")
+            }
+            None => None,
+        };
+        let mut actions = vec![];
+        if t.get("action_ids").is_some() {
+            for id in arr(t, "action_ids") {
+                let id = id.as_u64().unwrap_or(u64::MAX);
+                match self.action_by_id.get(&id) {
+                    Some(a) => actions.push(*a),
+                    None => return err(ctx, format!("unknown action id {id}")),
+                }
+            }
+        } else {
+            // Older (p4c-bm) JSON lists the table's actions by name only.
+            for n in arr(t, "actions") {
+                let n = n.as_str().unwrap_or("");
+                match self.p.actions.iter().position(|a| a.name == n) {
+                    Some(a) => actions.push(a as u32),
+                    None => return err(ctx, format!("unknown action '{n}'")),
+                }
+            }
+        }
+        let base_default_next = self.node(t.get("base_default_next"), ctx)?;
+        let mut next_by_action = vec![base_default_next; self.p.actions.len()];
+        let mut hit = None;
+        let mut miss = None;
+        if let Some(nt) = t.get("next_tables").and_then(Value::as_object) {
+            for (k, v) in nt {
+                let n = self.node(Some(v), ctx)?;
+                match k.as_str() {
+                    "__HIT__" => hit = Some(n),
+                    "__MISS__" => miss = Some(n),
+                    aname => {
+                        let a = actions
+                            .iter()
+                            .copied()
+                            .find(|&a| self.p.actions[a as usize].name == aname)
+                            .map_or_else(|| err(ctx, format!("next_tables names action '{aname}' the table does not have")), Ok)?;
+                        next_by_action[a as usize] = n;
+                    }
+                }
+            }
+        }
+        let hit_miss = match (hit, miss) {
+            (Some(h), Some(m)) => Some((h, m)),
+            (None, None) => None,
+            _ => return err(ctx, "next_tables needs both __HIT__ and __MISS__"),
+        };
+        let default_entry = match t.get("default_entry") {
+            Some(d) if !d.is_null() => {
+                let dctx = format!("{ctx} default_entry");
+                let a = self.action_of(d, &dctx)?;
+                let data = self.action_data(d, a, &dctx)?;
+                Some((
+                    a,
+                    data,
+                    d.get("action_const")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                ))
+            }
+            _ => None,
+        };
+        let mut const_entries = vec![];
+        for (j, e) in arr(t, "entries").iter().enumerate() {
+            let ectx = format!("{ctx} entries[{j}]");
+            let mut mv = vec![];
+            for (m, kd) in arr(e, "match_key").iter().zip(&keys) {
+                let g = |key: &str| hex_value(m.get(key).unwrap_or(&Value::Null), &ectx);
+                mv.push(
+                    match m
+                        .get("match_type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("exact")
+                    {
+                        "exact" | "valid" => MatchValue::Exact(g("key")?),
+                        "lpm" => {
+                            MatchValue::Lpm(g("key")?, get_u64(m, "prefix_length", &ectx)? as u32)
+                        }
+                        "ternary" if kd.kind == MatchKind::Optional => {
+                            let mk = g("mask")?;
+                            MatchValue::Optional((mk != 0).then_some(g("key")?))
+                        }
+                        "ternary" => MatchValue::Ternary(g("key")?, g("mask")?),
+                        "optional" => MatchValue::Optional(Some(g("key")?)),
+                        "range" => MatchValue::Range(g("start")?, g("end")?),
+                        other => return err(&ectx, format!("unsupported match_type '{other}'")),
+                    },
+                );
+            }
+            if mv.len() != keys.len() {
+                return err(&ectx, "match_key length differs from the table key");
+            }
+            let ae = e.get("action_entry").unwrap_or(&Value::Null);
+            let a = self.action_of(ae, &ectx)?;
+            let data = self.action_data(ae, a, &ectx)?;
+            let prio = e
+                .get("priority")
+                .and_then(Value::as_i64)
+                .unwrap_or(j as i64 + 1) as i32;
+            const_entries.push((mv, a, data, prio));
+        }
+        let max_size = t
+            .get("max_size")
+            .and_then(Value::as_u64)
+            .unwrap_or(1024)
+            .max(const_entries.len() as u64) as usize;
+        Ok(TableDef {
+            name,
+            keys,
+            lookup,
+            ty,
+            profile,
+            max_size,
+            with_counters: t
+                .get("with_counters")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            direct_meter: None,
+            actions,
+            next_by_action,
+            hit_miss,
+            base_default_next,
+            default_entry,
+            const_entries,
+        })
+    }
+
+    /// Binds direct counters and meters to their tables.
+    pub(super) fn bindings(&mut self, root: &Value) -> R<()> {
+        for (i, c) in arr(root, "counter_arrays").iter().enumerate() {
+            if let Some(tname) = c.get("binding").and_then(Value::as_str) {
+                let ctx = obj_ctx("counter_arrays", i, c);
+                let t = self.p.table_id(tname).map_or_else(
+                    || err(&ctx, format!("binding to unknown table '{tname}'")),
+                    Ok,
+                )?;
+                self.p.counters[i].direct_table = Some(t);
+                self.p.tables[t as usize].with_counters = true;
+            }
+        }
+        for (i, m) in arr(root, "meter_arrays").iter().enumerate() {
+            if let Some(tname) = m.get("binding").and_then(Value::as_str) {
+                let ctx = obj_ctx("meter_arrays", i, m);
+                let t = self.p.table_id(tname).map_or_else(
+                    || err(&ctx, format!("binding to unknown table '{tname}'")),
+                    Ok,
+                )?;
+                let target = match m.get("result_target") {
+                    Some(rt) if !rt.is_null() => {
+                        let (h, f) = self.field_pair(Some(rt), &ctx)?;
+                        Some(self.field_id(&h, &f, &ctx)?)
+                    }
+                    _ => None,
+                };
+                self.p.meters[i].direct_table = Some(t);
+                self.p.tables[t as usize].direct_meter = Some((i as u32, target));
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads the `checksums` section.
+    pub(super) fn checksums(&mut self, root: &Value) -> R<()> {
+        for (i, c) in arr(root, "checksums").iter().enumerate() {
+            let ctx = obj_ctx("checksums", i, c);
+            let (h, f) = self.field_pair(c.get("target"), &ctx)?;
+            let target = self.field_id(&h, &f, &ctx)?;
+            let cname = get_str(c, "calculation", &ctx)?;
+            let Some(&calc) = self.calc_by_name.get(cname) else {
+                return err(&ctx, format!("unknown calculation '{cname}'"));
+            };
+            let cond = match c.get("if_cond") {
+                Some(e) if !e.is_null() => Some(self.expr(e, &ctx)?.0),
+                _ => None,
+            };
+            self.p.checksums.push(Checksum {
+                name: get_str(c, "name", &ctx)?.to_string(),
+                target,
+                calc,
+                verify: c.get("verify").and_then(Value::as_bool).unwrap_or(true),
+                update: c.get("update").and_then(Value::as_bool).unwrap_or(true),
+                cond,
+            });
+        }
+        Ok(())
+    }
+}
