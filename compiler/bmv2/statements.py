@@ -611,6 +611,10 @@ class StatementLowering:
             self.inline_action(call.target, call.args, env, frame)
             return
         if call.kind == ast.CallKind.FUNCTION:
+            if e.type is not None and not isinstance(e.type, t.Void):
+                # A function called for its effects: its result goes to an unread local.
+                self.call_result(e, env)
+                return
             self.inline_action(call.target, call.args, env, frame)
             return
         if call.kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD):
