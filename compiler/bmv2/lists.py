@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import CompileError
 from .context import Context
 
 
@@ -28,11 +27,9 @@ class FieldLists:
         known = self._field_lists.get(index)
         if known is not None:
             return known
-        members = self.ctx.field_list_members.get(index)
-        if members is None:
-            raise CompileError(
-                getattr(node, "pos", None), f"no user-metadata field is tagged @field_list({index})"
-            )
+        # An index no user-metadata field carries preserves nothing: an empty list, as p4c
+        # writes it (the resubmitted, recirculated or cloned packet keeps no metadata).
+        members = self.ctx.field_list_members.get(index, [])
         elements = [m.operand() for m in members]
         list_id = self._add(
             self.ctx.field_lists, "field_lists", f"field_list{index}", elements, node

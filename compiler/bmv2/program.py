@@ -145,12 +145,7 @@ class ProgramLowering:
         deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages, "dep"))]
         self.controller_headers()
         self.pkg_info()
-        for direct in self.stateful.direct_counters.values():
-            if direct["binding"] is None:
-                raise CompileError(None, f"direct counter {direct['name']} is not attached to any table")
-        for direct in self.stateful.direct_meters.values():
-            if direct["binding"] is None:
-                raise CompileError(None, f"direct meter {direct['name']} is not attached to any table")
+        self.stateful.drop_unused_direct()
         meters = [self.meter_json(m) for m in ctx.meter_arrays]
         counters = [self.counter_json(c) for c in ctx.counter_arrays]
         document = {

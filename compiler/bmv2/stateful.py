@@ -89,6 +89,7 @@ class Stateful:
         self.ctx = ctx
         self.direct_counters: dict[str, dict] = {}
         self.direct_meters: dict[str, dict] = {}
+        self.direct_decls: dict[str, ast.Instantiation] = {}
         self.profiles: dict[str, dict] = {}
 
     def instantiate(self, decl: ast.Instantiation, env: Env) -> InstanceRef:
@@ -178,6 +179,7 @@ class Stateful:
         self._info(entry, decl)
         self.ctx.counter_arrays.append(entry)
         self.direct_counters[name] = entry
+        self.direct_decls[name] = decl
         unit = COUNTER_UNITS[enum_member(args[0])]
         self.ctx.cp.direct_counters.append(
             CpCounter(name, unit, 0, None, annotation_int(decl.annotations, "id"))
@@ -214,9 +216,31 @@ class Stateful:
         )
         self.ctx.meter_arrays.append(entry)
         self.direct_meters[name] = entry
+        self.direct_decls[name] = decl
         self.ctx.cp.direct_meters.append(
             CpMeter(name, METER_UNITS[unit], 0, None, annotation_int(decl.annotations, "id"))
         )
+
+    def drop_unused_direct(self) -> None:
+        """Direct counters and meters no table uses: a warning, and nothing in the outputs.
+
+        p4c-bm2-ss does the same ("not used; ignoring"): without a table such an
+        instance has nothing to count, and P4Info has no table to attach it to.
+        """
+        for kind, found, arrays, cp_list in (
+            ("counter", self.direct_counters, self.ctx.counter_arrays, self.ctx.cp.direct_counters),
+            ("meter", self.direct_meters, self.ctx.meter_arrays, self.ctx.cp.direct_meters),
+        ):
+            unused = {name for name, entry in found.items() if entry["binding"] is None}
+            if not unused:
+                continue
+            for name in sorted(unused):
+                self.ctx.warn(self.direct_decls[name].pos, f"direct {kind} {name} is not used by any table; ignoring it")
+                del found[name]
+            arrays[:] = [a for a in arrays if a["name"] not in unused]
+            cp_list[:] = [c for c in cp_list if c.name not in unused]
+            for number, array in enumerate(arrays):
+                array["id"] = number
 
     def new_action_profile(self, decl: ast.Instantiation, name: str) -> None:
         """`action_profile(size)`: emitted in the pipeline of the table using it."""

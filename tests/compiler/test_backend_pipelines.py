@@ -382,3 +382,15 @@ def test_table_applied_where_it_continues_differently_is_rejected(tmp_path):
         inline(tmp_path, table + " table u { actions = { NoAction; } }",
                "if (hdr.h.b == 1) { t.apply(); } else { sm.egress_spec = 1; } t.apply(); u.apply();")
     assert "multiple successors" in err.value.message
+
+
+def test_unused_direct_instances_are_left_out_with_a_warning():
+    from bufferlab.compiler.api import compile_program
+
+    result = compile_program(P4 / "unused_direct_empty_field_list.p4")
+    assert result.json["counter_arrays"] == [] and result.json["meter_arrays"] == []
+    assert [w.message for w in result.warnings] == [
+        "direct counter I.unused_counter is not used by any table; ignoring it",
+        "direct meter I.unused_meter is not used by any table; ignoring it",
+    ]
+    assert [(f["name"], f["elements"]) for f in result.json["field_lists"]] == [("field_list2", [])]
