@@ -1,0 +1,65 @@
+"""python -m bufferlab.experiments.esnet_buffer [--quick] [--trial-s S] [--k K] ..."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from bufferlab.experiments.esnet_buffer.config import FULL, QUICK
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bufferlab.experiments.esnet_buffer",
+        description="Seed 004: ESnet's switch-buffer tests (buffer size against TCP "
+                    "throughput on a 50 ms path, pacing with tc, a hold queue), live in "
+                    "Mininet and scaled by k (real TCP through bufferlab-switch; root).")
+    p.add_argument("--quick", action="store_true",
+                   help="12-s trials (3 s left out) instead of the seed's 30 s (5 s left out)")
+    p.add_argument("--trial-s", type=float, dest="trial_s", help="TCP time per trial, s")
+    p.add_argument("--omit-s", type=float, dest="omit_s",
+                   help="seconds iperf3 leaves out at the start (-O)")
+    p.add_argument("--k", type=float, help="live link / 10 Gbit/s (default 0.1: 1 Gbit/s)")
+    p.add_argument("--congestion", help="TCP congestion control (default cubic; bbr is "
+                                        "offered by this kernel too)")
+    p.add_argument("--out", default="results/esnet_buffer",
+                   help="folder for CSV, plots and report.md (default: %(default)s)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the study; prints progress, the tables, PASS/FAIL lines and the file paths."""
+    args = _parser().parse_args(argv)
+    base = QUICK if args.quick else FULL
+    try:
+        omit = args.omit_s
+        if omit is None and args.trial_s is not None:
+            # Keep -O at a quarter of a short trial, never more than the preset's.
+            omit = min(base.omit_s, args.trial_s / 4)
+        config = base.with_overrides(trial_s=args.trial_s, omit_s=omit, k=args.k,
+                                     congestion=args.congestion)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("error: needs root (Mininet namespaces)", file=sys.stderr)
+        return 2
+    # Imported here so --help and option errors need no Mininet.
+    from bufferlab.experiments.esnet_buffer.experiment import run
+    from bufferlab.experiments.esnet_buffer.live import EsnetLab, describe
+
+    with EsnetLab(config) as lab:
+        result = run(config, lab, args.out, describe(config))
+    print()
+    for check in result.checks:
+        print(check.line())
+    print(f"\nreport: {result.outputs.report}")
+    for path in result.outputs.csv + result.outputs.plots:
+        print(f"        {path}")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+"""The live network: ESnet's four hosts and two switches in Mininet, real TCP and UDP.
+
+```
+ snd 10.0.4.1 ─ p1 [s41] p5 ══ p5 [s42] p2 ─ rcv  10.0.4.2
+ udp 10.0.4.3 ─ p3              bottleneck      p4 ─ sink 10.0.4.4
+```
+
+Both switches run p4src/buffer_switch.p4 in bufferlab-switch, configured by the controller
+over P4Runtime; every link has a 9000-byte MTU. s41's port 5 is the bottleneck: the
+switch's port model shapes it to the live link rate (24 bytes of wire overhead per frame)
+and the P4 admission caps its queue at the buffer under test (tail drop; the hold-queue
+variant leaves the P4 cap off and sets the traffic manager's queue depth in packets, as a
+hold queue counts). The 50 ms RTT is the switches' port delay on the TCP hosts' ports,
+25 ms each way as the seed's second setup put 25 ms of netem on each host, so the UDP
+background is not delayed. `snd`'s eth0 carries an HTB class at the link rate (its NIC,
+like the seed's 10 Gbit/s NICs) or at the paced rate (the seed's pacing).
+
+Every trial reads both switches' counters and every veth's before and after
+(`accounting`); a trial that lost a frame anywhere but the bottleneck's admission runs
+again, up to `attempts` times, and is reported invalid if it never came out clean.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from google.protobuf import text_format
+
+from bufferlab.controller.buffer_program import BufferSwitch
+from bufferlab.controller.client import SwitchConnection, entity
+from bufferlab.controller.config import Config, parse_config
+from bufferlab.controller.entities import counter_entry
+from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
+from bufferlab.experiments.common.live_lab import LiveLab, Program
+from bufferlab.experiments.common.live_switch import pin_neighbour
+from bufferlab.experiments.common.ports import free_port_block
+from bufferlab.experiments.common.realtime import make_realtime
+from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
+from bufferlab.experiments.esnet_buffer.accounting import Snapshot, account
+from bufferlab.experiments.esnet_buffer.backend import Trial, TrialSpec
+from bufferlab.experiments.esnet_buffer.config import MTU_BYTES, RTT_NS, EsnetConfig
+from bufferlab.experiments.esnet_buffer.workload import (
+    UDP_PORT,
+    generator_argv,
+    pacing_classes,
+    parse_generator,
+    parse_receiver,
+    receiver_argv,
+)
+from bufferlab.experiments.qbss.accounting import link_drops, parse_switch_counters
+from bufferlab.experiments.qbss.live import _output, _Processes, _until
+from bufferlab.experiments.qbss.workload import (
+    iperf_client_argv,
+    iperf_server_argv,
+    parse_iperf_json,
+)
+from bufferlab.mininet.network import NetworkOptions
+from bufferlab.mininet.switch import default_switch_binary
+from bufferlab.mininet.topology import Topology, parse_topology
+from bufferlab.switch.runtime_cli import RuntimeCliConnection
+from bufferlab.traffic import tc
+
+#: Switch indices: they set device ids and the interfaces' names in the root namespace,
+#: so ones unlikely to be another lab's (qbss is s18, tor_switch s16).
+SEND_SWITCH, RECV_SWITCH = "s41", "s42"
+SUBNET = 4
+SENDER, RECEIVER, UDP_SENDER, UDP_SINK = "snd", "rcv", "udp", "sink"
+#: Host -> (switch, port); the host's address is 10.0.4.<port>.
+HOSTS = {SENDER: (SEND_SWITCH, 1), RECEIVER: (RECV_SWITCH, 2),
+         UDP_SENDER: (SEND_SWITCH, 3), UDP_SINK: (RECV_SWITCH, 4)}
+TRUNK_PORT = 5
+BOTTLENECK_QUEUE = 0
+IPERF_PORT = 5201
+WIRE_OVERHEAD = PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES
+#: The switch publishes its live port counters once a second.
+COUNTER_PUBLISH_WAIT_S = 1.3
+#: How much longer than planned a tool may run before the trial gives up on it, s.
+FINISH_GRACE_S = 30.0
+#: Seconds the UDP background starts before TCP, so TCP meets it from its first RTT.
+BACKGROUND_LEAD_S = 1.0
+#: The program's pool: larger than any buffer under test, so only the queue's cap binds.
+PROGRAM_POOL_BYTES = 200_000_000
+
+
+def host_ip(host: str) -> str:
+    """10.0.4.<port> of ``host``."""
+    return f"10.0.{SUBNET}.{HOSTS[host][1]}"
+
+
+def _mac(host: str) -> str:
+    return host_mac(SUBNET, HOSTS[host][1])
+
+
+def esnet_topology(config: EsnetConfig) -> Topology:
+    """The four hosts and two switches, jumbo MTU, the bottleneck and the 25 ms delays."""
+    half_rtt = RTT_NS // 2
+    delay = {SENDER: half_rtt, RECEIVER: half_rtt}
+    links = [{"a": host, "b": f"{sw}-p{port}", "delay_ns": delay.get(host, 0),
+              "wire_overhead_bytes": WIRE_OVERHEAD, "mtu_bytes": MTU_BYTES}
+             for host, (sw, port) in HOSTS.items()]
+    links.append({"a": f"{SEND_SWITCH}-p{TRUNK_PORT}", "b": f"{RECV_SWITCH}-p{TRUNK_PORT}",
+                  "rate_bps": config.link_bps, "wire_overhead_bytes": WIRE_OVERHEAD,
+                  "mtu_bytes": MTU_BYTES})
+    return parse_topology({
+        "hosts": {h: {"ip": f"{host_ip(h)}/24", "mac": _mac(h)} for h in HOSTS},
+        "switches": {sw: {"pool_bytes": TM_POOL_FACTOR * PROGRAM_POOL_BYTES}
+                     for sw in (SEND_SWITCH, RECV_SWITCH)},
+        "links": links,
+    })
+
+
+def switch_config(switch: str) -> Config:
+    """The controller's config of ``switch``: L2 forwarding (local hosts on their ports, the
+    others over the trunk), the program's pool; no cap yet (each trial sets its own)."""
+    l2 = [{"mac": _mac(h), "port": port if sw == switch else TRUNK_PORT}
+          for h, (sw, port) in HOSTS.items()]
+    ports = {str(p): {} for h, (sw, p) in HOSTS.items() if sw == switch}
+    ports[str(TRUNK_PORT)] = {}
+    return parse_config({"switch_id": int(switch[1:]), "pool_bytes": PROGRAM_POOL_BYTES,
+                         "ports": ports, "forwarding": {"l2": l2}}, Path("."))
+
+
+@dataclass
+class _Switch:
+    """One running switch: its primary controller connection and its runtime CLI."""
+
+    connection: SwitchConnection
+    program: BufferSwitch
+    cli: RuntimeCliConnection
+
+    def run(self, line: str) -> str:
+        """One runtime CLI command; RuntimeError with the switch's answer if it failed."""
+        answer = self.cli.run(line)
+        if not answer.ok:
+            raise RuntimeError(f"runtime CLI: {line}: {answer.text}")
+        return answer.text
+
+    def close(self) -> None:
+        """Close the CLI and the controller connection."""
+        try:
+            self.cli.close()
+        finally:
+            self.connection.close()
+
+
+class EsnetLab:
+    """The network, switches, controller and tools; a context manager (root)."""
+
+    def __init__(self, config: EsnetConfig, work_dir: str | Path | None = None,
+                 netns_prefix: str = "bl-esnet-", binary: str | None = None) -> None:
+        """``work_dir`` holds the build files and the switches' logs (a temporary folder by
+        default, removed at exit); ``binary`` is the switch (bufferlab-switch)."""
+        self.config = config
+        self._binary = binary or default_switch_binary()
+        self._prefix = netns_prefix
+        self._own_dir = work_dir is None
+        self.work_dir = Path(work_dir or tempfile.mkdtemp(prefix="esnet_live_"))
+        self._lab: LiveLab | None = None
+        self._switches: dict[str, _Switch] = {}
+
+    def __enter__(self) -> EsnetLab:
+        """Compile, start the network and the switches, apply the configs."""
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        c = self.config
+        available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+        missing = [cc for cc in (c.congestion, *c.extra_congestion)
+                   if cc not in available.split()]
+        if missing:
+            raise RuntimeError(f"TCP congestion control {', '.join(missing)} is not available "
+                               f"here (available: {available.strip()})")
+        program = compiled_program()
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        json_path = self.work_dir / "buffer_switch.json"
+        json_path.write_text(program.json_text)
+        p4info_path = self.work_dir / "buffer_switch.p4.p4info.txtpb"
+        p4info_path.write_text(text_format.MessageToString(program.p4info))
+        # gRPC ports base+index-1 for s41, s42, Thrift the two after: a free block of four.
+        first = free_port_block(4)
+        index = int(SEND_SWITCH[1:])
+        options = NetworkOptions(switch_binary=self._binary, log_dir=str(self.work_dir),
+                                 netns_prefix=self._prefix,
+                                 grpc_base_port=first - (index - 1),
+                                 thrift_base_port=first + 2 - (index - 1))
+        self._lab = LiveLab(esnet_topology(c), {sw: switch_config(sw)
+                                                for sw in (SEND_SWITCH, RECV_SWITCH)},
+                            Program(json_path, p4info_path), options).start()
+        network = self._lab.network
+        for sw in (SEND_SWITCH, RECV_SWITCH):
+            make_realtime(network.host(sw).process.pid)
+            connection = SwitchConnection(network.grpc_address(sw), self._lab.device_id(sw))
+            if not connection.connect():
+                connection.close()
+                raise RuntimeError(f"{sw}: another controller is primary")
+            spec = network.switch_options(network.topo.switches[sw])
+            self._switches[sw] = _Switch(connection, BufferSwitch(connection, self._lab.index),
+                                         RuntimeCliConnection(port=spec.thrift_port))
+        # The trunk's two ends live in the root namespace, where Linux would send router
+        # solicitations and MLD reports into the other switch, which floods them and drops
+        # its echo: frames no trial sent, lost in the program.
+        for sw in (SEND_SWITCH, RECV_SWITCH):
+            subprocess.run(["sysctl", "-qw", f"net.ipv6.conf.{sw}-eth{TRUNK_PORT}.disable_ipv6=1"],
+                           check=True, capture_output=True)
+        # The hosts' TCP autotuning limit, scaled as every buffer is (the seed's hosts
+        # bounded their windows; Linux's default here would let each stream take 16 MB).
+        tcp_max = c.live(c.tcp_buffer_bytes)
+        for host in (SENDER, RECEIVER):
+            for knob in ("tcp_rmem", "tcp_wmem"):
+                subprocess.run(["ip", "netns", "exec", self.netns(host), "sysctl", "-qw",
+                                f"net.ipv4.{knob}=4096 131072 {tcp_max}"],
+                               check=True, capture_output=True)
+        for a, b in ((SENDER, RECEIVER), (UDP_SENDER, UDP_SINK)):
+            pin_neighbour(self.netns(a), host_ip(b), _mac(b))
+            pin_neighbour(self.netns(b), host_ip(a), _mac(a))
+
+    def close(self) -> None:
+        """Disconnect and take the network down (safe to call twice)."""
+        try:
+            for s in self._switches.values():
+                s.close()
+            self._switches.clear()
+        finally:
+            if self._lab is not None:
+                self._lab.stop()
+                self._lab = None
+            if self._own_dir:
+                shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def netns(self, host: str) -> str:
+        """The named namespace of ``host``."""
+        if self._lab is None:
+            raise RuntimeError("the lab is not started (use it as a context manager)")
+        return self._lab.network.netns(host)
+
+    def _switch(self, name: str) -> _Switch:
+        if name not in self._switches:
+            raise RuntimeError("the lab is not started (use it as a context manager)")
+        return self._switches[name]
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def set_buffer(self, spec: TrialSpec) -> None:
+        """The bottleneck's buffer: a P4 cap in bytes, or a traffic-manager depth in packets
+        (the other one lifted), and the link rate (0 = unshaped, for the headroom probe)."""
+        s = self._switch(SEND_SWITCH)
+        s.program.set_queue_cap(TRUNK_PORT, BOTTLENECK_QUEUE, spec.buffer_bytes)
+        # The traffic manager's depth bounds the queue whatever the program admits: a
+        # depth far above any cap in bytes leaves the P4 admission alone to decide.
+        depth = spec.hold_packets if spec.hold_packets is not None else 1_000_000
+        s.run(f"set_queue_depth {depth} {TRUNK_PORT} {BOTTLENECK_QUEUE}")
+        s.run(f"set_port_rate {TRUNK_PORT} {spec.link_bps}")
+
+    def set_pacing(self, rate_bps: int) -> None:
+        """HTB on ``snd``'s eth0 at ``rate_bps`` (its NIC's rate, or the seed's pacing)."""
+        classes, default = pacing_classes(rate_bps)
+        tc.install_htb("eth0", rate_bps, classes, default, netns=self.netns(SENDER))
+
+    # -- counters ---------------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """Both switches' counters, every veth's drops, the bottleneck's admission drops."""
+        links = {}
+        for host, (sw, port) in HOSTS.items():
+            for netns, dev in ((self.netns(host), "eth0"), (None, f"{sw}-eth{port}")):
+                links[f"{netns or 'root'} {dev}"] = self._link(netns, dev)
+        for sw in (SEND_SWITCH, RECV_SWITCH):
+            links[f"root {sw}-eth{TRUNK_PORT}"] = self._link(None, f"{sw}-eth{TRUNK_PORT}")
+        switches = {sw: parse_switch_counters(self._switch(sw).run("show_port_counters"))
+                    for sw in (SEND_SWITCH, RECV_SWITCH)}
+        s = self._switch(SEND_SWITCH)
+        cell = counter_entry(s.program.index, "queue_drops", TRUNK_PORT * 8 + BOTTLENECK_QUEUE)
+        (found,) = s.connection.read(entity(cell))
+        return Snapshot(switches, links, found.counter_entry.data.packet_count)
+
+    @staticmethod
+    def _link(netns: str | None, dev: str) -> dict[str, int]:
+        where = ["-n", netns] if netns else []
+        out = subprocess.run(["ip", *where, "-j", "-s", "link", "show", dev], check=True,
+                             capture_output=True, text=True).stdout
+        return link_drops(out)
+
+    # -- trials -----------------------------------------------------------------------------
+
+    def trial(self, spec: TrialSpec) -> Trial:
+        """One trial; rerun while frames were lost outside admission, up to ``attempts``."""
+        reruns: list[str] = []
+        while True:
+            got = self._trial_once(spec)
+            if got.accounting.valid or len(reruns) + 1 >= self.config.attempts:
+                return replace(got, reruns=tuple(reruns))
+            reruns.append(got.accounting.describe())
+
+    def _listening(self, port: int) -> bool:
+        out = subprocess.run(["ip", "netns", "exec", self.netns(RECEIVER), "ss", "-Hltn"],
+                             capture_output=True, text=True).stdout
+        return any(line.split()[3].endswith(f":{port}") for line in out.splitlines()
+                   if len(line.split()) > 3)
+
+    def _trial_once(self, spec: TrialSpec) -> Trial:
+        self.set_buffer(spec)
+        self.set_pacing(spec.send_bps)
+        duration = spec.trial_s + BACKGROUND_LEAD_S
+        with _Processes() as procs:
+            sink = None
+            if spec.background_bps:
+                sink = procs.start(self.netns(UDP_SINK), receiver_argv(duration + 3),
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            if spec.tcp:
+                procs.start(self.netns(RECEIVER), iperf_server_argv(IPERF_PORT),
+                            stdout=subprocess.DEVNULL)
+                _until(lambda: self._listening(IPERF_PORT), "the iperf3 server")
+            time.sleep(0.3)  # the UDP sink's socket opens in a blink; no readiness line needed
+            before = self.snapshot()
+            gen = None
+            if spec.background_bps:
+                gen = procs.start(self.netns(UDP_SENDER),
+                                  generator_argv(host_ip(UDP_SINK), spec.background_bps,
+                                                 duration), stdout=subprocess.PIPE)
+                time.sleep(BACKGROUND_LEAD_S)
+            iperf = None
+            if spec.tcp:
+                client = procs.start(self.netns(SENDER), [
+                    *iperf_client_argv(host_ip(RECEIVER), IPERF_PORT, 0, spec.trial_s,
+                                       spec.congestion, streams=spec.streams),
+                    "--omit", str(round(spec.omit_s))], stdout=subprocess.PIPE)
+                iperf = parse_iperf_json(_output(client, spec.trial_s + spec.omit_s
+                                                 + FINISH_GRACE_S, "iperf3"))
+            sent = received = 0
+            if gen is not None and sink is not None:
+                sent = parse_generator(_output(gen, duration + FINISH_GRACE_S, "bufferlab-gen"))
+                received = parse_receiver(_output(sink, duration + FINISH_GRACE_S,
+                                                  "bufferlab-recv"))
+            time.sleep(COUNTER_PUBLISH_WAIT_S)
+            after = self.snapshot()
+        accounting = account(before, after, SEND_SWITCH, TRUNK_PORT, BOTTLENECK_QUEUE,
+                             tm_admission=spec.hold_packets is not None)
+        return Trial(spec, iperf, sent, received, accounting)
+
+
+def describe(config: EsnetConfig) -> list[tuple[str, str]]:
+    """What runs, with units."""
+    return [
+        ("network", f"Mininet: {SENDER} {host_ip(SENDER)} and {UDP_SENDER} "
+                    f"{host_ip(UDP_SENDER)} on {SEND_SWITCH}; {RECEIVER} {host_ip(RECEIVER)} "
+                    f"and {UDP_SINK} {host_ip(UDP_SINK)} on {RECV_SWITCH}; MTU {MTU_BYTES} "
+                    "bytes on every link"),
+        ("switches", "two bufferlab-switch processes running p4src/buffer_switch.p4, "
+                     "configured over P4Runtime by the controller"),
+        ("bottleneck", f"{SEND_SWITCH} port {TRUNK_PORT}: {config.link_bps:,} bit/s, "
+                       f"{WIRE_OVERHEAD} bytes of wire overhead per frame"),
+        ("RTT", f"{RTT_NS // 1_000_000} ms: {RTT_NS // 2_000_000} ms of port delay towards "
+                f"{SENDER} and towards {RECEIVER}"),
+        ("TCP", f"Linux {config.congestion} (buffer table also "
+                f"{', '.join(config.extra_congestion) or 'nothing else'}), iperf3 -P 2, {config.trial_s:g} s per trial "
+                f"(first {config.omit_s:g} s left out, -O); autotuning up to "
+                f"{config.live(config.tcp_buffer_bytes):,} bytes per socket (tcp_rmem/wmem)"),
+        ("UDP background", f"bufferlab-gen, {json.dumps(list(config.backgrounds_bps))} bit/s "
+                           f"at the seed's scale, 9000-byte frames to port {UDP_PORT}"),
+    ]

@@ -1,0 +1,65 @@
+"""The tools' command lines and outputs: the UDP background (bufferlab-gen to
+bufferlab-recv) and the sender's HTB pacing class."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+from bufferlab.experiments.esnet_buffer.config import FRAME_BYTES
+from bufferlab.experiments.qbss.workload import IperfResult
+from bufferlab.traffic.tc import HtbClass
+
+#: UDP port of the background sink.
+UDP_PORT = 5001
+#: Background frames: the generator's largest (9000 bytes with FCS, 8996 on Linux), close to
+#: the TCP flows' 9014-byte jumbo frames.
+UDP_FRAME_BYTES = 9000
+#: HTB's bucket: two jumbo frames back to back at most, so a paced sender is paced.
+PACING_BURST_BYTES = 2 * FRAME_BYTES
+PACING_MINOR = 2
+
+
+def _tool(name: str) -> str:
+    """A bufferlab command beside this Python (the venv's): `ip netns exec` keeps no venv PATH."""
+    return str(Path(sys.executable).with_name(name))
+
+
+def generator_argv(dst_ip: str, rate_bps: int, duration_s: float) -> list[str]:
+    """bufferlab-gen sending 9000-byte frames at ``rate_bps`` (line bit/s) for
+    ``duration_s``; it sleeps between frames (no spinning: the cores are the switches')."""
+    return [_tool("bufferlab-gen"), "--dst", dst_ip, "--port", str(UDP_PORT), "--rate-bps",
+            str(rate_bps), "--frame-size", str(UDP_FRAME_BYTES), "--duration-s",
+            f"{duration_s:g}", "--spin-ns", "0"]
+
+
+def receiver_argv(duration_s: float) -> list[str]:
+    """bufferlab-recv counting the background's frames for up to ``duration_s``."""
+    return [_tool("bufferlab-recv"), "--port", str(UDP_PORT), "--duration-s",
+            str(math.ceil(duration_s)), "--idle-timeout-s", "3"]
+
+
+def parse_generator(text: str) -> int:
+    """Frames bufferlab-gen sent, from its JSON line."""
+    return int(json.loads(text.strip().splitlines()[-1])["sent_frames"])
+
+
+def parse_receiver(text: str) -> int:
+    """Frames bufferlab-recv received, from its JSON summary."""
+    return int(json.loads(text.strip().splitlines()[-1])["total"]["received_frames"])
+
+
+def pacing_classes(rate_bps: int) -> tuple[list[HtbClass], int]:
+    """The sender's HTB leaf (rate = ceil = ``rate_bps``, a two-frame bucket) and its minor:
+    the seed's `tc class add … htb rate Ngbit`, every frame through it."""
+    return ([HtbClass(minor=PACING_MINOR, rate_bps=rate_bps, burst_bytes=PACING_BURST_BYTES,
+                      cburst_bytes=PACING_BURST_BYTES)], PACING_MINOR)
+
+
+def tcp_throughput_bps(result: IperfResult) -> float:
+    """TCP throughput after iperf3's -O, bit/s: the bytes its sender counted after the
+    omitted seconds. The receiver's count (iperf3's sum_received) does not line up with
+    them on a 50 ms path: it gave 835 Mbit/s of an 800 Mbit/s share with nothing dropped."""
+    return 8 * result.sent_bytes / result.seconds if result.seconds else 0.0
