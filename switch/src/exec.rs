@@ -288,7 +288,18 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
             }
         }
         Expr::D2B(x) => u128::from(eval(p, st, pkt, data, x) != 0),
+        Expr::VarbitEq(a, b) => u128::from(varbit_bytes(p, pkt, *a) == varbit_bytes(p, pkt, *b)),
     }
+}
+
+/// A varbit field's current bytes (its slot holds the length in bits).
+fn varbit_bytes<'a>(p: &Program, pkt: &'a Packet, f: FieldId) -> &'a [u8] {
+    let header = &p.headers[p.fields[f as usize].header as usize];
+    let Some((_, slot)) = header.varbit else {
+        return &[];
+    };
+    let bytes = &pkt.phv.varbits[slot as usize];
+    &bytes[..(pkt.phv.fields[f as usize] as usize / 8).min(bytes.len())]
 }
 
 #[inline(always)]

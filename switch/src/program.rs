@@ -163,6 +163,9 @@ pub enum Expr {
     USatCast(Box<Expr>, u32),
     /// Data to boolean (non-zero).
     D2B(Box<Expr>),
+    /// Two varbit fields hold the same bytes (a varbit's slot holds only its
+    /// length, so `==` on the slots would miss different contents).
+    VarbitEq(FieldId, FieldId),
 }
 
 /// A writable field location.

@@ -179,6 +179,14 @@ impl Loader {
         }
     }
 
+    /// Whether `f` is its header's varbit field.
+    fn is_varbit(&self, f: FieldId) -> bool {
+        let header = &self.p.headers[self.p.fields[f as usize].header as usize];
+        header
+            .varbit
+            .is_some_and(|(k, _)| header.first_field + k == f)
+    }
+
     fn op_expr(&self, v: &Value, ctx: &str) -> R<(Expr, bool)> {
         let Some(op) = v.get("op").and_then(Value::as_str) else {
             return err(ctx, "expression without 'op'");
@@ -212,8 +220,26 @@ impl Loader {
             "%" => bin(BinOp::Mod, None),
             "<<" => bin(BinOp::Shl, None),
             ">>" => bin(BinOp::Shr, Some(BinOp::Sar)),
-            "==" => bin(BinOp::Eq, None),
-            "!=" => bin(BinOp::Ne, None),
+            "==" | "!=" => {
+                let (l, _) = self.sub(v, "left", ctx)?;
+                let (r, _) = self.sub(v, "right", ctx)?;
+                let ne = op == "!=";
+                let e = match (l, r) {
+                    (Expr::Field(a), Expr::Field(b)) if self.is_varbit(a) && self.is_varbit(b) => {
+                        let eq = Expr::VarbitEq(a, b);
+                        if ne {
+                            Expr::Not(Box::new(eq))
+                        } else {
+                            eq
+                        }
+                    }
+                    (l, r) => {
+                        let b = if ne { BinOp::Ne } else { BinOp::Eq };
+                        Expr::Bin(b, Box::new(l), Box::new(r))
+                    }
+                };
+                Ok((e, false))
+            }
             "<" => bin(BinOp::Lt, Some(BinOp::SLt)),
             "<=" => bin(BinOp::Le, Some(BinOp::SLe)),
             ">" => bin(BinOp::Gt, Some(BinOp::SGt)),
