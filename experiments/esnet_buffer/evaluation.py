@@ -16,7 +16,6 @@ from bufferlab.experiments.esnet_buffer.config import (
     SeedRow,
     bdp_bytes,
 )
-from bufferlab.experiments.esnet_buffer.workload import tcp_throughput_bps
 
 Row = dict[str, Any]
 
@@ -52,7 +51,7 @@ def trial_row(trial: Trial, k: float) -> Row:
     background_seed = round(s.background_bps / k)
     seed = seed_row(s.table, background_seed, s.seed_setting)
     held = s.buffer_bytes if s.buffer_bytes is not None else (s.hold_packets or 0) * FRAME_BYTES
-    throughput = tcp_throughput_bps(trial.iperf) if trial.iperf else 0.0
+    throughput = trial.iperf.received_bps if trial.iperf else 0.0
     share = share_bps(s.link_bps, s.background_bps)
     return {
         "table": s.table,

@@ -84,6 +84,8 @@ COUNTER_PUBLISH_WAIT_S = 1.3
 FINISH_GRACE_S = 30.0
 #: Seconds the UDP background starts before TCP, so TCP meets it from its first RTT.
 BACKGROUND_LEAD_S = 1.0
+#: Seconds the UDP background runs on after TCP's planned end.
+BACKGROUND_TAIL_S = 1.0
 #: The program's pool: larger than any buffer under test, so only the queue's cap binds.
 PROGRAM_POOL_BYTES = 200_000_000
 
@@ -314,7 +316,9 @@ class EsnetLab:
     def _trial_once(self, spec: TrialSpec) -> Trial:
         self.set_buffer(spec)
         self.set_pacing(spec.send_bps)
-        duration = spec.trial_s + BACKGROUND_LEAD_S
+        # iperf3 runs its -O seconds before its -t seconds: the background covers both, and
+        # its connection set-up (a few RTTs) and wind-down.
+        duration = BACKGROUND_LEAD_S + spec.omit_s + spec.trial_s + BACKGROUND_TAIL_S
         with _Processes() as procs:
             sink = None
             if spec.background_bps:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 
 from bufferlab.experiments.esnet_buffer.backend import Lab, Trial, TrialSpec
 from bufferlab.experiments.esnet_buffer.config import SEED_BACKGROUNDS, EsnetConfig
-from bufferlab.experiments.esnet_buffer.workload import tcp_throughput_bps
 
 #: A rate above the share either background leaves (seed scale, bit/s): the check that
 #: pacing above the share does not help needs one, and the seed's rates are all below it.
@@ -68,7 +67,7 @@ def run_trials(specs: list[TrialSpec], lab: Lab,
         trials.append(trial)
         elapsed = time.monotonic() - start
         eta = elapsed / (i + 1) * (len(specs) - i - 1)
-        thr = tcp_throughput_bps(trial.iperf) / 1e6 if trial.iperf else 0.0
+        thr = trial.iperf.received_bps / 1e6 if trial.iperf else 0.0
         progress(f"[{i + 1}/{len(specs)}] {spec.table} {spec.seed_setting:,}: "
                  f"TCP {thr:.1f} Mbit/s, {trial.accounting.describe()}"
                  f"{f' (after {len(trial.reruns)} rerun)' if trial.reruns else ''}; "

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from bufferlab.experiments.esnet_buffer.config import FRAME_BYTES
-from bufferlab.experiments.qbss.workload import IperfResult
 from bufferlab.traffic.tc import HtbClass
 
 #: UDP port of the background sink.
@@ -57,9 +56,3 @@ def pacing_classes(rate_bps: int) -> tuple[list[HtbClass], int]:
     return ([HtbClass(minor=PACING_MINOR, rate_bps=rate_bps, burst_bytes=PACING_BURST_BYTES,
                       cburst_bytes=PACING_BURST_BYTES)], PACING_MINOR)
 
-
-def tcp_throughput_bps(result: IperfResult) -> float:
-    """TCP throughput after iperf3's -O, bit/s: the bytes its sender counted after the
-    omitted seconds. The receiver's count (iperf3's sum_received) does not line up with
-    them on a 50 ms path: it gave 835 Mbit/s of an 800 Mbit/s share with nothing dropped."""
-    return 8 * result.sent_bytes / result.seconds if result.seconds else 0.0
