@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
 import itertools
 import json
 import os
@@ -349,6 +350,14 @@ def trend_per_s(samples: list[tuple[float, int, int]]) -> float:
     return sum((t - mean_t) * (s - mean_s) for t, s in zip(times, sizes, strict=True)) / spread if spread else 0.0
 
 
+def write_memory_csv(path: Path, samples: list[tuple[float, int, int]]) -> None:
+    """The switch's memory samples, one row each, for plotting a long run's trend."""
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["time_s", "rss_bytes", "hwm_bytes"])
+        writer.writerows((round(t, 3), rss, hwm) for t, rss, hwm in samples)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the soak, print its JSON line; 1 if a check failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -360,14 +369,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-s", type=float, default=60.0,
                         help="seconds before the first RSS figure counts")
     parser.add_argument("--max-rss-growth-pct-per-hour", type=float, default=1.0)
+    parser.add_argument("--switch", default="s5",
+                        help="the switch's name (sN): one not used by another network running now")
+    parser.add_argument("--memory-csv", type=Path,
+                        help="also write every memory sample (time, RSS, high-water mark) here")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("bench/soak.py: needs root (Mininet)", file=sys.stderr)
         return 2
     # A plain `kill` must still take the network down (the `with` blocks run on SystemExit).
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    result, soak = run(args.minutes, args.epoch_s, args.read_interval_s, args.warmup_s)
+    if not (args.switch[:1] == "s" and args.switch[1:].isdigit() and int(args.switch[1:]) > 0):
+        parser.error(f"--switch: {args.switch!r} is not a switch name of the form sN (N >= 1)")
+    result, soak = run(args.minutes, args.epoch_s, args.read_interval_s, args.warmup_s,
+                       switch=args.switch)
     print(json.dumps(result))
+    if args.memory_csv is not None:
+        write_memory_csv(args.memory_csv, soak.memory)
     for failure in soak.failures:
         print(f"soak: {failure}", file=sys.stderr)
     memory_ok = result["hwm_growth_percent_per_hour"] < args.max_rss_growth_pct_per_hour
