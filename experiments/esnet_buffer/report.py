@@ -44,7 +44,7 @@ def _setting(row: Row) -> str:
     if table.startswith("buffer_"):
         return f"{s / MB:g} MB"
     if table == "hold":
-        return f"{s} packets ({s * 9000 / MB:g} MB)"
+        return f"{s} packets ({s * 9000 // MB} MB)"
     return f"{s / 1e9:g} Gbit/s"
 
 
