@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run run-bcn run-qbss stop cli
+.PHONY: setup build test lint bench clean run run-bcn run-qbss run-esnet stop cli
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
 # tutorials"): each template of switch/compat/bin with the venv's path filled in.
@@ -140,6 +140,11 @@ run-bcn: build
 # (~7 min); FULL=1 runs the seed's 30-s phases and 100 s of ping (~23 min).
 run-qbss: build
 	$(PY) -m bufferlab.experiments.qbss $(if $(FULL),,--quick)
+
+# Seed 004: ESnet's switch-buffer tests live in Mininet, real TCP over a 50 ms path, scaled
+# by k = 0.1 (root). Quick by default (12-s trials); FULL=1 runs the seed's 30-s trials.
+run-esnet: build
+	$(PY) -m bufferlab.experiments.esnet_buffer $(if $(FULL),,--quick)
 
 # A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
 # from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.

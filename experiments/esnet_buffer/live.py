@@ -66,14 +66,17 @@ from bufferlab.mininet.topology import Topology, parse_topology
 from bufferlab.switch.runtime_cli import RuntimeCliConnection
 from bufferlab.traffic import tc
 
-#: Switch indices: they set device ids and the interfaces' names in the root namespace,
-#: so ones unlikely to be another lab's (qbss is s18, tor_switch s16).
-SEND_SWITCH, RECV_SWITCH = "s41", "s42"
+#: The sending side's switch index (the receiving side's is the next): indices set device
+#: ids and the interfaces' names in the root namespace, so ones unlikely to be another
+#: lab's (qbss is s18, tor_switch s16).
+FIRST_SWITCH = 41
+#: Sides of the bottleneck: the senders' switch and the receivers'.
+SEND_SIDE, RECV_SIDE = 0, 1
 SUBNET = 4
 SENDER, RECEIVER, UDP_SENDER, UDP_SINK = "snd", "rcv", "udp", "sink"
-#: Host -> (switch, port); the host's address is 10.0.4.<port>.
-HOSTS = {SENDER: (SEND_SWITCH, 1), RECEIVER: (RECV_SWITCH, 2),
-         UDP_SENDER: (SEND_SWITCH, 3), UDP_SINK: (RECV_SWITCH, 4)}
+#: Host -> (side, port); the host's address is 10.0.4.<port>.
+HOSTS = {SENDER: (SEND_SIDE, 1), RECEIVER: (RECV_SIDE, 2),
+         UDP_SENDER: (SEND_SIDE, 3), UDP_SINK: (RECV_SIDE, 4)}
 TRUNK_PORT = 5
 BOTTLENECK_QUEUE = 0
 IPERF_PORT = 5201
@@ -99,32 +102,40 @@ def _mac(host: str) -> str:
     return host_mac(SUBNET, HOSTS[host][1])
 
 
-def esnet_topology(config: EsnetConfig) -> Topology:
-    """The four hosts and two switches, jumbo MTU, the bottleneck and the 25 ms delays."""
+def switch_names(first: int = FIRST_SWITCH) -> tuple[str, str]:
+    """The senders' and the receivers' switch: s<first>, s<first + 1>."""
+    return f"s{first}", f"s{first + 1}"
+
+
+def esnet_topology(config: EsnetConfig, names: tuple[str, str]) -> Topology:
+    """The four hosts and two switches (``names``), jumbo MTU, the bottleneck and the 25 ms
+    delays."""
     half_rtt = RTT_NS // 2
     delay = {SENDER: half_rtt, RECEIVER: half_rtt}
     links = [{"a": host, "b": f"{sw}-p{port}", "delay_ns": delay.get(host, 0),
               "wire_overhead_bytes": WIRE_OVERHEAD, "mtu_bytes": MTU_BYTES}
-             for host, (sw, port) in HOSTS.items()]
-    links.append({"a": f"{SEND_SWITCH}-p{TRUNK_PORT}", "b": f"{RECV_SWITCH}-p{TRUNK_PORT}",
+             for host, (side, port) in HOSTS.items() for sw in [names[side]]]
+    links.append({"a": f"{names[SEND_SIDE]}-p{TRUNK_PORT}",
+                  "b": f"{names[RECV_SIDE]}-p{TRUNK_PORT}",
                   "rate_bps": config.link_bps, "wire_overhead_bytes": WIRE_OVERHEAD,
                   "mtu_bytes": MTU_BYTES})
     return parse_topology({
         "hosts": {h: {"ip": f"{host_ip(h)}/24", "mac": _mac(h)} for h in HOSTS},
         "switches": {sw: {"pool_bytes": TM_POOL_FACTOR * PROGRAM_POOL_BYTES}
-                     for sw in (SEND_SWITCH, RECV_SWITCH)},
+                     for sw in names},
         "links": links,
     })
 
 
-def switch_config(switch: str) -> Config:
-    """The controller's config of ``switch``: L2 forwarding (local hosts on their ports, the
-    others over the trunk), the program's pool; no cap yet (each trial sets its own)."""
-    l2 = [{"mac": _mac(h), "port": port if sw == switch else TRUNK_PORT}
-          for h, (sw, port) in HOSTS.items()]
-    ports = {str(p): {} for h, (sw, p) in HOSTS.items() if sw == switch}
+def switch_config(side: int, switch_id: int) -> Config:
+    """The controller's config of the switch on ``side``: L2 forwarding (its hosts on their
+    ports, the others over the trunk), the program's pool; no cap yet (each trial sets its
+    own)."""
+    l2 = [{"mac": _mac(h), "port": port if s == side else TRUNK_PORT}
+          for h, (s, port) in HOSTS.items()]
+    ports = {str(p): {} for h, (s, p) in HOSTS.items() if s == side}
     ports[str(TRUNK_PORT)] = {}
-    return parse_config({"switch_id": int(switch[1:]), "pool_bytes": PROGRAM_POOL_BYTES,
+    return parse_config({"switch_id": switch_id, "pool_bytes": PROGRAM_POOL_BYTES,
                          "ports": ports, "forwarding": {"l2": l2}}, Path("."))
 
 
@@ -155,9 +166,12 @@ class EsnetLab:
     """The network, switches, controller and tools; a context manager (root)."""
 
     def __init__(self, config: EsnetConfig, work_dir: str | Path | None = None,
-                 netns_prefix: str = "bl-esnet-", binary: str | None = None) -> None:
+                 netns_prefix: str = "bl-esnet-", binary: str | None = None,
+                 first_switch: int = FIRST_SWITCH) -> None:
         """``work_dir`` holds the build files and the switches' logs (a temporary folder by
-        default, removed at exit); ``binary`` is the switch (bufferlab-switch)."""
+        default, removed at exit); ``binary`` is the switch (bufferlab-switch); the
+        switches are s<first_switch> and the next."""
+        self.names = switch_names(first_switch)
         self.config = config
         self._binary = binary or default_switch_binary()
         self._prefix = netns_prefix
@@ -194,16 +208,17 @@ class EsnetLab:
         p4info_path.write_text(text_format.MessageToString(program.p4info))
         # gRPC ports base+index-1 for s41, s42, Thrift the two after: a free block of four.
         first = free_port_block(4)
-        index = int(SEND_SWITCH[1:])
+        index = int(self.names[SEND_SIDE][1:])
         options = NetworkOptions(switch_binary=self._binary, log_dir=str(self.work_dir),
                                  netns_prefix=self._prefix,
                                  grpc_base_port=first - (index - 1),
                                  thrift_base_port=first + 2 - (index - 1))
-        self._lab = LiveLab(esnet_topology(c), {sw: switch_config(sw)
-                                                for sw in (SEND_SWITCH, RECV_SWITCH)},
+        self._lab = LiveLab(esnet_topology(c, self.names),
+                            {sw: switch_config(side, int(sw[1:]))
+                             for side, sw in enumerate(self.names)},
                             Program(json_path, p4info_path), options).start()
         network = self._lab.network
-        for sw in (SEND_SWITCH, RECV_SWITCH):
+        for sw in self.names:
             make_realtime(network.host(sw).process.pid)
             connection = SwitchConnection(network.grpc_address(sw), self._lab.device_id(sw))
             if not connection.connect():
@@ -215,7 +230,7 @@ class EsnetLab:
         # The trunk's two ends live in the root namespace, where Linux would send router
         # solicitations and MLD reports into the other switch, which floods them and drops
         # its echo: frames no trial sent, lost in the program.
-        for sw in (SEND_SWITCH, RECV_SWITCH):
+        for sw in self.names:
             subprocess.run(["sysctl", "-qw", f"net.ipv6.conf.{sw}-eth{TRUNK_PORT}.disable_ipv6=1"],
                            check=True, capture_output=True)
         # The hosts' TCP autotuning limit, scaled as every buffer is (the seed's hosts
@@ -259,7 +274,7 @@ class EsnetLab:
     def set_buffer(self, spec: TrialSpec) -> None:
         """The bottleneck's buffer: a P4 cap in bytes, or a traffic-manager depth in packets
         (the other one lifted), and the link rate (0 = unshaped, for the headroom probe)."""
-        s = self._switch(SEND_SWITCH)
+        s = self._switch(self.names[SEND_SIDE])
         s.program.set_queue_cap(TRUNK_PORT, BOTTLENECK_QUEUE, spec.buffer_bytes)
         # The traffic manager's depth bounds the queue whatever the program admits: a
         # depth far above any cap in bytes leaves the P4 admission alone to decide.
@@ -277,14 +292,15 @@ class EsnetLab:
     def snapshot(self) -> Snapshot:
         """Both switches' counters, every veth's drops, the bottleneck's admission drops."""
         links = {}
-        for host, (sw, port) in HOSTS.items():
+        for host, (side, port) in HOSTS.items():
+            sw = self.names[side]
             for netns, dev in ((self.netns(host), "eth0"), (None, f"{sw}-eth{port}")):
                 links[f"{netns or 'root'} {dev}"] = self._link(netns, dev)
-        for sw in (SEND_SWITCH, RECV_SWITCH):
+        for sw in self.names:
             links[f"root {sw}-eth{TRUNK_PORT}"] = self._link(None, f"{sw}-eth{TRUNK_PORT}")
         switches = {sw: parse_switch_counters(self._switch(sw).run("show_port_counters"))
-                    for sw in (SEND_SWITCH, RECV_SWITCH)}
-        s = self._switch(SEND_SWITCH)
+                    for sw in self.names}
+        s = self._switch(self.names[SEND_SIDE])
         cell = counter_entry(s.program.index, "queue_drops", TRUNK_PORT * 8 + BOTTLENECK_QUEUE)
         (found,) = s.connection.read(entity(cell))
         return Snapshot(switches, links, found.counter_entry.data.packet_count)
@@ -351,21 +367,23 @@ class EsnetLab:
                                                   "bufferlab-recv"))
             time.sleep(COUNTER_PUBLISH_WAIT_S)
             after = self.snapshot()
-        accounting = account(before, after, SEND_SWITCH, TRUNK_PORT, BOTTLENECK_QUEUE,
+        accounting = account(before, after, self.names[SEND_SIDE], TRUNK_PORT, BOTTLENECK_QUEUE,
                              tm_admission=spec.hold_packets is not None)
         return Trial(spec, iperf, sent, received, accounting)
 
 
-def describe(config: EsnetConfig) -> list[tuple[str, str]]:
+def describe(config: EsnetConfig, names: tuple[str, str] = switch_names()
+             ) -> list[tuple[str, str]]:
     """What runs, with units."""
+    send, recv = names
     return [
         ("network", f"Mininet: {SENDER} {host_ip(SENDER)} and {UDP_SENDER} "
-                    f"{host_ip(UDP_SENDER)} on {SEND_SWITCH}; {RECEIVER} {host_ip(RECEIVER)} "
-                    f"and {UDP_SINK} {host_ip(UDP_SINK)} on {RECV_SWITCH}; MTU {MTU_BYTES} "
+                    f"{host_ip(UDP_SENDER)} on {send}; {RECEIVER} {host_ip(RECEIVER)} "
+                    f"and {UDP_SINK} {host_ip(UDP_SINK)} on {recv}; MTU {MTU_BYTES} "
                     "bytes on every link"),
         ("switches", "two bufferlab-switch processes running p4src/buffer_switch.p4, "
                      "configured over P4Runtime by the controller"),
-        ("bottleneck", f"{SEND_SWITCH} port {TRUNK_PORT}: {config.link_bps:,} bit/s, "
+        ("bottleneck", f"{send} port {TRUNK_PORT}: {config.link_bps:,} bit/s, "
                        f"{WIRE_OVERHEAD} bytes of wire overhead per frame"),
         ("RTT", f"{RTT_NS // 1_000_000} ms: {RTT_NS // 2_000_000} ms of port delay towards "
                 f"{SENDER} and towards {RECEIVER}"),
