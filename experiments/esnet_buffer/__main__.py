@@ -6,8 +6,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from bufferlab.experiments.esnet_buffer.config import FULL, QUICK
+from bufferlab.experiments.esnet_buffer.config import FULL, QUICK, EsnetConfig
+from bufferlab.traffic.rfc2544.report import write_csv
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,9 +26,33 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=float, help="live link / 10 Gbit/s (default 0.1: 1 Gbit/s)")
     p.add_argument("--congestion", help="TCP congestion control (default cubic; bbr is "
                                         "offered by this kernel too)")
+    p.add_argument("--headroom", action="store_true",
+                   help="only measure what the live network carries without loss (UDP and "
+                        "TCP at 1-3 Gbit/s, unshaped): the measurement k rests on")
     p.add_argument("--out", default="results/esnet_buffer",
                    help="folder for CSV, plots and report.md (default: %(default)s)")
     return p
+
+
+def _headroom(config: EsnetConfig, out: str) -> int:
+    """Run the headroom probes, print them, write headroom.csv."""
+    from bufferlab.experiments.esnet_buffer.headroom import headroom_row, headroom_specs
+    from bufferlab.experiments.esnet_buffer.live import EsnetLab
+
+    rows = []
+    with EsnetLab(config) as lab:
+        for spec in headroom_specs(config.trial_s):
+            row = headroom_row(lab.trial(spec))
+            rows.append(row)
+            print(f"{row['traffic']} {row['offered_bps'] / 1e9:g} Gbit/s: "
+                  f"{'carried' if row['carried'] else 'NOT carried'}; TCP "
+                  f"{row['tcp_throughput_bps'] / 1e6:.0f} Mbit/s, UDP "
+                  f"{row['udp_received_frames']}/{row['udp_sent_frames']} frames; "
+                  f"{row['accounting']}", flush=True)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    write_csv(rows, Path(out) / "headroom.csv")
+    print(f"\n{Path(out) / 'headroom.csv'}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bufferlab.experiments.esnet_buffer.experiment import run
     from bufferlab.experiments.esnet_buffer.live import EsnetLab, describe
 
+    if args.headroom:
+        return _headroom(config, args.out)
     with EsnetLab(config) as lab:
         result = run(config, lab, args.out, describe(config))
     print()

@@ -304,3 +304,27 @@ def test_a_whole_run_writes_the_tables_with_the_seed_beside_ours(tmp_path):
                                                       "throughput_vs_paced_rate.png"}
     header = (tmp_path / "buffer_2g.csv").read_text().splitlines()[0]
     assert "tcp_throughput_bps" in header and "live_buffer_bytes" in header
+
+
+# -- headroom ------------------------------------------------------------------------------
+
+def test_headroom_probes_run_unshaped_and_count_a_rate_carried_only_without_loss():
+    from bufferlab.experiments.esnet_buffer.accounting import Accounting
+    from bufferlab.experiments.esnet_buffer.headroom import headroom_row, headroom_specs
+    specs = headroom_specs(8.0, (1_000_000_000, 2_000_000_000))
+    assert [(s.table, s.seed_setting, s.link_bps, s.buffer_bytes, s.tcp) for s in specs] == [
+        ("headroom_udp", 1_000_000_000, 0, None, False),
+        ("headroom_udp", 2_000_000_000, 0, None, False),
+        ("headroom_tcp", 1_000_000_000, 0, None, True),
+        ("headroom_tcp", 2_000_000_000, 0, None, True)]
+    assert [s.send_bps for s in specs[2:]] == [1_000_000_000, 2_000_000_000]
+    udp, tcp = specs[1], specs[3]
+    assert headroom_row(Trial(udp, None, 249_446, 249_446, Accounting(0, {})))["carried"]
+    lossy = Trial(udp, None, 374_169, 372_658,
+                  Accounting(0, {"s42 switch port 5 kernel_drops": 1511}))
+    assert not headroom_row(lossy)["carried"]
+    fast = IperfResult(2_470_000_000, 2_470_000_000, 10.0, 0)
+    assert headroom_row(Trial(tcp, fast, 0, 0, Accounting(0, {})))["carried"]
+    slow = IperfResult(2_000_000_000, 2_000_000_000, 10.0, 0)
+    row = headroom_row(Trial(tcp, slow, 0, 0, Accounting(0, {})))
+    assert (row["carried"], row["tcp_throughput_bps"]) == (False, 1.6e9)
