@@ -85,9 +85,11 @@ def test_the_page_plots_queues_and_rates_live(tmp_path):
         assert view.url.startswith("http://127.0.0.1:")
         driver = browser()
         try:
-            driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
             driver.get(view.url)
             wait_for(driver, "return window.bufferlabView.samples > 5", "samples arriving")
+            # Slowed once loaded: what is tested is drawing while samples stream in, not how
+            # long a slowed page takes to parse Plotly.
+            driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
             # The cadence is the view's setting (a value, asserted); how closely a busy
             # machine keeps it is a measurement, printed rather than asserted.
             assert view.interval_s <= MAX_INTERVAL_S
