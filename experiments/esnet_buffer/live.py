@@ -37,6 +37,7 @@ from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import Config, parse_config
 from bufferlab.controller.entities import counter_entry
 from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
+from bufferlab.experiments.common.host_tools import HostProcesses, output_of, wait_until
 from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
@@ -54,7 +55,6 @@ from bufferlab.experiments.esnet_buffer.workload import (
     receiver_argv,
 )
 from bufferlab.experiments.qbss.accounting import link_drops, parse_switch_counters
-from bufferlab.experiments.qbss.live import _output, _Processes, _until
 from bufferlab.experiments.qbss.workload import (
     iperf_client_argv,
     iperf_server_argv,
@@ -335,7 +335,7 @@ class EsnetLab:
         # iperf3 runs its -O seconds before its -t seconds: the background covers both, and
         # its connection set-up (a few RTTs) and wind-down.
         duration = BACKGROUND_LEAD_S + spec.omit_s + spec.trial_s + BACKGROUND_TAIL_S
-        with _Processes() as procs:
+        with HostProcesses() as procs:
             sink = None
             if spec.background_bps:
                 sink = procs.start(self.netns(UDP_SINK), receiver_argv(duration + 3),
@@ -343,7 +343,7 @@ class EsnetLab:
             if spec.tcp:
                 procs.start(self.netns(RECEIVER), iperf_server_argv(IPERF_PORT),
                             stdout=subprocess.DEVNULL)
-                _until(lambda: self._listening(IPERF_PORT), "the iperf3 server")
+                wait_until(lambda: self._listening(IPERF_PORT), "the iperf3 server")
             time.sleep(0.3)  # the UDP sink's socket opens in a blink; no readiness line needed
             before = self.snapshot()
             gen = None
@@ -358,12 +358,12 @@ class EsnetLab:
                     *iperf_client_argv(host_ip(RECEIVER), IPERF_PORT, 0, spec.trial_s,
                                        spec.congestion, streams=spec.streams),
                     "--omit", str(round(spec.omit_s))], stdout=subprocess.PIPE)
-                iperf = parse_iperf_json(_output(client, spec.trial_s + spec.omit_s
+                iperf = parse_iperf_json(output_of(client, spec.trial_s + spec.omit_s
                                                  + FINISH_GRACE_S, "iperf3"))
             sent = received = 0
             if gen is not None and sink is not None:
-                sent = parse_generator(_output(gen, duration + FINISH_GRACE_S, "bufferlab-gen"))
-                received = parse_receiver(_output(sink, duration + FINISH_GRACE_S,
+                sent = parse_generator(output_of(gen, duration + FINISH_GRACE_S, "bufferlab-gen"))
+                received = parse_receiver(output_of(sink, duration + FINISH_GRACE_S,
                                                   "bufferlab-recv"))
             time.sleep(COUNTER_PUBLISH_WAIT_S)
             after = self.snapshot()

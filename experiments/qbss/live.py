@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from bufferlab.controller.client import entity
 from bufferlab.controller.entities import counter_entry
@@ -36,8 +35,8 @@ from bufferlab.experiments.common.buffer_engine import (
     TM_POOL_FACTOR,
     host_mac,
 )
+from bufferlab.experiments.common.host_tools import HostProcesses, output_of, wait_until
 from bufferlab.experiments.common.live_switch import LiveSwitch, pin_neighbour, start_live_switch
-from bufferlab.experiments.common.realtime import realtime_argv
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.qbss.accounting import (
     Snapshot,
@@ -92,8 +91,6 @@ SWITCH = f"s{SWITCH_INDEX}"
 COUNTER_PUBLISH_WAIT_S = 1.3
 # A trial that lost frames outside admission runs again, up to this many times in all.
 ATTEMPTS = 2
-# How long a server or tcpdump may take to get ready, s.
-READY_TIMEOUT_S = 10.0
 # Time after its last probe that the probe receiver waits for stragglers, s.
 PROBE_WAIT_S = 2.0
 # How much longer than planned a tool may run before the trial gives up on it, s.
@@ -122,30 +119,6 @@ def qbss_topology(config: QbssConfig) -> Topology:
     })
 
 
-class _Processes:
-    """Processes started in the hosts' namespaces, SCHED_FIFO (a busy machine would otherwise
-    stall a sender long enough to drain its queue); whatever still runs at exit is killed."""
-
-    def __init__(self) -> None:
-        self.started: list[subprocess.Popen[str]] = []
-
-    def __enter__(self) -> _Processes:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for p in self.started:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-
-    def start(self, netns: str, argv: list[str], **kwargs: Any) -> subprocess.Popen[str]:
-        """``argv`` in ``netns``, text I/O."""
-        p = subprocess.Popen(["ip", "netns", "exec", netns, *realtime_argv(argv)], text=True,
-                             **kwargs)
-        self.started.append(p)
-        return p
-
-
 class _Worker:
     """A function on its own thread, started at once; `finish` waits and re-raises its error."""
 
@@ -165,23 +138,6 @@ class _Worker:
         self._thread.join()
         if self._error is not None:
             raise self._error
-
-
-def _output(process: subprocess.Popen[str], timeout_s: float, what: str) -> str:
-    """What ``process`` printed once it ended; RuntimeError if it runs past ``timeout_s``."""
-    try:
-        return process.communicate(timeout=timeout_s)[0]
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise RuntimeError(f"{what} did not finish within {timeout_s:g} s") from None
-
-
-def _until(ready: Callable[[], bool], what: str, timeout_s: float = READY_TIMEOUT_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not ready():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} was not ready within {timeout_s:g} s")
-        time.sleep(0.02)
 
 
 class LiveLab:
@@ -324,18 +280,18 @@ class LiveLab:
         capture = self.work_dir / f"{run.name}.pcap"
         rcv = self._netns(RECEIVER)
         flows = phase_schedule(c.phase_s)
-        with _Processes() as procs:
+        with HostProcesses() as procs:
             for flow in flows:
                 procs.start(rcv, iperf_server_argv(iperf_port(flow.cls)),
                             stdout=subprocess.DEVNULL)
-            _until(lambda: self._listening([iperf_port(f.cls) for f in flows]),
+            wait_until(lambda: self._listening([iperf_port(f.cls) for f in flows]),
                    "the iperf3 servers")
             log = self.work_dir / f"{run.name}.tcpdump.log"
             with open(log, "w") as err:
                 dump = procs.start(rcv, tcpdump_argv("eth0", capture,
                                                      [iperf_port(f.cls) for f in flows]),
                                    stdout=subprocess.DEVNULL, stderr=err)
-            _until(lambda: "listening on" in log.read_text(), "tcpdump")
+            wait_until(lambda: "listening on" in log.read_text(), "tcpdump")
             before = self.snapshot()
             start_ns, start = time.time_ns(), time.monotonic()
             clients, lag = {}, 0.0
@@ -348,7 +304,7 @@ class LiveLab:
                     iperf_client_argv(host_ip(RECEIVER), iperf_port(flow.cls), flow.cls.tos,
                                       flow.duration_s, c.congestion, run.window_bytes, streams),
                     stdout=subprocess.PIPE)
-            iperf = {name: parse_iperf_json(_output(p, PHASES * c.phase_s + FINISH_GRACE_S,
+            iperf = {name: parse_iperf_json(output_of(p, PHASES * c.phase_s + FINISH_GRACE_S,
                                                     f"iperf3 ({name})"))
                      for name, p in clients.items()}
             time.sleep(COUNTER_PUBLISH_WAIT_S)
@@ -373,11 +329,11 @@ class LiveLab:
         self.configure(c.ping_weights_pct, c.ping_bottleneck_bps)
         snd, rcv = self._netns(SENDER), self._netns(RECEIVER)
         bulk_class = class_by_name(bulk) if bulk else None
-        with _Processes() as procs, ProbeReceiver("eth0", rcv, probes_only=True) as receiver:
+        with HostProcesses() as procs, ProbeReceiver("eth0", rcv, probes_only=True) as receiver:
             if bulk_class is not None:
                 procs.start(rcv, iperf_server_argv(iperf_port(bulk_class)),
                             stdout=subprocess.DEVNULL)
-                _until(lambda: self._listening([iperf_port(bulk_class)]), "the iperf3 server")
+                wait_until(lambda: self._listening([iperf_port(bulk_class)]), "the iperf3 server")
             before = self.snapshot()
             client = None
             if bulk_class is not None:
@@ -396,9 +352,9 @@ class LiveLab:
                                            stdout=subprocess.PIPE)
                      for cls in CLASSES}
             sent = self._send_probes(snd)
-            results = {name: parse_ping(_output(p, c.ping_s + FINISH_GRACE_S, f"ping ({name})"))
+            results = {name: parse_ping(output_of(p, c.ping_s + FINISH_GRACE_S, f"ping ({name})"))
                        for name, p in pings.items()}
-            iperf = (parse_iperf_json(_output(client, c.ping_s + FINISH_GRACE_S, "iperf3"))
+            iperf = (parse_iperf_json(output_of(client, c.ping_s + FINISH_GRACE_S, "iperf3"))
                      if client is not None else None)
             listener.finish()
             time.sleep(COUNTER_PUBLISH_WAIT_S)

@@ -1,0 +1,56 @@
+"""Tools run in Mininet hosts' namespaces for a live trial: started SCHED_FIFO, waited for
+with a deadline, and never left running when the trial ends."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bufferlab.experiments.common.realtime import realtime_argv
+
+#: How long a server or capture may take to get ready, s.
+READY_TIMEOUT_S = 10.0
+
+
+class HostProcesses:
+    """Processes started in the hosts' namespaces, SCHED_FIFO (a busy machine would otherwise
+    stall a sender long enough to drain its queue); whatever still runs at exit is killed."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[str]] = []
+
+    def __enter__(self) -> HostProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for p in self.started:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+    def start(self, netns: str, argv: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+        """``argv`` in ``netns``, text I/O."""
+        p = subprocess.Popen(["ip", "netns", "exec", netns, *realtime_argv(argv)], text=True,
+                             **kwargs)
+        self.started.append(p)
+        return p
+
+
+def output_of(process: subprocess.Popen[str], timeout_s: float, what: str) -> str:
+    """What ``process`` printed once it ended; RuntimeError if it runs past ``timeout_s``."""
+    try:
+        return process.communicate(timeout=timeout_s)[0]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise RuntimeError(f"{what} did not finish within {timeout_s:g} s") from None
+
+
+def wait_until(ready: Callable[[], bool], what: str, timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Poll ``ready`` until it holds; RuntimeError naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} was not ready within {timeout_s:g} s")
+        time.sleep(0.02)
