@@ -72,7 +72,7 @@ DIFFERENCES = (
     "**Small buffers cost drops, not throughput, here.** Today's Linux TCP (CUBIC with "
     "HyStart, SACK, RACK and proportional rate reduction) loses a burst of frames when slow "
     "start overshoots a small buffer and recovers without a timeout; the retransmits iperf3 "
-    "counts after its -O seconds are a few per trial. The seed's 2011 hosts fell to 2 Gbit/s "
+    "counts after its -O seconds are a few tens at most. The seed's hosts fell to 2 Gbit/s "
     "after ~200 drops and stayed there for the rest of 30 s.",
     "**Scaling shrinks windows in packets.** k scales bytes and rates, so a window is k × "
     "the seed's in 9000-byte frames (~550 instead of ~5,500 at the seed's share). CUBIC's "
