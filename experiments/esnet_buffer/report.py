@@ -15,7 +15,9 @@ from bufferlab.experiments.esnet_buffer.config import (
     MB,
     RTT_NS,
     SEED_BUFFER,
+    SEED_HOLD_PACED,
     SEED_LINK_BPS,
+    SEED_PACED,
     STREAMS,
     EsnetConfig,
     bdp_bytes,
@@ -135,6 +137,12 @@ def _plots(out: Path, config: EsnetConfig, by_table: dict[str, list[Row]]) -> li
             paced[label] = ([r["live_send_bps"] / config.k / 1e9 for r in rows],
                             [r["tcp_throughput_seed_scale_bps"] / 1e9 for r in rows])
     if paced:
+        seeds = {"seed, 12 MB, 2 Gbit/s background": SEED_PACED[2_000_000_000],
+                 "seed, 12 MB, 3 Gbit/s background": SEED_PACED[3_000_000_000],
+                 "seed, hold queue 4096 packets": SEED_HOLD_PACED}
+        for label, seed_rows in seeds.items():
+            paced[label] = ([r.setting / 1e9 for r in seed_rows],
+                            [r.throughput_bps / 1e9 for r in seed_rows])
         paths.append(plot_sweep(
             out / "throughput_vs_paced_rate.png", paced,
             "paced send rate at the seed's scale (Gbit/s)",
