@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bufferlab.experiments.common.realtime import realtime_argv
@@ -54,3 +55,12 @@ def wait_until(ready: Callable[[], bool], what: str, timeout_s: float = READY_TI
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what} was not ready within {timeout_s:g} s")
         time.sleep(0.02)
+
+
+def require_congestion_control(*names: str) -> None:
+    """RuntimeError naming each TCP congestion control the kernel does not offer."""
+    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+    missing = [name for name in names if name not in available.split()]
+    if missing:
+        raise RuntimeError(f"TCP congestion control {', '.join(missing)} is not available "
+                           f"here (available: {available.strip()})")

@@ -37,7 +37,12 @@ from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import Config, parse_config
 from bufferlab.controller.entities import counter_entry
 from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
-from bufferlab.experiments.common.host_tools import HostProcesses, output_of, wait_until
+from bufferlab.experiments.common.host_tools import (
+    HostProcesses,
+    output_of,
+    require_congestion_control,
+    wait_until,
+)
 from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
@@ -194,12 +199,7 @@ class EsnetLab:
 
     def _start(self) -> None:
         c = self.config
-        available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
-        missing = [cc for cc in (c.congestion, *c.extra_congestion)
-                   if cc not in available.split()]
-        if missing:
-            raise RuntimeError(f"TCP congestion control {', '.join(missing)} is not available "
-                               f"here (available: {available.strip()})")
+        require_congestion_control(c.congestion, *c.extra_congestion)
         program = compiled_program()
         self.work_dir.mkdir(parents=True, exist_ok=True)
         json_path = self.work_dir / "buffer_switch.json"

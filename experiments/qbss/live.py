@@ -35,7 +35,12 @@ from bufferlab.experiments.common.buffer_engine import (
     TM_POOL_FACTOR,
     host_mac,
 )
-from bufferlab.experiments.common.host_tools import HostProcesses, output_of, wait_until
+from bufferlab.experiments.common.host_tools import (
+    HostProcesses,
+    output_of,
+    require_congestion_control,
+    wait_until,
+)
 from bufferlab.experiments.common.live_switch import LiveSwitch, pin_neighbour, start_live_switch
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.qbss.accounting import (
@@ -189,10 +194,7 @@ class LiveLab:
 
     def _start(self) -> None:
         c = self.config
-        available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
-        if c.congestion not in available.split():
-            raise RuntimeError(f"TCP congestion control {c.congestion!r} is not available here "
-                               f"(available: {available.strip()})")
+        require_congestion_control(c.congestion)
         self._live = start_live_switch(qbss_topology(c), SWITCH,
                                        switch_config(c.ping_weights_pct, c.queue_cap_frames),
                                        self.work_dir, self._binary)
