@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from bufferlab.experiments.common.checks import print_outcome
 from bufferlab.experiments.esnet_buffer.config import FULL, QUICK, EsnetConfig
 from bufferlab.traffic.rfc2544.report import write_csv
 
@@ -81,11 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with EsnetLab(config) as lab:
         result = run(config, lab, args.out, describe(config))
     print()
-    for check in result.checks:
-        print(check.line())
-    print(f"\nreport: {result.outputs.report}")
-    for path in result.outputs.csv + result.outputs.plots:
-        print(f"        {path}")
+    print_outcome(result.checks, result.outputs.report, result.outputs.csv + result.outputs.plots)
     return 0 if result.passed else 1
 
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
+from bufferlab.experiments.common.checks import print_outcome
 from bufferlab.experiments.qbss.config import CLASSES, FULL, QUICK, SEED_RUNS
 from bufferlab.experiments.qbss.experiment import RunResult, run
 
@@ -86,11 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run(config, lab, args.out)
     _print_summary(result)
     print()
-    for check in result.checks:
-        print(check.line())
-    print(f"\nreport: {result.outputs.report}")
-    for path in result.outputs.csv + result.outputs.plots:
-        print(f"        {path}")
+    print_outcome(result.checks, result.outputs.report, result.outputs.csv + result.outputs.plots)
     return 0 if result.passed else 1
 
 

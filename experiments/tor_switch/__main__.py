@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
+from bufferlab.experiments.common.checks import print_outcome
 from bufferlab.experiments.common.grid import (
     add_grid_arguments,
     jobs_error,
@@ -96,11 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     for failure in result.failures:
         print(failure.line())
-    for check in result.checks:
-        print(check.line())
-    print(f"\nreport: {result.outputs.report}")
-    for path in result.outputs.csv + result.outputs.plots:
-        print(f"        {path}")
+    print_outcome(result.checks, result.outputs.report, result.outputs.csv + result.outputs.plots)
     return 0 if result.passed else 1
 
 
