@@ -28,6 +28,19 @@ if TYPE_CHECKING:
 DEFAULT_TABLE_SIZE = 1024
 
 
+def constant_int(e: ast.Expression, error: str) -> int:
+    """A compile-time constant as an integer (enum members by their value, booleans as 0/1);
+    a located `error` if `e` is not one."""
+    value = e.const_value
+    if isinstance(value, t.EnumValue):
+        value = value.value
+    if isinstance(value, bool):
+        value = int(value)
+    if not isinstance(value, int):
+        raise CompileError(e.pos, error)
+    return value
+
+
 @dataclass(frozen=True)
 class TableRef:
     """A table declaration bound in the environment of the control instance declaring it."""
@@ -327,14 +340,7 @@ class TableBuilder:
         for a in args:
             if a is None:
                 continue
-            value = a.const_value
-            if isinstance(value, t.EnumValue):
-                value = value.value
-            if isinstance(value, bool):
-                value = int(value)
-            if not isinstance(value, int):
-                raise CompileError(a.pos, "action arguments here must be compile-time constants")
-            values.append(value)
+            values.append(constant_int(a, "action arguments here must be compile-time constants"))
         return values
 
     def entries(self, widths: list[tuple[str, int]]) -> list[dict]:
@@ -410,14 +416,7 @@ class TableBuilder:
         wildcard = isinstance(k, ast.DefaultExpression | ast.DontCareExpression)
 
         def const(e: ast.Expression) -> int:
-            value = e.const_value
-            if isinstance(value, t.EnumValue):
-                value = value.value
-            if isinstance(value, bool):
-                value = int(value)
-            if not isinstance(value, int):
-                raise CompileError(e.pos, "entry keys must be compile-time constants")
-            return value & full
+            return constant_int(e, "entry keys must be compile-time constants") & full
 
         if kind == "exact":
             if wildcard:
