@@ -98,37 +98,43 @@ def open_packet_socket(
     rx_timestamps: bool = False,
     ethertype: int = ETH_P_ALL,
     rcvbuf_bytes: int | None = None,
+    probes_only: bool = False,
 ) -> socket.socket:
     """An AF_PACKET socket bound to ``dev``, created inside ``netns``.
 
     With ``receive`` it gets the frames of ``ethertype`` (default: all) on ``dev``;
     without, it only sends (so a sender's buffer does not fill with traffic it never
     reads). ``rcvbuf_bytes`` enlarges the receive buffer so a briefly descheduled
-    reader loses nothing (SO_RCVBUFFORCE as root, else up to the sysctl limit).
+    reader loses nothing (SO_RCVBUFFORCE as root, else up to the sysctl limit);
+    ``probes_only`` has the kernel pass probe frames only (see `_PROBE_FILTER`).
     """
     with in_netns(netns):
-        protocol = socket.htons(ethertype) if receive else 0
-        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, protocol)
+        # Created with protocol 0 the socket receives nothing: every option, the filter
+        # above all, is in place before bind() starts reception on ``dev`` alone (a
+        # socket opened for ETH_P_ALL would queue any interface's frames until bound).
+        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         try:
+            if rcvbuf_bytes is not None:
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf_bytes)
+                except PermissionError:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf_bytes)
+            if tx_timestamps:
+                sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING,
+                                SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE)
+            if rx_timestamps:
+                sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            if probes_only:
+                _attach_probe_filter(sock)
             # The address's protocol is in host order: Python applies htons itself.
             sock.bind((dev, ethertype if receive else 0))
         except OSError:
             sock.close()
             raise
-    if rcvbuf_bytes is not None:
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf_bytes)
-        except PermissionError:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf_bytes)
-    if tx_timestamps:
-        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING,
-                        SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE)
-    if rx_timestamps:
-        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     return sock
 
 
-def attach_probe_filter(sock: socket.socket) -> None:
+def _attach_probe_filter(sock: socket.socket) -> None:
     """Let only probe frames (IPv4 UDP to the probe port) reach this packet socket."""
     program = b"".join(struct.pack("HBBI", *insn) for insn in _PROBE_FILTER)
     buffer = ctypes.create_string_buffer(program, len(program))
@@ -370,9 +376,8 @@ class ProbeReceiver:
         """Open the socket now so frames sent afterwards are not missed; ``probes_only``
         has the kernel pass untagged probe frames only (cheap beside bulk traffic)."""
         self._sock = open_packet_socket(dev, netns, rx_timestamps=True,
-                                        rcvbuf_bytes=RECEIVE_BUFFER_BYTES)
-        if probes_only:
-            attach_probe_filter(self._sock)
+                                        rcvbuf_bytes=RECEIVE_BUFFER_BYTES,
+                                        probes_only=probes_only)
         self.ignored_frames = 0
 
     def close(self) -> None:

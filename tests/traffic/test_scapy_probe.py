@@ -1,6 +1,7 @@
 """Probes: parsing, pacing schedule (injected clock), and a live send/receive through a veth."""
 
 import subprocess
+import threading
 import uuid
 
 import pytest
@@ -159,3 +160,34 @@ def test_probes_only_receiver_sees_probes_and_nothing_else(veth_ns):
     assert only.ignored_frames == 0
     # The unfiltered one saw the nine others (and maybe the veth's own IPv6 chatter).
     assert [r.seq for r in all_frames] == [0, 1, 2] and every.ignored_frames >= 9
+
+
+@pytest.mark.root
+def test_filter_is_in_place_before_the_first_frame_is_queued(veth_ns):
+    # Non-probe frames pour onto the link while receivers open: a filter attached after
+    # bind() would let the frames of that gap in (CI saw one, IPv6 chatter of a new veth).
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+
+    stop = threading.Event()
+    noise = bytes(Ether(src=SRC_MAC, dst=DST_MAC) / IP(src="10.0.1.1", dst="10.0.1.2")
+                  / UDP(dport=layers.PROBE_UDP_PORT + 1) / bytes(100))
+
+    def flood() -> None:
+        sock = probe.open_packet_socket("pa", veth_ns, receive=False)
+        with sock:
+            while not stop.is_set():
+                sock.send(noise)
+
+    flooder = threading.Thread(target=flood)
+    flooder.start()
+    try:
+        ignored = []
+        for _ in range(200):
+            with probe.ProbeReceiver("pb", veth_ns, probes_only=True) as only:
+                only.receive(1, timeout_s=0.0)
+                ignored.append(only.ignored_frames)
+    finally:
+        stop.set()
+        flooder.join()
+    assert ignored == [0] * 200
