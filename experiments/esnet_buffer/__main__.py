@@ -27,6 +27,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=float, help="live link / 10 Gbit/s (default 0.1: 1 Gbit/s)")
     p.add_argument("--congestion", help="TCP congestion control (default cubic; bbr is "
                                         "offered by this kernel too)")
+    p.add_argument("--background-timer-ms", type=float, dest="background_timer_ms",
+                   help="the UDP background sends what is due once per tick, at once "
+                        "(default 100: iperf3 up to 3.1.3, the seed's tool; 0: frame by "
+                        "frame)")
     p.add_argument("--headroom", action="store_true",
                    help="only measure what the live network carries without loss (UDP and "
                         "TCP at 1-3 Gbit/s, unshaped): the measurement k rests on")
@@ -66,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Keep -O at a quarter of a short trial, never more than the preset's.
             omit = min(base.omit_s, args.trial_s / 4)
         config = base.with_overrides(trial_s=args.trial_s, omit_s=omit, k=args.k,
-                                     congestion=args.congestion)
+                                     congestion=args.congestion,
+                                     background_timer_ms=args.background_timer_ms)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -16,8 +16,8 @@ class TrialSpec:
     """One trial at the live scale: the table it belongs to, its seed setting (bytes,
     bit/s or packets, for the seed's row), the bottleneck's rate (bit/s; 0 unshaped), its
     buffer (P4 cap in bytes, or None with a hold queue of ``hold_packets`` packets), the
-    sender's HTB rate (bit/s), the UDP background (bit/s), the TCP timing (s) and
-    congestion control."""
+    sender's HTB rate (bit/s), the UDP background (bit/s) and the frames it sends at once,
+    the TCP timing (s) and congestion control."""
 
     table: str
     seed_setting: int
@@ -31,6 +31,7 @@ class TrialSpec:
     congestion: str = "cubic"
     tcp: bool = True
     streams: int = STREAMS
+    background_burst_frames: int = 1
 
 
 @dataclass(frozen=True)

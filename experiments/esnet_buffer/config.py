@@ -21,6 +21,9 @@ MTU_BYTES = 9000
 FRAME_BYTES = MTU_BYTES + 14
 #: The same frame on the link: plus 24 bytes of preamble, gap and FCS.
 FRAME_WIRE_BYTES = FRAME_BYTES + 24
+#: Background frames: the generator's largest (9000 bytes with FCS, 8996 on Linux), close to
+#: the TCP flows' 9014-byte jumbo frames.
+UDP_FRAME_BYTES = 9000
 #: TCP streams per trial (`iperf3 -P 2`).
 STREAMS = 2
 MB = 1_000_000
@@ -34,6 +37,11 @@ def bdp_bytes(link_bps: int, rtt_ns: int = RTT_NS) -> int:
 def sqrt_n_bytes(link_bps: int, streams: int = STREAMS) -> int:
     """Appenzeller et al.'s BDP / √n for ``streams`` long flows, bytes."""
     return round(bdp_bytes(link_bps) / math.sqrt(streams))
+
+
+def burst_frames(rate_bps: int, timer_ms: float) -> int:
+    """UDP frames a sender at ``rate_bps`` has due per ``timer_ms`` tick (at least 1)."""
+    return max(1, round(rate_bps * timer_ms / 1000 / (8 * UDP_FRAME_BYTES)))
 
 
 def scaled(value: int, k: float) -> int:
@@ -104,6 +112,12 @@ class EsnetConfig:
     tcp_buffer_bytes: int = 64 * 1024 * 1024
     #: Trials repeated when the switch lost a frame outside admission.
     attempts: int = 2
+    #: The UDP background's send timer, ms: each tick it sends what is due at once, at its
+    #: NIC's rate (the link's). The seed's tool, iperf3 up to 3.1.3, ticked every 100 ms
+    #: (esnet/iperf#386, #460): 2 Gbit/s left as 25 MB bursts of 20 ms at 10 Gbit/s. The
+    #: timer is not scaled, as the RTT is not. 0 sends frame by frame (iperf3 3.2 and
+    #: later tick every 1 ms: nearly smooth).
+    background_timer_ms: float = 100.0
 
     def __post_init__(self) -> None:
         if not 0 < self.k <= 1:
@@ -116,6 +130,9 @@ class EsnetConfig:
             raise ValueError(f"tcp_buffer_bytes: at least 1 MB, not {self.tcp_buffer_bytes}")
         if self.attempts < 1:
             raise ValueError(f"attempts: at least 1, not {self.attempts}")
+        if not 0 <= self.background_timer_ms <= 1000:
+            raise ValueError("background_timer_ms: from 0 (frame by frame) to 1000, not "
+                             f"{self.background_timer_ms}")
         for key in ("backgrounds_bps", "buffers_bytes", "paced_bps", "hold_packets",
                     "hold_paced_bps"):
             values = getattr(self, key)
@@ -135,6 +152,10 @@ class EsnetConfig:
     def bdp_bytes(self) -> int:
         """The live path's BDP, bytes (the seed's 62.5 MB × k)."""
         return bdp_bytes(self.link_bps)
+
+    def background_burst_frames(self, background_bps: int) -> int:
+        """Frames the live background sends per timer tick at ``background_bps`` (live)."""
+        return burst_frames(background_bps, self.background_timer_ms)
 
     def live(self, seed_value: int) -> int:
         """A seed rate (bit/s) or buffer (bytes, packets) at the live scale."""

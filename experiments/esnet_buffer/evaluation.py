@@ -13,6 +13,7 @@ from bufferlab.experiments.esnet_buffer.config import (
     SEED_HOLD,
     SEED_HOLD_PACED,
     SEED_PACED,
+    UDP_FRAME_BYTES,
     SeedRow,
     bdp_bytes,
 )
@@ -29,6 +30,20 @@ def paced_wire_bps(paced_bps: int) -> float:
     """A paced rate as the link counts it: HTB counts a frame's 9014 Linux bytes, the link
     also its 24 bytes of preamble, gap and FCS."""
     return paced_bps * FRAME_WIRE_BYTES / FRAME_BYTES
+
+
+def burst_s(burst_frames: int, link_bps: int) -> float:
+    """How long one burst of the background holds the link, s (0 unshaped)."""
+    return 8 * burst_frames * UDP_FRAME_BYTES / link_bps if link_bps else 0.0
+
+
+def pacing_limit_bps(share: int, held_bytes: int, burst: float) -> float:
+    """The fastest pacing that loses nothing: the share the background leaves, or less when
+    the background comes in bursts. A burst holds the link for ``burst`` s, and meanwhile
+    every paced frame queues; ``held_bytes`` of buffer absorb a rate of held × 8 / burst."""
+    if burst <= 0:
+        return float(share)
+    return min(float(share), 8 * held_bytes / burst)
 
 
 def seed_row(table: str, background_bps: int, setting: int) -> SeedRow | None:
@@ -53,6 +68,8 @@ def trial_row(trial: Trial, k: float) -> Row:
     held = s.buffer_bytes if s.buffer_bytes is not None else (s.hold_packets or 0) * FRAME_BYTES
     throughput = trial.iperf.received_bps if trial.iperf else 0.0
     share = share_bps(s.link_bps, s.background_bps)
+    burst = burst_s(s.background_burst_frames, s.link_bps)
+    limit = pacing_limit_bps(share, held, burst)
     return {
         "table": s.table,
         "seed_setting": s.seed_setting,
@@ -64,7 +81,10 @@ def trial_row(trial: Trial, k: float) -> Row:
         "live_send_bps": s.send_bps,
         "live_background_bps": s.background_bps,
         "live_share_bps": share,
-        "paced_wire_over_share": paced_wire_bps(s.send_bps) / share,
+        "background_burst_frames": s.background_burst_frames,
+        "background_burst_s": burst,
+        "pacing_limit_bps": limit,
+        "paced_wire_over_limit": paced_wire_bps(s.send_bps) / limit if limit else 0.0,
         "admission_drops_frames": trial.accounting.admission_drops,
         "tcp_retransmits_segments": trial.iperf.retransmits if trial.iperf else 0,
         "tcp_throughput_bps": throughput,

@@ -282,10 +282,18 @@ class EsnetLab:
         s.run(f"set_queue_depth {depth} {TRUNK_PORT} {BOTTLENECK_QUEUE}")
         s.run(f"set_port_rate {TRUNK_PORT} {spec.link_bps}")
 
-    def set_pacing(self, rate_bps: int) -> None:
-        """HTB on ``snd``'s eth0 at ``rate_bps`` (its NIC's rate, or the seed's pacing)."""
+    def set_pacing(self, rate_bps: int, host: str = SENDER) -> None:
+        """HTB on ``host``'s eth0 at ``rate_bps`` (its NIC's rate, or the seed's pacing)."""
         classes, default = pacing_classes(rate_bps)
-        tc.install_htb("eth0", rate_bps, classes, default, netns=self.netns(SENDER))
+        tc.install_htb("eth0", rate_bps, classes, default, netns=self.netns(host))
+
+    def set_background_nic(self, rate_bps: int) -> None:
+        """``udp``'s NIC at ``rate_bps`` (the link's, as the seed's 10 Gbit/s NICs: a burst
+        of the background reaches the bottleneck at its rate); 0 leaves it unshaped."""
+        if rate_bps:
+            self.set_pacing(rate_bps, UDP_SENDER)
+        else:
+            tc.clear_root("eth0", self.netns(UDP_SENDER))
 
     # -- counters ---------------------------------------------------------------------------
 
@@ -332,6 +340,7 @@ class EsnetLab:
     def _trial_once(self, spec: TrialSpec) -> Trial:
         self.set_buffer(spec)
         self.set_pacing(spec.send_bps)
+        self.set_background_nic(spec.link_bps)
         # iperf3 runs its -O seconds before its -t seconds: the background covers both, and
         # its connection set-up (a few RTTs) and wind-down.
         duration = BACKGROUND_LEAD_S + spec.omit_s + spec.trial_s + BACKGROUND_TAIL_S
@@ -350,7 +359,8 @@ class EsnetLab:
             if spec.background_bps:
                 gen = procs.start(self.netns(UDP_SENDER),
                                   generator_argv(host_ip(UDP_SINK), spec.background_bps,
-                                                 duration), stdout=subprocess.PIPE)
+                                                 duration, spec.background_burst_frames),
+                                  stdout=subprocess.PIPE)
                 time.sleep(BACKGROUND_LEAD_S)
             iperf = None
             if spec.tcp:
@@ -392,5 +402,8 @@ def describe(config: EsnetConfig, names: tuple[str, str] = switch_names()
                 f"(first {config.omit_s:g} s left out, -O); autotuning up to "
                 f"{config.live(config.tcp_buffer_bytes):,} bytes per socket (tcp_rmem/wmem)"),
         ("UDP background", f"bufferlab-gen, {json.dumps(list(config.backgrounds_bps))} bit/s "
-                           f"at the seed's scale, 9000-byte frames to port {UDP_PORT}"),
+                           f"at the seed's scale, 9000-byte frames to port {UDP_PORT}, "
+                           + (f"what is due every {config.background_timer_ms:g} ms sent at "
+                              "once through a NIC at the link rate (iperf3 up to 3.1.3)"
+                              if config.background_timer_ms else "frame by frame")),
     ]

@@ -36,8 +36,10 @@ def trial_specs(c: EsnetConfig) -> list[TrialSpec]:
 
     def spec(table: str, seed_setting: int, buffer_bytes: int | None, hold: int | None,
              send_bps: int, background_bps: int, congestion: str = c.congestion) -> TrialSpec:
+        live_bg = c.live(background_bps)
         return TrialSpec(table, seed_setting, c.link_bps, buffer_bytes, hold, send_bps,
-                         c.live(background_bps), c.trial_s, c.omit_s, congestion)
+                         live_bg, c.trial_s, c.omit_s, congestion,
+                         background_burst_frames=c.background_burst_frames(live_bg))
 
     for bg in c.backgrounds_bps:
         specs += [spec(table_name("buffer", bg), b, c.live(b), None, c.link_bps, bg)

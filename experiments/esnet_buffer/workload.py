@@ -8,14 +8,11 @@ import math
 import sys
 from pathlib import Path
 
-from bufferlab.experiments.esnet_buffer.config import FRAME_BYTES
+from bufferlab.experiments.esnet_buffer.config import FRAME_BYTES, UDP_FRAME_BYTES
 from bufferlab.traffic.tc import HtbClass
 
 #: UDP port of the background sink.
 UDP_PORT = 5001
-#: Background frames: the generator's largest (9000 bytes with FCS, 8996 on Linux), close to
-#: the TCP flows' 9014-byte jumbo frames.
-UDP_FRAME_BYTES = 9000
 #: HTB's bucket: two jumbo frames back to back at most, so a paced sender is paced.
 PACING_BURST_BYTES = 2 * FRAME_BYTES
 PACING_MINOR = 2
@@ -26,12 +23,14 @@ def _tool(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
 
-def generator_argv(dst_ip: str, rate_bps: int, duration_s: float) -> list[str]:
+def generator_argv(dst_ip: str, rate_bps: int, duration_s: float,
+                   burst_frames: int = 1) -> list[str]:
     """bufferlab-gen sending 9000-byte frames at ``rate_bps`` (line bit/s) for
-    ``duration_s``; it sleeps between frames (no spinning: the cores are the switches')."""
+    ``duration_s``, ``burst_frames`` at a time (the mean rate kept); it sleeps between
+    departures (no spinning: the cores are the switches')."""
     return [_tool("bufferlab-gen"), "--dst", dst_ip, "--port", str(UDP_PORT), "--rate-bps",
             str(rate_bps), "--frame-size", str(UDP_FRAME_BYTES), "--duration-s",
-            f"{duration_s:g}", "--spin-ns", "0"]
+            f"{duration_s:g}", "--spin-ns", "0", "--burst-frames", str(burst_frames)]
 
 
 def receiver_argv(duration_s: float) -> list[str]:

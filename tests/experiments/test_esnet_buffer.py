@@ -21,9 +21,16 @@ from bufferlab.experiments.esnet_buffer.config import (
     QUICK,
     EsnetConfig,
     bdp_bytes,
+    burst_frames,
     sqrt_n_bytes,
 )
-from bufferlab.experiments.esnet_buffer.evaluation import paced_wire_bps, seed_row, trial_row
+from bufferlab.experiments.esnet_buffer.evaluation import (
+    burst_s,
+    paced_wire_bps,
+    pacing_limit_bps,
+    seed_row,
+    trial_row,
+)
 from bufferlab.experiments.esnet_buffer.experiment import run
 from bufferlab.experiments.esnet_buffer.runner import trial_specs
 from bufferlab.experiments.esnet_buffer.workload import (
@@ -93,6 +100,9 @@ def test_the_grid_scales_every_setting_and_adds_a_rate_above_the_share():
     assert [s.send_bps for s in paced] == [300_000_000, 400_000_000, 500_000_000,
                                           600_000_000, 900_000_000]
     assert {s.buffer_bytes for s in paced} == {1_200_000}
+    # iperf3's 100 ms timer: 200 Mbit/s leaves 2.5 MB (278 frames) a tick, 300 Mbit/s 417.
+    assert {s.background_burst_frames for s in paced} == {278}
+    assert {s.background_burst_frames for s in by_table["paced_3g"]} == {417}
     assert [(s.hold_packets, s.buffer_bytes) for s in by_table["hold"]] == [(200, None),
                                                                            (410, None)]
     assert [(s.send_bps, s.hold_packets) for s in by_table["hold_paced"]] == [
@@ -106,7 +116,9 @@ def test_generator_command_and_outputs():
     argv = generator_argv("10.0.4.4", 200_000_000, 14.0)
     assert argv[0].endswith("bufferlab-gen")
     assert argv[1:] == ["--dst", "10.0.4.4", "--port", "5001", "--rate-bps", "200000000",
-                        "--frame-size", "9000", "--duration-s", "14", "--spin-ns", "0"]
+                        "--frame-size", "9000", "--duration-s", "14", "--spin-ns", "0",
+                        "--burst-frames", "1"]
+    assert generator_argv("10.0.4.4", 200_000_000, 14.0, 278)[-2:] == ["--burst-frames", "278"]
     assert parse_generator('{"sent_frames": 38803, "rate_bps": 2e8}\n') == 38803
     assert parse_receiver(json.dumps({"total": {"received_frames": 38790}})) == 38790
 
@@ -159,9 +171,9 @@ def test_a_hold_queue_counts_its_traffic_manager_drops_as_admission():
 # -- rows ----------------------------------------------------------------------------------
 
 def _trial(table, setting, throughput_bps, drops=0, buffer_bytes=1_200_000, hold=None,
-           send_bps=1_000_000_000, background_bps=200_000_000, valid=True):
+           send_bps=1_000_000_000, background_bps=200_000_000, valid=True, burst=1):
     spec = TrialSpec(table, setting, 1_000_000_000, buffer_bytes, hold, send_bps,
-                     background_bps, 10.0, 2.0)
+                     background_bps, 10.0, 2.0, background_burst_frames=burst)
     iperf = IperfResult(round(throughput_bps * 10 / 8), round(throughput_bps * 10 / 8), 10.0, 3)
     from bufferlab.experiments.esnet_buffer.accounting import Accounting
     losses = {} if valid else {"s42 switch port 5 kernel_drops": 4}
@@ -181,6 +193,19 @@ def test_a_row_carries_the_seed_beside_ours():
     assert hold["buffer_over_bdp"] == pytest.approx(200 * 9014 / 6_250_000)
     assert hold["seed_drops_packets"] == "700-800"
     assert seed_row("buffer_3g", 3 * G, 36 * MB) is None
+
+
+def test_a_background_timer_sends_what_is_due_per_tick_and_lowers_the_pacing_limit():
+    assert burst_frames(200_000_000, 100.0) == 278
+    assert burst_frames(200_000_000, 0.0) == 1 == burst_frames(1_000, 100.0)
+    assert EsnetConfig(background_timer_ms=0).background_burst_frames(200_000_000) == 1
+    # 278 frames of 9000 bytes hold a 1 Gbit/s link 20 ms; 1.2 MB absorbs 480 Mbit/s then.
+    assert burst_s(278, 1_000_000_000) == pytest.approx(0.020016)
+    assert pacing_limit_bps(800_000_000, 1_200_000, 0.020016) == pytest.approx(479.6e6, rel=1e-3)
+    assert pacing_limit_bps(800_000_000, 1_200_000, 0.0) == 800e6
+    assert pacing_limit_bps(800_000_000, 12_000_000, 0.020016) == 800e6
+    with pytest.raises(ValueError, match="background_timer_ms"):
+        EsnetConfig(background_timer_ms=-1)
 
 
 def test_the_link_counts_24_bytes_more_per_frame_than_htb():
@@ -214,9 +239,9 @@ def test_more_buffer_must_never_cost_more_than_noise():
     assert not check.passed and "25.0% of the share" in check.detail
 
 
-def _paced_rows(points):
-    return [trial_row(_trial("paced_2g", round(p * 10), thr, drops=d, send_bps=p), 0.1)
-            for p, d, thr in points]
+def _paced_rows(points, burst=1):
+    return [trial_row(_trial("paced_2g", round(p * 10), thr, drops=d, send_bps=p, burst=burst),
+                      0.1) for p, d, thr in points]
 
 
 def test_pacing_below_the_share_must_be_lossless_and_above_it_must_not_pay():
@@ -230,6 +255,12 @@ def test_pacing_below_the_share_must_be_lossless_and_above_it_must_not_pay():
     no_collapse = [(500e6, 0, 493e6), (900e6, 150, 790e6)]
     assert [c.passed for c in pacing_checks("paced_2g", _paced_rows(no_collapse))] == [True,
                                                                                       False]
+    # A bursty background lowers the limit to 480 Mbit/s: 500 Mbit/s is above it (the seed's
+    # 6 Gbit/s lost frames beside an 8 Gbit/s share), and may not lose nothing there.
+    bursty = [(400e6, 0, 396e6), (500e6, 50, 388e6), (600e6, 139, 394e6)]
+    assert [c.passed for c in pacing_checks("paced_2g", _paced_rows(bursty, 278))] == [True,
+                                                                                        True]
+    assert [c.passed for c in pacing_checks("paced_2g", _paced_rows(bursty))] == [False, False]
     only_below = [(300e6, 0, 296e6)]
     checks = pacing_checks("paced_2g", _paced_rows(only_below))
     assert not checks[1].passed and "needs valid trials" in checks[1].detail
@@ -279,7 +310,9 @@ class SeedLikeLab:
         share = spec.link_bps - spec.background_bps
         held = spec.buffer_bytes or (spec.hold_packets or 0) * 9014
         if spec.send_bps < spec.link_bps:
-            fits = spec.send_bps * 9038 / 9014 <= share
+            # While a burst of the background holds the link, the buffer absorbs the pacing.
+            burst = 8 * spec.background_burst_frames * 9000 / spec.link_bps
+            fits = spec.send_bps * 9038 / 9014 <= min(share, held * 8 / burst)
             thr, drops = (spec.send_bps * 0.99, 0) if fits else (0.2 * share, 200)
         else:
             thr, drops = (0.99 * share, 0) if held > 3_650_000 else (0.25 * share, 200)
