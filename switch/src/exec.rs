@@ -289,6 +289,7 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
         }
         Expr::D2B(x) => u128::from(eval(p, st, pkt, data, x) != 0),
         Expr::VarbitEq(a, b) => u128::from(varbit_bytes(p, pkt, *a) == varbit_bytes(p, pkt, *b)),
+        Expr::WideEq(ops) => u128::from(crate::wide::eq(p, st, pkt, data, &ops.0, &ops.1)),
     }
 }
 
@@ -421,6 +422,11 @@ fn copy_header(p: &Program, pkt: &mut Packet, dst: HeaderId, src: HeaderId) {
     let n = d.num_fields.min(s.num_fields) as usize;
     let (df, sf) = (d.first_field as usize, s.first_field as usize);
     pkt.phv.fields.copy_within(sf..sf + n, df);
+    let ((dw, dn), (sw, sn)) = (d.wide_range, s.wide_range);
+    if dn == sn && dw != sw {
+        let sw = sw as usize;
+        pkt.phv.wide.copy_within(sw..sw + sn as usize, dw as usize);
+    }
     pkt.phv.valid[dst as usize] = pkt.phv.valid[src as usize];
     if let (Some((_, dv)), Some((_, sv))) = (d.varbit, s.varbit) {
         let (dv, sv) = (dv as usize, sv as usize);
@@ -489,6 +495,7 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
             let v = eval(p, st, pkt, data, e);
             store(p, st, pkt, data, lv, v);
         }
+        Prim::AssignWide(a) => crate::wide::assign(p, st, pkt, data, a),
         Prim::AssignHeader(d, s) => {
             if let (Some(d), Some(s)) = (
                 header_of(p, st, pkt, data, d),
@@ -558,6 +565,7 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
                     pkt.phv.fields[a..a + hi.num_fields as usize]
                         .iter_mut()
                         .for_each(|f| *f = 0);
+                    pkt.phv.clear_wide(hi);
                     set_valid(p, pkt, h);
                     pkt.len_reg += header_bytes(p, pkt, h);
                 }
@@ -748,7 +756,18 @@ fn format_log_arg(
                 if k > 0 {
                     out.push_str(", ");
                 }
-                let _ = write!(out, "{}", pkt.phv.fields[(hi.first_field + k) as usize]);
+                let f = hi.first_field + k;
+                let fi = &p.fields[f as usize];
+                let _ = match fi.wide {
+                    // Wide values print in hex: no u128 holds them.
+                    Some(at) => {
+                        let at = at as usize;
+                        let bytes = &pkt.phv.wide[at..at + fi.width.div_ceil(8) as usize];
+                        out.push_str("0x");
+                        bytes.iter().try_for_each(|b| write!(out, "{b:02x}"))
+                    }
+                    None => write!(out, "{}", pkt.phv.fields[f as usize]),
+                };
             }
             out.push('}');
         }
@@ -776,7 +795,14 @@ fn emit_field(p: &Program, pkt: &Packet, f: FieldId, w: &mut BitWriter<'_>) {
             let bytes = &pkt.phv.varbits[vs as usize];
             w.push_bytes(&bytes[..(v as usize / 8).min(bytes.len())]);
         }
-        _ => w.push(fi.width, v),
+        _ => match fi.wide {
+            Some(at) => {
+                let at = at as usize;
+                let bytes = &pkt.phv.wide[at..at + fi.width.div_ceil(8) as usize];
+                crate::wide::push_bits(w, fi.width, bytes);
+            }
+            None => w.push(fi.width, v),
+        },
     }
 }
 
@@ -875,8 +901,16 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
                 off += vl as usize;
             }
             _ => {
-                let w = p.fields[f].width;
-                pkt.phv.fields[f] = get_bits(&pkt.data, off, w);
+                let fi = &p.fields[f];
+                let w = fi.width;
+                match fi.wide {
+                    Some(at) => {
+                        let at = at as usize;
+                        let out = &mut pkt.phv.wide[at..at + w.div_ceil(8) as usize];
+                        crate::wide::read_bits_into(&pkt.data, off, w, out);
+                    }
+                    None => pkt.phv.fields[f] = get_bits(&pkt.data, off, w),
+                }
                 off += w as usize;
             }
         }

@@ -14,6 +14,7 @@ pub mod py;
 pub mod runtime;
 pub mod state;
 pub mod tables;
+pub mod wide;
 
 use pyo3::prelude::*;
 

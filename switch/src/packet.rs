@@ -14,6 +14,9 @@ pub struct Phv {
     pub valid: Vec<bool>,
     /// Varbit contents (bytes) per varbit slot; the field slot holds the length in bits.
     pub varbits: Vec<Vec<u8>>,
+    /// Values of fields wider than 128 bits, big-endian, at their
+    /// [`crate::program::FieldInfo::wide`] offsets (sized at load: no growth per packet).
+    pub wide: Vec<u8>,
     /// Next index per header stack.
     pub stack_next: Vec<u32>,
     /// Next index per header union stack.
@@ -27,6 +30,7 @@ impl Phv {
             fields: vec![0; p.fields.len()],
             valid: vec![false; p.headers.len()],
             varbits: (0..p.num_varbits).map(|_| Vec::new()).collect(),
+            wide: vec![0; p.wide_bytes as usize],
             stack_next: vec![0; p.stacks.len()],
             ustack_next: vec![0; p.union_stacks.len()],
         };
@@ -41,6 +45,7 @@ impl Phv {
             *v = h.metadata;
         }
         self.varbits.iter_mut().for_each(Vec::clear);
+        self.wide.fill(0);
         self.stack_next.iter_mut().for_each(|n| *n = 0);
         self.ustack_next.iter_mut().for_each(|n| *n = 0);
     }
@@ -52,7 +57,14 @@ impl Phv {
             self.fields[a..a + h.num_fields as usize]
                 .iter_mut()
                 .for_each(|f| *f = 0);
+            self.clear_wide(h);
         }
+    }
+
+    /// Zeroes a header's fields wider than 128 bits.
+    pub fn clear_wide(&mut self, h: &crate::program::HeaderInfo) {
+        let (at, len) = (h.wide_range.0 as usize, h.wide_range.1 as usize);
+        self.wide[at..at + len].fill(0);
     }
 
     /// Copies `other` into `self` reusing this PHV's buffers.
@@ -63,6 +75,7 @@ impl Phv {
             d.clear();
             d.extend_from_slice(s);
         }
+        self.wide.copy_from_slice(&other.wide);
         self.stack_next.copy_from_slice(&other.stack_next);
         self.ustack_next.copy_from_slice(&other.ustack_next);
     }

@@ -21,6 +21,9 @@ pub struct FieldInfo {
     pub bit_offset: u32,
     /// Header instance the field belongs to.
     pub header: HeaderId,
+    /// For a field wider than 128 bits: byte offset of its value in
+    /// [`crate::packet::Phv::wide`] (its `u128` slot stays 0).
+    pub wide: Option<u32>,
 }
 
 /// One header (or metadata) instance.
@@ -42,6 +45,9 @@ pub struct HeaderInfo {
     pub varbit_max_bytes: u32,
     /// Union this header is a member of (siblings are invalidated on setValid).
     pub union: Option<u32>,
+    /// Bytes of its wide fields in [`crate::packet::Phv::wide`]: start and
+    /// length (consecutive, so a header copy moves one range).
+    pub wide_range: (u32, u32),
 }
 
 /// A header stack.
@@ -166,6 +172,33 @@ pub enum Expr {
     /// Two varbit fields hold the same bytes (a varbit's slot holds only its
     /// length, so `==` on the slots would miss different contents).
     VarbitEq(FieldId, FieldId),
+    /// `==` where an operand is wider than 128 bits (compared as integers).
+    WideEq(Box<(WideOperand, WideOperand)>),
+}
+
+/// An operand of an operation on a value wider than 128 bits.
+#[derive(Debug, Clone)]
+pub enum WideOperand {
+    /// A wide field: its bytes in [`crate::packet::Phv::wide`].
+    Field { at: u32, len: u32 },
+    /// A constant, big-endian bytes.
+    Const(Box<[u8]>),
+    /// A value of at most 128 bits.
+    Narrow(Expr),
+}
+
+/// An assignment into a field wider than 128 bits.
+#[derive(Debug, Clone)]
+pub struct WideAssign {
+    /// Destination bytes in [`crate::packet::Phv::wide`].
+    pub at: u32,
+    /// Destination length in bytes.
+    pub len: u32,
+    /// Destination width in bits (the top byte keeps only `width % 8` bits).
+    pub width: u32,
+    /// Source; a wide field source has the destination's width, a constant
+    /// is exactly `len` bytes (both checked at load time).
+    pub src: WideOperand,
 }
 
 /// A writable field location.
@@ -207,6 +240,7 @@ pub enum LogArg {
 #[derive(Debug, Clone)]
 pub enum Prim {
     Assign(LValue, Expr),
+    AssignWide(WideAssign),
     AssignHeader(HeaderRef, HeaderRef),
     AssignUnion(u32, u32),
     AssignStack(u32, u32),
@@ -618,6 +652,8 @@ pub struct Program {
     pub unions: Vec<UnionInfo>,
     pub union_stacks: Vec<UnionStackInfo>,
     pub num_varbits: u32,
+    /// Bytes of [`crate::packet::Phv::wide`] (all fields wider than 128 bits).
+    pub wide_bytes: u32,
     pub parse_states: Vec<ParseState>,
     pub init_state: Option<u32>,
     pub value_sets: Vec<ValueSet>,

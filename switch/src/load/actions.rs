@@ -20,7 +20,10 @@ impl Loader {
             Ok(hex_value(p(i)?.get("value").unwrap_or(&Value::Null), ctx)? as u32)
         };
         Ok(match op {
-            "assign" | "modify_field" => Prim::Assign(self.lvalue(p(0)?, ctx)?, e(1)?),
+            "assign" | "modify_field" => match self.wide_assign(p(0)?, p(1)?, ctx)? {
+                Some(wide) => wide,
+                None => Prim::Assign(self.lvalue(p(0)?, ctx)?, e(1)?),
+            },
             "add_to_field" | "subtract_from_field" => {
                 let dest = self.lvalue(p(0)?, ctx)?;
                 let cur = lvalue_expr(&dest);
@@ -172,10 +175,19 @@ impl Loader {
             let params = arr(a, "runtime_data")
                 .iter()
                 .map(|r| {
-                    Ok((
-                        get_str(r, "name", &ctx)?.to_string(),
-                        get_u64(r, "bitwidth", &ctx)? as u32,
-                    ))
+                    let pname = get_str(r, "name", &ctx)?.to_string();
+                    let width = get_u64(r, "bitwidth", &ctx)?;
+                    // Action data travels as u128 through the tables and the control plane.
+                    if width > 128 {
+                        return err(
+                            &ctx,
+                            format!(
+                                "parameter '{pname}' is {width} bits wide; action parameters \
+                                 wider than 128 bits are not supported"
+                            ),
+                        );
+                    }
+                    Ok((pname, width as u32))
                 })
                 .collect::<R<Vec<_>>>()?;
             let prims = arr(a, "primitives")

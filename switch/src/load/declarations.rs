@@ -342,7 +342,8 @@ impl Loader {
                         return err(&ectx, "only field elements are supported");
                     }
                     let (h, f) = self.field_pair(e.get("value"), &ectx)?;
-                    fields.push(self.field_id(&h, &f, &ectx)?);
+                    let fid = self.field_id(&h, &f, &ectx)?;
+                    fields.push(self.narrow_field(fid, "a field list", &ectx)?);
                 }
                 let list = FieldList { name, fields };
                 if learn {

@@ -16,13 +16,26 @@ impl Loader {
                 }
                 let fid = self.field_id(&h, &f, ctx)?;
                 let fi = &self.p.fields[fid as usize];
+                if fi.wide.is_some() {
+                    return self.wide_use_error(fid, "this use", ctx);
+                }
                 Ok(if fi.signed {
                     (Expr::SignedField(fid, fi.width), true)
                 } else {
                     (Expr::Field(fid), false)
                 })
             }
-            Some("hexstr") => Ok((Expr::Const(hex_value(val, ctx)?), false)),
+            Some("hexstr") => match parse_hexstr(val.as_str().unwrap_or("")) {
+                Some(c) => Ok((Expr::Const(c), false)),
+                None if self.wide_desc(v).is_some() => err(
+                    ctx,
+                    format!(
+                        "constant {val} is wider than 128 bits; only ==, != and assignment \
+                         to a field as wide take it"
+                    ),
+                ),
+                None => Ok((Expr::Const(hex_value(val, ctx)?), false)),
+            },
             Some("bool") => Ok((
                 Expr::Const(u128::from(val.as_bool().unwrap_or(false))),
                 false,
@@ -69,6 +82,7 @@ impl Loader {
                 let (s, f) = self.field_pair(Some(val), ctx)?;
                 let stack = self.stack(&s, ctx)?;
                 let (offset, width, signed) = self.stack_field_offset(stack, &f, ctx)?;
+                self.narrow_stack_field(stack, offset, ctx)?;
                 Ok((
                     Expr::StackLast {
                         stack,
@@ -108,6 +122,7 @@ impl Loader {
                         format!("union stack '{us}' member '{member}' has no field '{field}'"),
                     );
                 };
+                self.narrow_field(h.first_field + k, "a union stack access", ctx)?;
                 let fi = &self.p.fields[(h.first_field + k) as usize];
                 let (width, signed) = (fi.width, fi.signed);
                 Ok((
@@ -191,6 +206,9 @@ impl Loader {
         let Some(op) = v.get("op").and_then(Value::as_str) else {
             return err(ctx, "expression without 'op'");
         };
+        if op != "==" && op != "!=" {
+            self.refuse_wide_operands(v, op, ctx)?;
+        }
         let unary = v.get("left").is_none_or(Value::is_null);
         let bin = |b: BinOp, sb: Option<BinOp>| -> R<(Expr, bool)> {
             let (l, ls) = self.sub(v, "left", ctx)?;
@@ -221,6 +239,14 @@ impl Loader {
             "<<" => bin(BinOp::Shl, None),
             ">>" => bin(BinOp::Shr, Some(BinOp::Sar)),
             "==" | "!=" => {
+                let null = Value::Null;
+                let (lv, rv) = (
+                    v.get("left").unwrap_or(&null),
+                    v.get("right").unwrap_or(&null),
+                );
+                if let Some(e) = self.wide_eq(lv, rv, op == "!=", ctx)? {
+                    return Ok((e, false));
+                }
                 let (l, _) = self.sub(v, "left", ctx)?;
                 let (r, _) = self.sub(v, "right", ctx)?;
                 let ne = op == "!=";
@@ -328,6 +354,7 @@ impl Loader {
                         format!("access_field offset {offset} beyond the header's fields"),
                     );
                 }
+                self.narrow_stack_field(stack, offset, ctx)?;
                 let fi = &self.p.fields[(h0.first_field + offset) as usize];
                 let (width, signed) = (fi.width, fi.signed);
                 Ok((
@@ -358,15 +385,19 @@ impl Loader {
                 if f == "$valid$" {
                     return err(ctx, "the validity bit is read-only");
                 }
-                Ok(LValue::Field(self.field_id(&h, &f, ctx)?))
+                let fid = self.field_id(&h, &f, ctx)?;
+                Ok(LValue::Field(self.narrow_field(
+                    fid,
+                    "writing it here",
+                    ctx,
+                )?))
             }
             Some("stack_field") => {
                 let (s, f) = self.field_pair(v.get("value"), ctx)?;
                 let stack = self.stack(&s, ctx)?;
-                Ok(LValue::StackLast {
-                    stack,
-                    offset: self.stack_field_offset(stack, &f, ctx)?.0,
-                })
+                let offset = self.stack_field_offset(stack, &f, ctx)?.0;
+                self.narrow_stack_field(stack, offset, ctx)?;
+                Ok(LValue::StackLast { stack, offset })
             }
             Some("expression") => match self.expr(v, ctx)?.0 {
                 Expr::StackIndex {
@@ -403,6 +434,13 @@ impl Loader {
             }
             other => err(ctx, format!("expected a header, got {other:?}")),
         }
+    }
+
+    /// Refuses a stack element's field wider than 128 bits (stack accesses read `u128` slots).
+    fn narrow_stack_field(&self, stack: u32, offset: u32, ctx: &str) -> R<()> {
+        let h0 = &self.p.headers[self.p.stacks[stack as usize].headers[0] as usize];
+        self.narrow_field(h0.first_field + offset, "a header stack access", ctx)
+            .map(|_| ())
     }
 
     fn register(&self, name: &str, ctx: &str) -> R<u32> {

@@ -24,17 +24,10 @@ impl Loader {
                         varbits += 1;
                         None
                     }
-                    Some(Value::Number(n)) => match n.as_u64() {
-                        Some(w) if w <= 128 => Some(w as u32),
-                        Some(w) => {
-                            return err(
-                                &fctx,
-                                format!(
-                                    "'{fname}' is {w} bits wide; the engine supports up to 128"
-                                ),
-                            )
-                        }
-                        None => return err(&fctx, "bad width"),
+                    // Fields wider than 128 bits live as byte strings (see `wide`).
+                    Some(Value::Number(n)) => match n.as_u64().map(u32::try_from) {
+                        Some(Ok(w)) => Some(w),
+                        _ => return err(&fctx, format!("'{fname}' has a bad width")),
                     },
                     _ => return err(&fctx, format!("'{fname}' has no width")),
                 };
@@ -75,6 +68,7 @@ impl Loader {
             let first = self.p.fields.len() as FieldId;
             let mut off = 0;
             let mut varbit = None;
+            let wide_start = self.p.wide_bytes;
             for (j, (fname, width, signed)) in ht.fields.iter().enumerate() {
                 let w = match width {
                     Some(w) => *w,
@@ -84,6 +78,11 @@ impl Loader {
                         ht.max_length.unwrap_or(0) * 8
                     }
                 };
+                let wide = (w > 128 && width.is_some()).then(|| {
+                    let at = self.p.wide_bytes;
+                    self.p.wide_bytes += w.div_ceil(8);
+                    at
+                });
                 let full = format!("{name}.{fname}");
                 self.p.field_by_name.insert(full.clone(), first + j as u32);
                 self.p.fields.push(FieldInfo {
@@ -92,6 +91,7 @@ impl Loader {
                     signed: *signed,
                     bit_offset: off,
                     header: hid,
+                    wide,
                 });
                 if width.is_some() {
                     off += w;
@@ -112,6 +112,7 @@ impl Loader {
                 varbit,
                 varbit_max_bytes: ht.max_length.unwrap_or(0),
                 union: None,
+                wide_range: (wide_start, self.p.wide_bytes - wide_start),
             });
         }
         Ok(())

@@ -16,6 +16,7 @@ mod expressions;
 mod headers;
 mod parsers;
 mod pipelines;
+mod wide;
 
 pub use expressions::concat_components;
 
@@ -243,6 +244,7 @@ impl Loader {
                 unions: vec![],
                 union_stacks: vec![],
                 num_varbits: 0,
+                wide_bytes: 0,
                 parse_states: vec![],
                 init_state: None,
                 value_sets: vec![],

@@ -101,9 +101,12 @@ impl Loader {
                         self.extract_target(p(0)?, &octx)?,
                         self.expr(p(1)?, &octx)?.0,
                     ),
-                    Some("set") => {
-                        ParserOp::Set(self.lvalue(p(0)?, &octx)?, self.expr(p(1)?, &octx)?.0)
-                    }
+                    Some("set") => match self.wide_assign(p(0)?, p(1)?, &octx)? {
+                        Some(wide) => ParserOp::Primitive(wide),
+                        None => {
+                            ParserOp::Set(self.lvalue(p(0)?, &octx)?, self.expr(p(1)?, &octx)?.0)
+                        }
+                    },
                     Some("verify") => {
                         ParserOp::Verify(self.expr(p(0)?, &octx)?.0, self.expr(p(1)?, &octx)?.0)
                     }

@@ -129,6 +129,7 @@ impl Loader {
                 (Expr::Valid(self.header(&h, &kctx)?), 1)
             } else {
                 let fid = self.field_id(&h, &f, &kctx)?;
+                let fid = self.narrow_field(fid, "a table key", &kctx)?;
                 (Expr::Field(fid), self.p.fields[fid as usize].width)
             };
             let kmask = match k.get("mask") {
@@ -327,7 +328,8 @@ impl Loader {
                 let target = match m.get("result_target") {
                     Some(rt) if !rt.is_null() => {
                         let (h, f) = self.field_pair(Some(rt), &ctx)?;
-                        Some(self.field_id(&h, &f, &ctx)?)
+                        let fid = self.field_id(&h, &f, &ctx)?;
+                        Some(self.narrow_field(fid, "a meter result", &ctx)?)
                     }
                     _ => None,
                 };
@@ -343,7 +345,8 @@ impl Loader {
         for (i, c) in arr(root, "checksums").iter().enumerate() {
             let ctx = obj_ctx("checksums", i, c);
             let (h, f) = self.field_pair(c.get("target"), &ctx)?;
-            let target = self.field_id(&h, &f, &ctx)?;
+            let fid = self.field_id(&h, &f, &ctx)?;
+            let target = self.narrow_field(fid, "a checksum target", &ctx)?;
             let cname = get_str(c, "calculation", &ctx)?;
             let Some(&calc) = self.calc_by_name.get(cname) else {
                 return err(&ctx, format!("unknown calculation '{cname}'"));

@@ -1,0 +1,50 @@
+// Header fields wider than 128 bits (issue 13): BMv2 keeps such fields as
+// arbitrary-precision integers, so a 336-bit field must extract, emit, copy
+// (field and header), compare with `==`/`!=` and take a >128-bit constant,
+// in ingress and again in egress.
+#include <core.p4>
+#include <v1model.p4>
+header wide_t { bit<336> big; bit<8> x; }
+header verdict_t { bit<8> flags; }
+struct hs { wide_t a; wide_t b; verdict_t verdict; }
+struct ms { bit<336> saved; }
+parser P(packet_in pkt, out hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.a);
+        transition accept;
+    }
+}
+control VC(inout hs hdr, inout ms meta) { apply { } }
+control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    action set_big() {
+        hdr.a.big = 336w0x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a;
+    }
+    apply {
+        sm.egress_spec = 1;
+        hdr.verdict.setValid();
+        hdr.verdict.flags = 0;
+        if (hdr.a.x == 1) { set_big(); }
+        // Header copy, then field copy through metadata.
+        hdr.b = hdr.a;
+        meta.saved = hdr.a.big;
+        hdr.b.big = meta.saved;
+        if (hdr.a.big == hdr.b.big) { hdr.verdict.flags = hdr.verdict.flags | 1; }
+        if (hdr.a.big == 336w0x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a) {
+            hdr.verdict.flags = hdr.verdict.flags | 2;
+        }
+        if (hdr.a.big != 336w0) { hdr.verdict.flags = hdr.verdict.flags | 4; }
+        if (hdr.a.big == 336w0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) {
+            hdr.verdict.flags = hdr.verdict.flags | 8;
+            hdr.b.big = 336w0x0a0b030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a;
+        }
+    }
+}
+control E(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
+    apply {
+        // The wide field crosses the traffic manager unchanged.
+        if (hdr.b.big == hdr.a.big) { hdr.verdict.flags = hdr.verdict.flags | 16; }
+    }
+}
+control C(inout hs hdr, inout ms meta) { apply { } }
+control D(packet_out pkt, in hs hdr) { apply { pkt.emit(hdr); } }
+V1Switch(P(), VC(), I(), E(), C(), D()) main;
