@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="the UDP background sends what is due once per tick, at once "
                         "(default 100: iperf3 up to 3.1.3, the seed's tool; 0: frame by "
                         "frame)")
+    p.add_argument("--tcp-sysctl", action="append", dest="tcp_sysctls", metavar="tcp_NAME=V",
+                   help="a net.ipv4.tcp_* setting for both TCP hosts, repeatable (e.g. "
+                        "tcp_recovery=0 turns RACK off)")
     p.add_argument("--headroom", action="store_true",
                    help="only measure what the live network carries without loss (UDP and "
                         "TCP at 1-3 Gbit/s, unshaped): the measurement k rests on")
@@ -71,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             omit = min(base.omit_s, args.trial_s / 4)
         config = base.with_overrides(trial_s=args.trial_s, omit_s=omit, k=args.k,
                                      congestion=args.congestion,
-                                     background_timer_ms=args.background_timer_ms)
+                                     background_timer_ms=args.background_timer_ms,
+                                     tcp_sysctls=tuple(args.tcp_sysctls or ()) or None)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -118,6 +118,9 @@ class EsnetConfig:
     #: timer is not scaled, as the RTT is not. 0 sends frame by frame (iperf3 3.2 and
     #: later tick every 1 ms: nearly smooth).
     background_timer_ms: float = 100.0
+    #: Further `net.ipv4.tcp_*` settings for both TCP hosts (e.g. "tcp_recovery=0" turns
+    #: RACK off): a way to try older loss recovery against the seed's hosts.
+    tcp_sysctls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 < self.k <= 1:
@@ -130,6 +133,11 @@ class EsnetConfig:
             raise ValueError(f"tcp_buffer_bytes: at least 1 MB, not {self.tcp_buffer_bytes}")
         if self.attempts < 1:
             raise ValueError(f"attempts: at least 1, not {self.attempts}")
+        for setting in self.tcp_sysctls:
+            name, eq, value = setting.partition("=")
+            if not (eq and value and name.startswith("tcp_")
+                    and name.replace("_", "").isalnum()):
+                raise ValueError(f"tcp_sysctls: {setting!r} is not tcp_<name>=<value>")
         if not 0 <= self.background_timer_ms <= 1000:
             raise ValueError("background_timer_ms: from 0 (frame by frame) to 1000, not "
                              f"{self.background_timer_ms}")

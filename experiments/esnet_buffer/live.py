@@ -236,11 +236,16 @@ class EsnetLab:
         # The hosts' TCP autotuning limit, scaled as every buffer is (the seed's hosts
         # bounded their windows; Linux's default here would let each stream take 16 MB).
         tcp_max = c.live(c.tcp_buffer_bytes)
+        settings = [f"tcp_rmem=4096 131072 {tcp_max}", f"tcp_wmem=4096 131072 {tcp_max}",
+                    *c.tcp_sysctls]
         for host in (SENDER, RECEIVER):
-            for knob in ("tcp_rmem", "tcp_wmem"):
-                subprocess.run(["ip", "netns", "exec", self.netns(host), "sysctl", "-qw",
-                                f"net.ipv4.{knob}=4096 131072 {tcp_max}"],
-                               check=True, capture_output=True)
+            for setting in settings:
+                done = subprocess.run(["ip", "netns", "exec", self.netns(host), "sysctl",
+                                       "-qw", f"net.ipv4.{setting}"],
+                                      capture_output=True, text=True)
+                if done.returncode:
+                    raise RuntimeError(f"tcp_sysctls: net.ipv4.{setting}: "
+                                       f"{done.stderr.strip()}")
         for a, b in ((SENDER, RECEIVER), (UDP_SENDER, UDP_SINK)):
             pin_neighbour(self.netns(a), host_ip(b), _mac(b))
             pin_neighbour(self.netns(b), host_ip(a), _mac(a))
@@ -400,7 +405,8 @@ def describe(config: EsnetConfig, names: tuple[str, str] = switch_names()
         ("TCP", f"Linux {config.congestion} (buffer table also "
                 f"{', '.join(config.extra_congestion) or 'nothing else'}), iperf3 -P 2, {config.trial_s:g} s per trial "
                 f"(first {config.omit_s:g} s left out, -O); autotuning up to "
-                f"{config.live(config.tcp_buffer_bytes):,} bytes per socket (tcp_rmem/wmem)"),
+                f"{config.live(config.tcp_buffer_bytes):,} bytes per socket (tcp_rmem/wmem)"
+                + "".join(f", {s}" for s in config.tcp_sysctls)),
         ("UDP background", f"bufferlab-gen, {json.dumps(list(config.backgrounds_bps))} bit/s "
                            f"at the seed's scale, 9000-byte frames to port {UDP_PORT}, "
                            + (f"what is due every {config.background_timer_ms:g} ms sent at "

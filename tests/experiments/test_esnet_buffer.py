@@ -208,6 +208,14 @@ def test_a_background_timer_sends_what_is_due_per_tick_and_lowers_the_pacing_lim
         EsnetConfig(background_timer_ms=-1)
 
 
+@pytest.mark.parametrize("setting", ["tcp_recovery", "tcp_sack=", "ip_forward=1",
+                                     "tcp_x;rm=1", "=0"])
+def test_a_tcp_sysctl_must_be_a_tcp_setting_with_a_value(setting):
+    assert EsnetConfig(tcp_sysctls=("tcp_recovery=0", "tcp_rmem=4096 1 2")).tcp_sysctls
+    with pytest.raises(ValueError, match=f"tcp_sysctls: {setting!r} is not"):
+        EsnetConfig(tcp_sysctls=(setting,))
+
+
 def test_the_link_counts_24_bytes_more_per_frame_than_htb():
     assert paced_wire_bps(800_000_000) == pytest.approx(800_000_000 * 9038 / 9014)
 
@@ -361,3 +369,12 @@ def test_headroom_probes_run_unshaped_and_count_a_rate_carried_only_without_loss
     slow = IperfResult(2_000_000_000, 2_000_000_000, 10.0, 0)
     row = headroom_row(Trial(tcp, slow, 0, 0, Accounting(0, {})))
     assert (row["carried"], row["tcp_throughput_bps"]) == (False, 1.6e9)
+
+
+@pytest.mark.parametrize("argv, key", [(["--background-timer-ms", "-5"], "background_timer_ms"),
+                                       (["--tcp-sysctl", "ip_forward=1"], "tcp_sysctls"),
+                                       (["--k", "2"], "k")])
+def test_the_command_line_names_the_bad_key_and_exits_2(argv, key, capsys):
+    from bufferlab.experiments.esnet_buffer.__main__ import main
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(f"error: {key}:")
