@@ -290,6 +290,9 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
         Expr::D2B(x) => u128::from(eval(p, st, pkt, data, x) != 0),
         Expr::VarbitEq(a, b) => u128::from(varbit_bytes(p, pkt, *a) == varbit_bytes(p, pkt, *b)),
         Expr::WideEq(ops) => u128::from(crate::wide::eq(p, st, pkt, data, &ops.0, &ops.1)),
+        Expr::WidePart { at, len } => {
+            crate::wide::be_int(&pkt.phv.wide[*at as usize..(*at + *len) as usize])
+        }
     }
 }
 

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod error;
 pub mod exec;
 pub mod hash;
+pub mod keys;
 pub mod live;
 pub mod load;
 pub mod packet;

@@ -174,6 +174,9 @@ pub enum Expr {
     VarbitEq(FieldId, FieldId),
     /// `==` where an operand is wider than 128 bits (compared as integers).
     WideEq(Box<(WideOperand, WideOperand)>),
+    /// Bytes `at..at + len` (`len` at most 16) of [`crate::packet::Phv::wide`]
+    /// as an integer: one lookup component of a table key wider than 128 bits.
+    WidePart { at: u32, len: u32 },
 }
 
 /// An operand of an operation on a value wider than 128 bits.
@@ -458,7 +461,8 @@ pub enum MatchKind {
     Optional,
 }
 
-/// One key element of a table.
+/// One lookup component of a table key (a whole match field, or up to 128
+/// bits of one wider than that).
 #[derive(Debug, Clone)]
 pub struct TableKey {
     /// Name as in the JSON (`hdr.ipv4.dstAddr`).
@@ -471,6 +475,22 @@ pub struct TableKey {
     pub width: u32,
     /// Mask applied to the value before matching.
     pub mask: Option<u128>,
+}
+
+/// One match field of a table as the control plane (P4Info) sees it. A
+/// field wider than 128 bits is looked up as several `u128` components, so
+/// exact hashing and entry storage stay as for narrow keys.
+#[derive(Debug, Clone)]
+pub struct MatchField {
+    /// Name as in the JSON.
+    pub name: String,
+    /// Match kind.
+    pub kind: MatchKind,
+    /// Width in bits.
+    pub width: u32,
+    /// Its components in [`TableDef::keys`]: index of the first and count
+    /// (more than one only when wider than 128 bits, most significant first).
+    pub parts: (u32, u32),
 }
 
 /// Structure used to look entries up.
@@ -517,8 +537,10 @@ pub struct Conditional {
 pub struct TableDef {
     /// Control-plane name.
     pub name: String,
-    /// Key elements.
+    /// Lookup components of the key, each at most 128 bits wide.
     pub keys: Vec<TableKey>,
+    /// Match fields as the control plane names them, over `keys`.
+    pub fields: Vec<MatchField>,
     /// Lookup structure.
     pub lookup: LookupKind,
     /// Implementation type.

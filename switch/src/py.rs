@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use pyo3::import_exception;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 
 use bufferlab_tm::{PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
 
 use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
+use crate::keys::Bytes;
 use crate::program::MatchKind;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
@@ -56,37 +57,80 @@ fn kind_name(k: MatchKind) -> &'static str {
 }
 
 /// A key value from Python: (kind, a, b) with kind exact/lpm/ternary/range/optional.
-fn match_value(t: (String, Option<u128>, Option<u128>)) -> PyResult<MatchValue> {
+type PyKey<'py> = (String, Option<Bound<'py, PyAny>>, Option<Bound<'py, PyAny>>);
+
+/// A key integer from Python (an int of any size, or big-endian bytes) as bytes.
+fn key_int(x: &Bound<'_, PyAny>) -> PyResult<Bytes> {
+    if let Ok(b) = x.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(v) = x.extract::<u128>() {
+        return Ok(v.to_be_bytes().to_vec());
+    }
+    // Wider than a u128 (fields over 128 bits): Python's own conversion, which
+    // raises OverflowError on a negative value as the u128 one does.
+    let bits: usize = x.call_method0("bit_length")?.extract()?;
+    Ok(x.call_method1("to_bytes", (bits.div_ceil(8), "big"))?
+        .cast::<PyBytes>()?
+        .as_bytes()
+        .to_vec())
+}
+
+/// One match field's value from a Python (kind, a, b) tuple.
+fn match_value(t: PyKey<'_>) -> PyResult<MatchValue<Bytes>> {
     let (kind, a, b) = t;
-    let need =
-        |x: Option<u128>, what: &str| x.ok_or_else(|| invalid(format!("{kind} key needs {what}")));
+    let need = |x: &Option<Bound<'_, PyAny>>, what: &str| match x {
+        Some(x) => key_int(x),
+        None => Err(invalid(format!("{kind} key needs {what}"))),
+    };
     Ok(match kind.as_str() {
-        "exact" => MatchValue::Exact(need(a, "a value")?),
-        "lpm" => MatchValue::Lpm(need(a, "a value")?, need(b, "a prefix length")? as u32),
-        "ternary" => MatchValue::Ternary(need(a, "a value")?, need(b, "a mask")?),
-        "range" => MatchValue::Range(need(a, "a low bound")?, need(b, "a high bound")?),
-        "optional" => MatchValue::Optional(a),
+        "exact" => MatchValue::Exact(need(&a, "a value")?),
+        "lpm" => {
+            let plen = b.ok_or_else(|| invalid("lpm key needs a prefix length"))?;
+            MatchValue::Lpm(need(&a, "a value")?, plen.extract::<u32>()?)
+        }
+        "ternary" => MatchValue::Ternary(need(&a, "a value")?, need(&b, "a mask")?),
+        "range" => MatchValue::Range(need(&a, "a low bound")?, need(&b, "a high bound")?),
+        "optional" => MatchValue::Optional(a.as_ref().map(key_int).transpose()?),
         other => return Err(invalid(format!("unknown match kind '{other}'"))),
     })
 }
 
-fn match_tuple(py: Python<'_>, m: &MatchValue) -> PyResult<Py<PyAny>> {
+/// A key integer as a Python int.
+fn py_int(py: Python<'_>, v: &[u8]) -> PyResult<Py<PyAny>> {
+    if v.len() <= 16 {
+        return Ok(crate::wide::be_int(v)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind());
+    }
+    let int = py.get_type::<PyInt>();
+    Ok(int
+        .call_method1("from_bytes", (PyBytes::new(py, v), "big"))?
+        .unbind())
+}
+
+/// One match field's value as a Python (kind, a, b) tuple.
+fn match_tuple(py: Python<'_>, m: &MatchValue<Bytes>) -> PyResult<Py<PyAny>> {
+    let int = |v: &[u8]| py_int(py, v);
     let t = match m {
-        MatchValue::Exact(v) => ("exact", Some(*v), None),
-        MatchValue::Lpm(v, p) => ("lpm", Some(*v), Some(u128::from(*p))),
-        MatchValue::Ternary(v, k) => ("ternary", Some(*v), Some(*k)),
-        MatchValue::Range(lo, hi) => ("range", Some(*lo), Some(*hi)),
-        MatchValue::Optional(v) => ("optional", *v, None),
+        MatchValue::Exact(v) => ("exact", Some(int(v)?), None),
+        MatchValue::Lpm(v, p) => ("lpm", Some(int(v)?), Some(int(&p.to_be_bytes())?)),
+        MatchValue::Ternary(v, k) => ("ternary", Some(int(v)?), Some(int(k)?)),
+        MatchValue::Range(lo, hi) => ("range", Some(int(lo)?), Some(int(hi)?)),
+        MatchValue::Optional(v) => ("optional", v.as_deref().map(int).transpose()?, None),
     };
     Ok(t.into_pyobject(py)?.into_any().unbind())
 }
 
-fn rates_tuple(r: Option<[MeterRate; 2]>) -> Option<(u64, u64, u64, u64)> {
-    r.map(|[c, p]| (c.units_per_s, c.burst, p.units_per_s, p.burst))
+/// The lookup components of `table`'s key from Python tuples, one per match field.
+fn keys(e: &Engine, table: &str, v: Vec<PyKey<'_>>) -> PyResult<Vec<MatchValue>> {
+    let values = v.into_iter().map(match_value).collect::<PyResult<_>>()?;
+    e.table_key_parts(table, values).map_err(rt)
 }
 
-fn keys(v: Vec<(String, Option<u128>, Option<u128>)>) -> PyResult<Vec<MatchValue>> {
-    v.into_iter().map(match_value).collect()
+fn rates_tuple(r: Option<[MeterRate; 2]>) -> Option<(u64, u64, u64, u64)> {
+    r.map(|[c, p]| (c.units_per_s, c.burst, p.units_per_s, p.burst))
 }
 
 /// The engine in deterministic mode (virtual time, seeded randomness). The engine itself
@@ -234,7 +278,7 @@ impl PyEngine {
             .table_id(table)
             .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
         Ok(self.engine(py).prog.tables[t as usize]
-            .keys
+            .fields
             .iter()
             .map(|k| (k.name.clone(), kind_name(k.kind), k.width))
             .collect())
@@ -329,14 +373,14 @@ impl PyEngine {
         &self,
         py: Python<'_>,
         table: &str,
-        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        keys: Vec<PyKey<'_>>,
         action: &str,
         data: Vec<u128>,
         priority: i32,
     ) -> PyResult<u32> {
-        self.engine(py)
-            .table_add(table, self::keys(keys)?, action, data, priority)
-            .map_err(rt)
+        let mut e = self.engine(py);
+        let keys = self::keys(&e, table, keys)?;
+        e.table_add(table, keys, action, data, priority).map_err(rt)
     }
 
     /// Adds an entry of an indirect table pointing at a member (`group=False`) or group.
@@ -345,7 +389,7 @@ impl PyEngine {
         &self,
         py: Python<'_>,
         table: &str,
-        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        keys: Vec<PyKey<'_>>,
         target: u32,
         group: bool,
         priority: i32,
@@ -355,9 +399,9 @@ impl PyEngine {
         } else {
             EntryAction::Member(target)
         };
-        self.engine(py)
-            .table_add_indirect(table, self::keys(keys)?, t, priority)
-            .map_err(rt)
+        let mut e = self.engine(py);
+        let keys = self::keys(&e, table, keys)?;
+        e.table_add_indirect(table, keys, t, priority).map_err(rt)
     }
 
     /// Handle of the entry with this key.
@@ -366,11 +410,11 @@ impl PyEngine {
         &self,
         py: Python<'_>,
         table: &str,
-        keys: Vec<(String, Option<u128>, Option<u128>)>,
+        keys: Vec<PyKey<'_>>,
         priority: i32,
     ) -> PyResult<u32> {
-        self.engine(py)
-            .table_find(table, self::keys(keys)?, priority)
+        let e = self.engine(py);
+        e.table_find(table, self::keys(&e, table, keys)?, priority)
             .map_err(rt)
     }
 
@@ -421,11 +465,13 @@ impl PyEngine {
     /// Entries as dicts (handle, keys, priority, action, data, member/group, packets, bytes, const).
     fn table_entries<'py>(&self, py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        for e in self.engine(py).table_entries(table).map_err(rt)? {
+        let engine = self.engine(py);
+        for e in engine.table_entries(table).map_err(rt)? {
             let d = PyDict::new(py);
             d.set_item("handle", e.handle)?;
-            let ks = e
-                .keys
+            let ks = engine
+                .table_key_values(table, &e.keys)
+                .map_err(rt)?
                 .iter()
                 .map(|k| match_tuple(py, k))
                 .collect::<PyResult<Vec<_>>>()?;

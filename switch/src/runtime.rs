@@ -47,7 +47,7 @@ fn cfg_err(e: bufferlab_tm::ConfigError) -> RuntimeError {
 }
 
 impl Engine {
-    fn table_index(&self, table: &str) -> R<usize> {
+    pub(crate) fn table_index(&self, table: &str) -> R<usize> {
         self.prog
             .table_id(table)
             .map(|t| t as usize)

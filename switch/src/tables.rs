@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::bits::mask;
 use crate::error::RuntimeError;
-use crate::program::{LookupKind, MatchKind, TableDef};
+use crate::program::{LookupKind, MatchKind, TableDef, TableKey};
 use crate::state::{CounterCell, MeterCell};
 
 /// Hash map from a (masked) key to an entry handle.
@@ -49,19 +49,28 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// The match value of one key element of an entry.
+/// The match value of one key element of an entry: a lookup component's
+/// (`u128`), or a whole match field's as bytes at the control plane (see `keys`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MatchValue {
+pub enum MatchValue<V = u128> {
     /// Exact value.
-    Exact(u128),
+    Exact(V),
     /// Value and prefix length.
-    Lpm(u128, u32),
+    Lpm(V, u32),
     /// Value and mask.
-    Ternary(u128, u128),
+    Ternary(V, V),
     /// Inclusive range.
-    Range(u128, u128),
+    Range(V, V),
     /// Exact value or don't care.
-    Optional(Option<u128>),
+    Optional(Option<V>),
+}
+
+/// The error for a bad match value of key component `kd` of `table`.
+pub(crate) fn key_error(table: &str, kd: &TableKey, what: &str) -> RuntimeError {
+    RuntimeError::InvalidArgument(format!(
+        "table {table}: key {} ({:?}): {what}",
+        kd.name, kd.kind
+    ))
 }
 
 impl MatchValue {
@@ -230,12 +239,7 @@ impl TableState {
         }
         for (m, kd) in keys.iter_mut().zip(&def.keys) {
             let w = mask(kd.width);
-            let bad = |what: &str| {
-                Err(RuntimeError::InvalidArgument(format!(
-                    "table {}: key {} ({:?}): {what}",
-                    def.name, kd.name, kd.kind
-                )))
-            };
+            let bad = |what: &str| Err(key_error(&def.name, kd, what));
             *m = match (kd.kind, m.clone()) {
                 (MatchKind::Exact, MatchValue::Exact(v)) => {
                     if v & !w != 0 {
@@ -422,7 +426,7 @@ pub struct ProfileState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{Expr, TableKey, TableType};
+    use crate::program::{Expr, MatchField, TableType};
 
     fn def(kinds: &[(MatchKind, u32)], lookup: LookupKind) -> TableDef {
         TableDef {
@@ -435,6 +439,16 @@ mod tests {
                     expr: Expr::Const(0),
                     width,
                     mask: None,
+                })
+                .collect(),
+            fields: kinds
+                .iter()
+                .enumerate()
+                .map(|(i, &(kind, width))| MatchField {
+                    name: "k".into(),
+                    kind,
+                    width,
+                    parts: (i as u32, 1),
                 })
                 .collect(),
             lookup,

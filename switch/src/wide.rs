@@ -45,6 +45,12 @@ pub fn push_bits(w: &mut BitWriter<'_>, width: u32, bytes: &[u8]) {
     }
 }
 
+/// The integer held by at most 16 big-endian bytes.
+#[inline]
+pub fn be_int(bytes: &[u8]) -> u128 {
+    bytes.iter().fold(0, |v, &b| v << 8 | u128::from(b))
+}
+
 /// Whether two big-endian byte strings hold the same integer (their lengths may differ).
 pub fn int_eq(a: &[u8], b: &[u8]) -> bool {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };

@@ -1,7 +1,8 @@
 // Header fields wider than 128 bits (issue 13): BMv2 keeps such fields as
 // arbitrary-precision integers, so a 336-bit field must extract, emit, copy
 // (field and header), compare with `==`/`!=` and take a >128-bit constant,
-// in ingress and again in egress.
+// in ingress and again in egress; and key tables: exact and ternary with
+// entries the control plane adds, exact with a const entry.
 #include <core.p4>
 #include <v1model.p4>
 header wide_t { bit<336> big; bit<8> x; }
@@ -18,6 +19,25 @@ control VC(inout hs hdr, inout ms meta) { apply { } }
 control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
     action set_big() {
         hdr.a.big = 336w0x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a;
+    }
+    action mark(bit<8> bit_) { hdr.verdict.flags = hdr.verdict.flags | bit_; }
+    table wide_exact {
+        key = { hdr.a.big: exact; }
+        actions = { mark; NoAction; }
+        default_action = NoAction();
+    }
+    table wide_ternary {
+        key = { hdr.a.big: ternary; }
+        actions = { mark; NoAction; }
+        default_action = NoAction();
+    }
+    table wide_const {
+        key = { hdr.a.big: exact; }
+        actions = { mark; NoAction; }
+        default_action = NoAction();
+        const entries = {
+            336w0xc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9 : mark(128);
+        }
     }
     apply {
         sm.egress_spec = 1;
@@ -37,6 +57,9 @@ control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
             hdr.verdict.flags = hdr.verdict.flags | 8;
             hdr.b.big = 336w0x0a0b030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a;
         }
+        wide_exact.apply();
+        wide_ternary.apply();
+        wide_const.apply();
     }
 }
 control E(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {

@@ -2,6 +2,32 @@
 //! bindings and checksums.
 
 use super::*;
+use crate::keys::Bytes;
+
+/// Lookup components of a `width`-bit key on the wide field at byte `at`,
+/// most significant first.
+fn wide_key_parts(name: &str, kind: MatchKind, at: u32, width: u32) -> Vec<TableKey> {
+    let n = width.div_ceil(128);
+    let mut start = at;
+    crate::keys::part_lens(width, n)
+        .enumerate()
+        .map(|(i, len)| {
+            let expr = Expr::WidePart {
+                at: start,
+                len: len as u32,
+            };
+            start += len as u32;
+            TableKey {
+                name: name.to_string(),
+                kind,
+                expr,
+                // Every part but the first holds 128 bits.
+                width: if i == 0 { width - 128 * (n - 1) } else { 128 },
+                mask: None,
+            }
+        })
+        .collect()
+}
 
 impl Loader {
     fn node(&self, v: Option<&Value>, ctx: &str) -> R<Option<Node>> {
@@ -114,39 +140,10 @@ impl Loader {
     fn table(&self, t: &Value, ctx: &str) -> R<TableDef> {
         let name = get_str(t, "name", ctx)?.to_string();
         let mut keys = vec![];
+        let mut fields = vec![];
         for (j, k) in arr(t, "key").iter().enumerate() {
             let kctx = format!("{ctx} key {j}");
-            let kind = match k.get("match_type").and_then(Value::as_str) {
-                Some("exact") | Some("valid") => MatchKind::Exact,
-                Some("lpm") => MatchKind::Lpm,
-                Some("ternary") => MatchKind::Ternary,
-                Some("range") => MatchKind::Range,
-                Some("optional") => MatchKind::Optional,
-                other => return err(&kctx, format!("unsupported match_type {other:?}")),
-            };
-            let (h, f) = self.field_pair(k.get("target"), &kctx)?;
-            let (expr, width) = if f == "$valid$" {
-                (Expr::Valid(self.header(&h, &kctx)?), 1)
-            } else {
-                let fid = self.field_id(&h, &f, &kctx)?;
-                let fid = self.narrow_field(fid, "a table key", &kctx)?;
-                (Expr::Field(fid), self.p.fields[fid as usize].width)
-            };
-            let kmask = match k.get("mask") {
-                Some(m) if !m.is_null() => Some(hex_value(m, &kctx)?),
-                _ => None,
-            };
-            let kname = k
-                .get("name")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("{h}.{f}"), str::to_string);
-            keys.push(TableKey {
-                name: kname,
-                kind,
-                expr,
-                width,
-                mask: kmask,
-            });
+            self.table_key(k, &kctx, &mut keys, &mut fields)?;
         }
         let lookup = if keys.iter().any(|k| {
             matches!(
@@ -244,28 +241,15 @@ impl Loader {
         for (j, e) in arr(t, "entries").iter().enumerate() {
             let ectx = format!("{ctx} entries[{j}]");
             let mut mv = vec![];
-            for (m, kd) in arr(e, "match_key").iter().zip(&keys) {
-                let g = |key: &str| hex_value(m.get(key).unwrap_or(&Value::Null), &ectx);
-                mv.push(
-                    match m
-                        .get("match_type")
-                        .and_then(Value::as_str)
-                        .unwrap_or("exact")
-                    {
-                        "exact" | "valid" => MatchValue::Exact(g("key")?),
-                        "lpm" => {
-                            MatchValue::Lpm(g("key")?, get_u64(m, "prefix_length", &ectx)? as u32)
-                        }
-                        "ternary" if kd.kind == MatchKind::Optional => {
-                            let mk = g("mask")?;
-                            MatchValue::Optional((mk != 0).then_some(g("key")?))
-                        }
-                        "ternary" => MatchValue::Ternary(g("key")?, g("mask")?),
-                        "optional" => MatchValue::Optional(Some(g("key")?)),
-                        "range" => MatchValue::Range(g("start")?, g("end")?),
-                        other => return err(&ectx, format!("unsupported match_type '{other}'")),
-                    },
-                );
+            for (m, f) in arr(e, "match_key").iter().zip(&fields) {
+                if f.parts.1 == 1 {
+                    mv.push(self.const_match(m, f.kind, &ectx)?);
+                } else {
+                    let v = self.wide_const_match(m, f, &ectx)?;
+                    let parts = crate::keys::split_field(&name, &keys, f, v)
+                        .or_else(|e| err(&ectx, e.to_string()))?;
+                    mv.extend(parts);
+                }
             }
             if mv.len() != keys.len() {
                 return err(&ectx, "match_key length differs from the table key");
@@ -287,6 +271,7 @@ impl Loader {
         Ok(TableDef {
             name,
             keys,
+            fields,
             lookup,
             ty,
             profile,
@@ -303,6 +288,124 @@ impl Loader {
             default_entry,
             const_entries,
         })
+    }
+
+    /// Appends key `k`'s lookup components to `keys` and its match field to `fields`.
+    fn table_key(
+        &self,
+        k: &Value,
+        kctx: &str,
+        keys: &mut Vec<TableKey>,
+        fields: &mut Vec<MatchField>,
+    ) -> R<()> {
+        let kind = match k.get("match_type").and_then(Value::as_str) {
+            Some("exact") | Some("valid") => MatchKind::Exact,
+            Some("lpm") => MatchKind::Lpm,
+            Some("ternary") => MatchKind::Ternary,
+            Some("range") => MatchKind::Range,
+            Some("optional") => MatchKind::Optional,
+            other => return err(kctx, format!("unsupported match_type {other:?}")),
+        };
+        let (h, f) = self.field_pair(k.get("target"), kctx)?;
+        let name = k
+            .get("name")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("{h}.{f}"), str::to_string);
+        let mask = match k.get("mask") {
+            Some(m) if !m.is_null() => Some(m),
+            _ => None,
+        };
+        let first = keys.len() as u32;
+        let (expr, width) = if f == "$valid$" {
+            (Expr::Valid(self.header(&h, kctx)?), 1)
+        } else {
+            let fid = self.field_id(&h, &f, kctx)?;
+            let fi = &self.p.fields[fid as usize];
+            if let Some(at) = fi.wide {
+                let what = match (kind, mask) {
+                    (_, Some(_)) => Some("a masked table key"),
+                    (MatchKind::Lpm, _) => Some("an lpm table key"),
+                    (MatchKind::Range, _) => Some("a range table key"),
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    return self.wide_use_error(fid, what, kctx);
+                }
+                keys.extend(wide_key_parts(&name, kind, at, fi.width));
+                fields.push(MatchField {
+                    name,
+                    kind,
+                    width: fi.width,
+                    parts: (first, keys.len() as u32 - first),
+                });
+                return Ok(());
+            }
+            (Expr::Field(fid), fi.width)
+        };
+        let mask = mask.map(|m| hex_value(m, kctx)).transpose()?;
+        fields.push(MatchField {
+            name: name.clone(),
+            kind,
+            width,
+            parts: (first, 1),
+        });
+        keys.push(TableKey {
+            name,
+            kind,
+            expr,
+            width,
+            mask,
+        });
+        Ok(())
+    }
+
+    /// A const entry's match value for a key of at most 128 bits.
+    fn const_match(&self, m: &Value, kind: MatchKind, ectx: &str) -> R<MatchValue> {
+        let g = |key: &str| hex_value(m.get(key).unwrap_or(&Value::Null), ectx);
+        Ok(
+            match m
+                .get("match_type")
+                .and_then(Value::as_str)
+                .unwrap_or("exact")
+            {
+                "exact" | "valid" => MatchValue::Exact(g("key")?),
+                "lpm" => MatchValue::Lpm(g("key")?, get_u64(m, "prefix_length", ectx)? as u32),
+                "ternary" if kind == MatchKind::Optional => {
+                    let mk = g("mask")?;
+                    MatchValue::Optional((mk != 0).then_some(g("key")?))
+                }
+                "ternary" => MatchValue::Ternary(g("key")?, g("mask")?),
+                "optional" => MatchValue::Optional(Some(g("key")?)),
+                "range" => MatchValue::Range(g("start")?, g("end")?),
+                other => return err(ectx, format!("unsupported match_type '{other}'")),
+            },
+        )
+    }
+
+    /// A const entry's match value for match field `f` wider than 128 bits, as bytes.
+    fn wide_const_match(&self, m: &Value, f: &MatchField, ectx: &str) -> R<MatchValue<Bytes>> {
+        let nbytes = f.width.div_ceil(8) as usize;
+        let g = |key: &str| {
+            let v = m.get(key).unwrap_or(&Value::Null);
+            let s = v.get("value").unwrap_or(v).as_str().unwrap_or("");
+            hex_bytes(s, nbytes, ectx)
+        };
+        Ok(
+            match m
+                .get("match_type")
+                .and_then(Value::as_str)
+                .unwrap_or("exact")
+            {
+                "exact" => MatchValue::Exact(g("key")?),
+                "ternary" if f.kind == MatchKind::Optional => {
+                    let mk = g("mask")?;
+                    MatchValue::Optional(mk.iter().any(|&b| b != 0).then(|| g("key")).transpose()?)
+                }
+                "ternary" => MatchValue::Ternary(g("key")?, g("mask")?),
+                "optional" => MatchValue::Optional(Some(g("key")?)),
+                other => return err(ectx, format!("unsupported match_type '{other}'")),
+            },
+        )
     }
 
     /// Binds direct counters and meters to their tables.

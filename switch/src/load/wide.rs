@@ -1,6 +1,6 @@
 //! Values wider than 128 bits at load time: the operations the engine runs
 //! on them (`==`, `!=`, assignment from a field or constant; extract, emit
-//! and exact keys elsewhere) compile to [`WideOperand`]s, and every other
+//! and exact, ternary and optional table keys elsewhere) compile to [`WideOperand`]s, and every other
 //! use is refused here with the operation and the width, since evaluating
 //! it on a `u128` would silently truncate.
 
@@ -69,7 +69,8 @@ impl Loader {
             ctx,
             format!(
                 "'{}' is {} bits wide; {what} is not supported on values wider than 128 bits \
-                 (only ==, !=, assignment, exact keys, extract and emit are)",
+                 (only ==, !=, assignment, exact, ternary and optional table keys, extract \
+                 and emit are)",
                 fi.name, fi.width
             ),
         )
@@ -164,8 +165,10 @@ mod tests {
     // Compiled by bufferlab-p4c from tests/p4/wide_field.p4.
     const WIDE: &str = include_str!("../../../tests/engine/fixtures/wide_field.json");
 
-    /// The fixture with action 0 (`I.set_big`: `a.big = <336-bit constant>`)
-    /// changed by `edit`, loaded; returns the error message.
+    /// Index of `I.set_big` (`a.big = <336-bit constant>`) in the fixture's actions.
+    const SET_BIG: usize = 1;
+
+    /// The fixture changed by `edit` (mostly action `SET_BIG`), loaded; returns the error message.
     fn load_error(edit: impl FnOnce(&mut Value)) -> String {
         let mut v: Value = serde_json::from_str(WIDE).unwrap();
         edit(&mut v);
@@ -185,7 +188,7 @@ mod tests {
     }
 
     fn set_source(v: &mut Value, dst: Value, src: Value) {
-        v["actions"][0]["primitives"][0]["parameters"] = json!([dst, src]);
+        v["actions"][SET_BIG]["primitives"][0]["parameters"] = json!([dst, src]);
     }
 
     #[test]
@@ -214,7 +217,7 @@ mod tests {
                 e.contains(&format!("operation '{o}' on 'a.big' (336 bits)")),
                 "{e}"
             );
-            assert!(e.starts_with("actions[0] 'I.set_big' primitive 0"), "{e}");
+            assert!(e.starts_with("actions[1] 'I.set_big' primitive 0"), "{e}");
         }
     }
 
@@ -241,11 +244,24 @@ mod tests {
     fn wide_keys_parameters_and_constants_that_overflow_are_refused() {
         let e = load_error(|v| {
             let t = &mut v["pipelines"][0]["tables"][0];
-            t["key"] = json!([{"match_type": "exact", "name": "k", "target": ["a", "big"]}]);
+            t["key"] = json!([{"match_type": "lpm", "name": "k", "target": ["a", "big"]}]);
         });
-        assert!(e.contains("'a.big' is 336 bits wide; a table key"), "{e}");
+        assert!(
+            e.contains("'a.big' is 336 bits wide; an lpm table key"),
+            "{e}"
+        );
         let e = load_error(|v| {
-            v["actions"][0]["runtime_data"] = json!([{"name": "p", "bitwidth": 336}]);
+            let t = &mut v["pipelines"][0]["tables"][0];
+            let k =
+                json!({"match_type": "exact", "name": "k", "target": ["a", "big"], "mask": "0x01"});
+            t["key"] = json!([k]);
+        });
+        assert!(
+            e.contains("'a.big' is 336 bits wide; a masked table key"),
+            "{e}"
+        );
+        let e = load_error(|v| {
+            v["actions"][SET_BIG]["runtime_data"] = json!([{"name": "p", "bitwidth": 336}]);
         });
         assert!(e.contains("parameter 'p' is 336 bits wide"), "{e}");
         let e = load_error(|v| {
