@@ -133,10 +133,13 @@ def validity_check(rows: list[Row]) -> Check:
 
 
 def evaluate(rows: list[Row]) -> list[Check]:
-    """Every check the rows allow; a table missing from the rows is a failing check."""
+    """Every check the rows allow; a table missing from the rows is a failing check.
+
+    The buffer tables of further congestion controls (`buffer_2g_bbr`) go beyond the seed,
+    whose hosts ran loss-based TCP: they are reported, not checked against its figures."""
     by_table = tables(rows)
     checks = []
-    buffer_tables = [t for t in by_table if t.startswith("buffer_")]
+    buffer_tables = [t for t in by_table if t.startswith("buffer_") and t.count("_") == 1]
     paced_tables = [t for t in by_table if t.startswith("paced_")]
     if not buffer_tables:
         checks.append(Check("cliff", False, "no buffer table was run"))

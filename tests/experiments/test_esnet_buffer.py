@@ -296,6 +296,13 @@ def test_invalid_trials_are_left_out_of_the_figures():
     assert check.passed and "0.96 and 0.38 × BDP" in check.detail
 
 
+def test_a_further_congestion_control_is_reported_not_checked_against_the_seed():
+    flat_bbr = [(mb, b, 780e6 if mb != 24 else 600e6) for mb, b, _ in SEED_SHAPED]
+    rows = _buffer_rows(SEED_SHAPED) + _buffer_rows(flat_bbr, "buffer_2g_bbr")
+    names = [c.name for c in evaluate(rows)]
+    assert "cliff buffer_2g" in names and not any("bbr" in n for n in names)
+
+
 def test_missing_tables_fail():
     checks = evaluate([])
     assert [(c.name, c.passed) for c in checks] == [
