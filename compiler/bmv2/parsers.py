@@ -55,6 +55,11 @@ class ParserLowering:
         self.instantiate = instantiate
         self.states: list[dict] = []
         self.initialisers: list[Any] = []
+        # A sub-parser instance applied more than once gets its states once per call site
+        # (each returns to its own continuation, with its own arguments) but keeps one set
+        # of locals: its value sets are one control-plane object, as p4c's inliner makes.
+        self.applications: dict[str, int] = {}
+        self.instance_locals: dict[str, Env] = {}
 
     def lower(self, decl: ast.ParserDeclaration, env: Env) -> dict:
         """The `parser` JSON object for the top-level parser `decl` bound in `env`."""
@@ -63,11 +68,27 @@ class ParserLowering:
         parser["parse_states"] = self.states
         return parser
 
-    def inline(self, decl: ast.ParserDeclaration, env: Env, prefix: str, accept: str | None) -> str:
-        """Lower all states of `decl` with names prefixed; returns the start state's name."""
+    def inline(
+        self,
+        decl: ast.ParserDeclaration,
+        env: Env,
+        prefix: str,
+        accept: str | None,
+        locals_from: Env | None = None,
+    ) -> str:
+        """Lower all states of `decl` with names prefixed; returns the start state's name.
+
+        `locals_from` is the environment of an earlier application of the same instance,
+        whose locals this one shares (only their initialisers run again)."""
         self.initialisers: list[Any] = []
         for local in decl.locals:
-            self.local(local, env)
+            if locals_from is None:
+                self.local(local, env)
+                continue
+            storage = locals_from.lookup(local)
+            env.bind(local, storage)
+            if isinstance(local, ast.VariableDeclaration) and local.init is not None:
+                self.initialisers.append((storage, local.init, local))
         initialisers = self.initialisers
         names = {id(s): prefix + s.name for s in decl.states}
         start = next((s for s in decl.states if s.name == "start"), None)
@@ -121,7 +142,9 @@ class ParserLowering:
         return f"{env.prefix}.{name}" if env.prefix else name
 
     def new_state(self, name: str) -> dict:
-        """Append an empty parse state named `name`."""
+        """Append an empty parse state named `name` (unique: transitions name states)."""
+        if any(s["name"] == name for s in self.states):
+            raise CompileError(None, f"internal error: two parse states named {name}")
         state = {
             "name": name,
             "id": self.ctx.next_id("parse_states"),
@@ -266,8 +289,12 @@ class ParserLowering:
                 sub_env.bind(param, sl.exprs.resolve(arg, env))
             else:
                 sub_env.bind(param, ExprRef(arg, env))
-        prefix = f"{outer_prefix}{inst.name}_"
-        return self.inline(sub, sub_env, prefix, continuation)
+        applied = self.applications.get(binding.name, 0)
+        self.applications[binding.name] = applied + 1
+        prefix = f"{outer_prefix}{inst.name}_" + (f"{applied}_" if applied else "")
+        first = self.instance_locals.setdefault(binding.name, sub_env)
+        return self.inline(sub, sub_env, prefix, continuation,
+                           locals_from=None if first is sub_env else first)
 
     @staticmethod
     def transition(kind: str, value: str | None, mask: str | None, next_state: str | None) -> dict:

@@ -352,3 +352,20 @@ def test_if_in_a_parser_state_splits_the_state():
     assert by_name["start_false_1"]["transitions"] == [tr("default", None, None, "start_join_1")]
     assert by_name["start_join_0"]["transitions"][0] == tr("hexstr", "0x0b", None, None)
     assert by_name["finish"]["transition_key"] == [{"type": "field", "value": ["opt", "$valid$"]}]
+
+
+def test_a_sub_parser_applied_twice_gets_states_per_call_and_one_value_set():
+    doc, st = states("subparser_applied_twice.p4")
+    assert list(st) == ["start", "tags_start", "tags_mark", "start_0",
+                        "again", "tags_1_start", "tags_1_mark", "again_0"]
+    # Each copy returns to the state after its own call.
+    assert st["tags_start"]["transitions"][-1]["next_state"] == "start_0"
+    assert st["tags_1_start"]["transitions"][-1]["next_state"] == "again_0"
+    assert st["tags_1_mark"]["transitions"] == [tr("default", None, None, "again_0")]
+    assert [v["name"] for v in doc["parse_vsets"]] == ["TwiceParser.tags.special"]
+    # The second call initialises the shared local again, then writes the second header.
+    ops = st["tags_1_start"]["parser_ops"]
+    assert [op["op"] for op in ops[:2]] == ["set", "extract"]
+    assert ops[0]["parameters"] == st["tags_start"]["parser_ops"][0]["parameters"] == [
+        {"type": "field", "value": ["scalars", "weight_0"]}, {"type": "hexstr", "value": "0x01"}]
+    assert ops[1]["parameters"] == [{"type": "regular", "value": "second"}]
