@@ -153,10 +153,7 @@ fn hex_bytes(s: &str, nbytes: usize, ctx: &str) -> R<Vec<u8>> {
         .unwrap_or(s);
     let digits = digits.trim_start_matches('0');
     if digits.len() > nbytes * 2 {
-        return err(
-            ctx,
-            format!("value '{s}' is wider than the {nbytes}-byte key"),
-        );
+        return err(ctx, format!("value '{s}' does not fit in {nbytes} bytes"));
     }
     let padded = format!("{digits:0>width$}", width = nbytes * 2);
     (0..nbytes)

@@ -268,6 +268,6 @@ mod tests {
             let k = format!("0x01{}", "00".repeat(42));
             set_source(v, field("a.big"), json!({"type": "hexstr", "value": k}));
         });
-        assert!(e.contains("wider than the 42-byte key"), "{e}");
+        assert!(e.contains("does not fit in 42 bytes"), "{e}");
     }
 }
