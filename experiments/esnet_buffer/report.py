@@ -177,9 +177,10 @@ def _scaling(report: Report, config: EsnetConfig) -> None:
         ["backgrounds (bit/s)", ", ".join(f"{b:,}" for b in config.backgrounds_bps),
          ", ".join(f"{config.live(b):,}" for b in config.backgrounds_bps)],
         ["background timer (ms)", "100 (iperf3 up to 3.1.3)",
-         f"{config.background_timer_ms:g}, bursts of "
+         f"{config.background_timer_ms:g}: bursts of "
          + ", ".join(f"{config.background_burst_frames(config.live(b))} frames"
-                     for b in config.backgrounds_bps)],
+                     for b in config.backgrounds_bps)
+         if config.background_timer_ms else "0: frame by frame"],
         ["trial (s)", "30 (-O5)", f"{config.trial_s:g} (-O{config.omit_s:g})"],
         ["frame (bytes)", "9000 MTU", f"9000 MTU, {FRAME_BYTES} per frame on Linux"],
     ])

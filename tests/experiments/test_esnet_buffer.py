@@ -348,10 +348,19 @@ def test_a_whole_run_writes_the_tables_with_the_seed_beside_ours(tmp_path):
         in report
     assert "| 4096 packets (36 MB) | 410 packets | 0.59 |" in report
     assert "k = 0.1" in report
+    assert "| 100: bursts of 278 frames, 417 frames |" in report
     assert {p.name for p in result.outputs.plots} == {"throughput_vs_buffer.png",
                                                       "throughput_vs_paced_rate.png"}
     header = (tmp_path / "buffer_2g.csv").read_text().splitlines()[0]
     assert "tcp_throughput_bps" in header and "live_buffer_bytes" in header
+
+
+def test_a_frame_by_frame_background_says_so_in_the_report(tmp_path):
+    lab = SeedLikeLab()
+    config = QUICK.with_overrides(extra_congestion=(), background_timer_ms=0.0)
+    result = run(config, lab, tmp_path, [("network", "a test double")], progress=lambda _: None)
+    assert {s.background_burst_frames for s in lab.specs} == {1}
+    assert "| 0: frame by frame |" in result.outputs.report.read_text()
 
 
 # -- headroom ------------------------------------------------------------------------------
