@@ -13,6 +13,8 @@ from bufferlab.experiments.common.realtime import realtime_argv
 
 #: How long a server or capture may take to get ready, s.
 READY_TIMEOUT_S = 10.0
+#: How much longer than planned a tool may run before a trial gives up on it, s.
+FINISH_GRACE_S = 30.0
 
 
 class HostProcesses:

@@ -23,6 +23,10 @@ from bufferlab.experiments.common.realtime import make_realtime
 from bufferlab.mininet.network import LabNetwork, NetworkOptions
 from bufferlab.mininet.topology import Topology
 
+#: The switch publishes its live port counters once a second: wait this long after a
+#: trial's last frame before reading them.
+COUNTER_PUBLISH_WAIT_S = 1.3
+
 
 @dataclass
 class LiveSwitch:

@@ -38,13 +38,14 @@ from bufferlab.controller.config import Config, parse_config
 from bufferlab.controller.entities import counter_entry
 from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
 from bufferlab.experiments.common.host_tools import (
+    FINISH_GRACE_S,
     HostProcesses,
     output_of,
     require_congestion_control,
     wait_until,
 )
 from bufferlab.experiments.common.live_lab import LiveLab, Program
-from bufferlab.experiments.common.live_switch import pin_neighbour
+from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
 from bufferlab.experiments.common.realtime import make_realtime
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
@@ -86,10 +87,6 @@ TRUNK_PORT = 5
 BOTTLENECK_QUEUE = 0
 IPERF_PORT = 5201
 WIRE_OVERHEAD = PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES
-#: The switch publishes its live port counters once a second.
-COUNTER_PUBLISH_WAIT_S = 1.3
-#: How much longer than planned a tool may run before the trial gives up on it, s.
-FINISH_GRACE_S = 30.0
 #: Seconds the UDP background starts before TCP, so TCP meets it from its first RTT.
 BACKGROUND_LEAD_S = 1.0
 #: Seconds the UDP background runs on after TCP's planned end.

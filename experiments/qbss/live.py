@@ -36,12 +36,18 @@ from bufferlab.experiments.common.buffer_engine import (
     host_mac,
 )
 from bufferlab.experiments.common.host_tools import (
+    FINISH_GRACE_S,
     HostProcesses,
     output_of,
     require_congestion_control,
     wait_until,
 )
-from bufferlab.experiments.common.live_switch import LiveSwitch, pin_neighbour, start_live_switch
+from bufferlab.experiments.common.live_switch import (
+    COUNTER_PUBLISH_WAIT_S,
+    LiveSwitch,
+    pin_neighbour,
+    start_live_switch,
+)
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.qbss.accounting import (
     Snapshot,
@@ -91,15 +97,10 @@ HOST_PORTS = {SENDER: SENDER_PORT, RECEIVER: BOTTLENECK_PORT}
 # unlikely to be another lab's (tor_switch's live backend is s16).
 SWITCH_INDEX = 18
 SWITCH = f"s{SWITCH_INDEX}"
-# The switch publishes its live port counters once a second: wait this long after a
-# trial's last frame before reading them.
-COUNTER_PUBLISH_WAIT_S = 1.3
 # A trial that lost frames outside admission runs again, up to this many times in all.
 ATTEMPTS = 2
 # Time after its last probe that the probe receiver waits for stragglers, s.
 PROBE_WAIT_S = 2.0
-# How much longer than planned a tool may run before the trial gives up on it, s.
-FINISH_GRACE_S = 30.0
 
 
 def host_ip(host: str) -> str:
