@@ -28,6 +28,17 @@ if TYPE_CHECKING:
 DEFAULT_TABLE_SIZE = 1024
 
 
+def cp_action_args(decl: ast.ActionDeclaration, args: list[int]) -> list[tuple[int, int, int]]:
+    """An action call's data arguments as P4Runtime sees them: (parameter id, value, width)."""
+    data_params = [p for p in decl.params if p.direction == ast.Direction.NONE]
+    out = []
+    for position, (param, value) in enumerate(zip(data_params, args, strict=False), start=1):
+        ptype = strip_type(param.p4type or param.type_node.resolved)
+        width = 1 if isinstance(ptype, t.Bool) else field_width(ptype)
+        out.append((annotation_int(param.annotations, "id") or position, value, width))
+    return out
+
+
 def constant_int(e: ast.Expression, error: str) -> int:
     """A compile-time constant as an integer (enum members by their value, booleans as 0/1);
     a located `error` if `e` is not one."""
@@ -309,13 +320,7 @@ class TableBuilder:
             raise CompileError(prop.pos, "default_action must name an action")
         name, action_id = self.get_action(decl, ref)
         args = self.action_args(ref)
-        data_params = [p for p in decl.params if p.direction == ast.Direction.NONE]
-        cp_args = []
-        for position, (param, value) in enumerate(zip(data_params, args, strict=False), start=1):
-            ptype = strip_type(param.p4type or param.type_node.resolved)
-            width = 1 if isinstance(ptype, t.Bool) else field_width(ptype)
-            cp_args.append((annotation_int(param.annotations, "id") or position, value, width))
-        return name, action_id, args, bool(prop.is_const), cp_args
+        return name, action_id, args, bool(prop.is_const), cp_action_args(decl, args)
 
     @staticmethod
     def call_args(ref: ast.ActionRef) -> list[ast.Expression | None]:
@@ -402,13 +407,7 @@ class TableBuilder:
                 low, high = int(key["start"], 16), int(key["end"], 16)
                 if (low, high) != (0, (1 << width) - 1):
                     matches.append((position, kind, (low, high), width))
-        data_params = [p for p in decl.params if p.direction == ast.Direction.NONE]
-        cp_args = []
-        for position, (param, value) in enumerate(zip(data_params, args, strict=False), start=1):
-            ptype = strip_type(param.p4type or param.type_node.resolved)
-            width = 1 if isinstance(ptype, t.Bool) else field_width(ptype)
-            cp_args.append((annotation_int(param.annotations, "id") or position, value, width))
-        return CpEntry(matches, action, cp_args, 0)
+        return CpEntry(matches, action, cp_action_args(decl, args), 0)
 
     def entry_key(self, k: ast.Expression, kind: str, width: int) -> dict:
         """One `match_key` element of a const entry."""
