@@ -85,7 +85,26 @@ impl VethPair {
             "ip", "-n", ns, "link", "add", &self.a, "type", "veth", "peer", "name", &self.b,
         ])?;
         run(&["ip", "-n", ns, "link", "set", &self.a, "up"])?;
-        run(&["ip", "-n", ns, "link", "set", &self.b, "up"])
+        run(&["ip", "-n", ns, "link", "set", &self.b, "up"])?;
+        self.wait_active(&self.a)?;
+        self.wait_active(&self.b)
+    }
+
+    /// Wait until `iface` carries frames. Linux attaches a device's qdisc only when its
+    /// link watcher sees the carrier, a moment after `link set up`; until then the `noop`
+    /// qdisc drops whatever a test sends (CI lost both frames of a test so).
+    fn wait_active(&self, iface: &str) -> Result<(), String> {
+        let give_up = clock::monotonic_ns() + 5_000_000_000;
+        loop {
+            let text = output(&["ip", "-n", &self.ns, "link", "show", iface]);
+            if text.contains("state UP") && !text.contains("qdisc noop") {
+                return Ok(());
+            }
+            if clock::monotonic_ns() > give_up {
+                return Err(format!("{iface} not active after 5 s: {text}"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// Set the MTU (bytes) of both ends.
