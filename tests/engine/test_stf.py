@@ -7,7 +7,15 @@ import pytest
 from engine_helpers import FIXTURES
 
 from bufferlab.switch import Engine
-from bufferlab.switch.stf import Runner, StfError, main, matches, parse_masked, run_file
+from bufferlab.switch.stf import (
+    Runner,
+    StfError,
+    main,
+    matches,
+    packet_bytes,
+    parse_masked,
+    run_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,8 +59,23 @@ def test_wrong_expectation_is_reported_with_line():
 def test_wildcards_and_unexpected_port():
     result = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 3 000000000abc 0000000000** 0800\n")
     assert result.passed
+    two = ROUTE + "packet 1 " + FRAME + "packet 1 " + FRAME
+    result = l3_runner().run(two + "expect 3 000000000abc\n")
+    assert [f.split(":")[0] for f in result.failures] == ["port 3"]
+    assert result.failures[0].startswith("port 3: unexpected frame 000000000abc")
+
+
+def test_ports_the_file_never_names_are_not_checked():
+    # p4c's runner opens an interface only for the ports its packet and expect lines name.
     result = l3_runner().run(ROUTE + "packet 1 " + FRAME + "expect 4 000000000abc\n")
-    assert sorted(f.split(":")[0] for f in result.failures) == ["case.stf", "port 3"]
+    assert result.failures == ["case.stf:3: port 4: expected frame never came"]
+    assert (result.packets_out, result.packets_unheard) == (0, 1)
+
+
+def test_a_lone_last_hex_digit_is_a_byte_of_its_own():
+    assert packet_bytes("ab c") == bytes([0xAB, 0x0C])
+    assert packet_bytes("00 01 0") == bytes([0, 1, 0])
+    assert packet_bytes("0a0b") == bytes([0x0A, 0x0B])
 
 
 def test_check_counter():
