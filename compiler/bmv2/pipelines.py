@@ -19,6 +19,7 @@ from .actions import Actions, DeclaredIn
 from .aliasing import copied_parameters, syntax_children
 from .context import (
     Context,
+    strip_type,
     unsupported,
 )
 from .expressions import ExpressionLowering, to_bool
@@ -57,39 +58,16 @@ def descendants(node: Any) -> list[Any]:
     return out
 
 
-def applied_first(cond: ast.Expression) -> list[ast.MemberExpression]:
-    """The `t.apply().hit|miss` terms of a condition, in evaluation order.
+def table_test(e: Any) -> bool:
+    """Whether `e` is `t.apply().hit` or `t.apply().miss`."""
+    return isinstance(e, ast.MemberExpression) and e.member in ("hit", "miss") and isinstance(
+        e.expr, ast.MethodCallExpression
+    ) and e.expr.call is not None and e.expr.call.kind == ast.CallKind.TABLE_APPLY
 
-    Each must sit where the condition always evaluates it (not right of `&&`/`||`, not in a
-    branch of `?:`): the table is applied before the condition is computed.
-    """
-    found: list[ast.MemberExpression] = []
 
-    def walk(e: Any, always: bool) -> None:
-        if isinstance(e, ast.MemberExpression) and e.member in ("hit", "miss") and isinstance(
-            e.expr, ast.MethodCallExpression
-        ) and e.expr.call is not None and e.expr.call.kind == ast.CallKind.TABLE_APPLY:
-            if not always:
-                raise CompileError(
-                    e.pos,
-                    f"t.apply().{e.member} where evaluation may skip it (right of && or ||, or in "
-                    "a branch of ?:) is not supported by the BMv2 back end",
-                )
-            found.append(e)
-            return
-        if isinstance(e, ast.BinaryExpression) and e.op in ("&&", "||"):
-            walk(e.left, always)
-            walk(e.right, False)
-        elif isinstance(e, ast.TernaryExpression):
-            walk(e.cond, always)
-            walk(e.then, False)
-            walk(e.otherwise, False)
-        else:
-            for child in syntax_children(e):
-                walk(child, always)
-
-    walk(cond, True)
-    return found
+def tests_in(node: Any) -> bool:
+    """Whether `node` holds a `t.apply().hit|miss` term."""
+    return any(table_test(n) for n in descendants(node))
 
 
 def call_kind(s: Any) -> ast.CallKind | None:
@@ -181,13 +159,13 @@ class ControlLowering:
         run: list[Any] = []
         for s in statements:
             if self.is_simple(s):
-                members = applied_first(s)
-                if members:
+                if tests_in(s):
                     # `b = t.apply().hit;`: apply the table first, as p4c lifts the result
                     # into a temporary; the statement then reads the temporary.
                     self.flush(run, env)
                     run = []
-                    overrides = {id(m): self.table_result(m, env) for m in members}
+                    overrides: dict[int, Any] = {}
+                    self.lift_tests(s, env, overrides)
                     self.flush([s], env, overrides)
                     continue
                 run.append(s)
@@ -341,20 +319,41 @@ class ControlLowering:
             then_key, else_key = ("__HIT__", "__MISS__") if hit_is_true else ("__MISS__", "__HIT__")
             self.branches(s, env, returns, self._next_setter(table, then_key), self._next_setter(table, else_key))
             return
+        set_true, set_false = self.conditional(self.condition(s.cond, env), s.cond)
+        self.branches(s, env, returns, set_true, set_false)
+
+    def condition(self, cond: ast.Expression, env: Env) -> dict:
+        """A conditional node's expression for `cond`, after what it needs computed first."""
         # `t.apply().hit` inside a larger condition: apply the table first and record the
         # result in a temporary, as p4c does; the condition then reads the temporary.
         reader = StatementLowering(self.ctx, self.externs)
-        for member in applied_first(s.cond):
-            reader.exprs.overrides[id(member)] = self.table_result(member, env)
+        self.lift_tests(cond, env, reader.exprs.overrides)
         # Value-returning calls in the condition (`r.read(i) == 0`, functions) run in a
         # synthesized action first; the conditional reads their temporaries.
-        cond = to_bool(reader.exprs.value(s.cond, env))
+        value = to_bool(reader.exprs.value(cond, env))
         if reader.out.prims:
             name, action_id = self.actions.hidden_primitives(
-                reader.out.resolve(), self.ctx.hidden_action_base(s.cond))
-            self.hidden_table(f"tbl_{name}", name, action_id, [], s.cond)
-        set_true, set_false = self.conditional(cond, s.cond)
-        self.branches(s, env, returns, set_true, set_false)
+                reader.out.resolve(), self.ctx.hidden_action_base(cond))
+            self.hidden_table(f"tbl_{name}", name, action_id, [], cond)
+        return value
+
+    def lift_tests(self, node: Any, env: Env, overrides: dict[int, Any]) -> None:
+        """Apply the tables of the `t.apply().hit|miss` terms under `node`, in evaluation
+        order, and map each term in `overrides` to the temporary that then holds its value.
+
+        A term that evaluation may skip (right of `&&`/`||`, in a branch of `?:`) makes its
+        whole `&&`, `||` or `?:` a branch of the graph computing that subexpression into a
+        temporary, so the table is applied only when the program evaluates the term.
+        """
+        if table_test(node):
+            overrides[id(node)] = self.table_result(node, env)
+        elif isinstance(node, ast.BinaryExpression) and node.op in ("&&", "||") and tests_in(node.right):
+            overrides[id(node)] = self.short_circuit(node, env)
+        elif isinstance(node, ast.TernaryExpression) and (tests_in(node.then) or tests_in(node.otherwise)):
+            overrides[id(node)] = self.choice(node, env)
+        else:
+            for child in syntax_children(node):
+                self.lift_tests(child, env, overrides)
 
     def table_result(self, member: ast.MemberExpression, env: Env) -> FieldRef:
         """Apply the table of `t.apply().hit|miss`; a bool temporary says whether that held."""
@@ -364,15 +363,54 @@ class ControlLowering:
         table["next_tables"] = {"__HIT__": None, "__MISS__": None}
         exits: list[Setter] = []
         for key in ("__HIT__", "__MISS__"):
-            writer = StatementLowering(self.ctx, self.externs)
-            writer.store(result, {"type": "bool", "value": (key == "__HIT__") == (member.member == "hit")}, member)
-            name, action_id = self.actions.hidden_primitives(
-                writer.out.resolve(), self.ctx.hidden_action_base(member))
             self.pending = [self._next_setter(table, key)]
-            self.hidden_table(f"tbl_{name}", name, action_id, [], member)
+            self.store_node(result, {"type": "bool", "value": (key == "__HIT__") == (member.member == "hit")},
+                            member)
             exits += self.pending
         self.pending = exits
         return result
+
+    def short_circuit(self, e: ast.BinaryExpression, env: Env) -> FieldRef:
+        """`a && b` / `a || b` whose `b` applies a table: a bool temporary set on two branches."""
+        result = self.ctx.temporary(t.Bool())
+        set_true, set_false = self.conditional(self.condition(e.left, env), e.left)
+        evaluate, decided = (set_true, set_false) if e.op == "&&" else (set_false, set_true)
+        self.pending = [evaluate]
+        self.value_node(result, e.right, env)
+        exits = self.pending
+        self.pending = [decided]
+        self.store_node(result, {"type": "bool", "value": e.op == "||"}, e)
+        self.pending += exits
+        return result
+
+    def choice(self, e: ast.TernaryExpression, env: Env) -> FieldRef:
+        """`c ? x : y` whose `x` or `y` applies a table: a temporary set on two branches."""
+        if not isinstance(strip_type(e.type), t.Bits | t.Bool):
+            raise unsupported(e, "?: of this type with t.apply().hit in a branch")
+        result = self.ctx.temporary(e.type)
+        set_true, set_false = self.conditional(self.condition(e.cond, env), e.cond)
+        self.pending = [set_true]
+        self.value_node(result, e.then, env)
+        exits = self.pending
+        self.pending = [set_false]
+        self.value_node(result, e.otherwise, env)
+        self.pending += exits
+        return result
+
+    def value_node(self, target: FieldRef, e: ast.Expression, env: Env) -> None:
+        """Store the value of `e` into `target` in a synthesized action (its tables first)."""
+        writer = StatementLowering(self.ctx, self.externs)
+        self.lift_tests(e, env, writer.exprs.overrides)
+        writer.store(target, writer.exprs.value(e, env), e)
+        name, action_id = self.actions.hidden_primitives(writer.out.resolve(), self.ctx.hidden_action_base(e))
+        self.hidden_table(f"tbl_{name}", name, action_id, [], e)
+
+    def store_node(self, target: FieldRef, value: dict, node: Any) -> None:
+        """Store an operand into `target` in a synthesized action."""
+        writer = StatementLowering(self.ctx, self.externs)
+        writer.store(target, value, node)
+        name, action_id = self.actions.hidden_primitives(writer.out.resolve(), self.ctx.hidden_action_base(node))
+        self.hidden_table(f"tbl_{name}", name, action_id, [], node)
 
     def conditional(self, cond: dict, node: Any) -> tuple[Setter, Setter]:
         """A `node_N` conditional on `cond`; returns setters for its true and false edges."""

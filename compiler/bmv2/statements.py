@@ -8,7 +8,7 @@ the caller's arguments. In parsers the same statements become `set`/`verify`/wra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import ast
@@ -480,7 +480,7 @@ class StatementLowering:
                 # `x[7:4][1:0]` is `x[5:4]`: bits of an inner slice count from its low end.
                 offset = self.exprs.constant_int(base.lo)
                 hi, lo, base = hi + offset, lo + offset, base.expr
-            target = self.exprs.resolve(base, env)
+            target = self.index_before_right(self.exprs.resolve(base, env), base, right, env, node)
             width = t.bit_width(strip_type(base.type))
             field_mask = ((1 << (hi - lo + 1)) - 1) << lo
             keep = ((1 << width) - 1) & ~field_mask
@@ -495,8 +495,21 @@ class StatementLowering:
             )
             self.store(target, combined, node)
             return
-        target = self.exprs.resolve(left, env)
+        target = self.index_before_right(self.exprs.resolve(left, env), left, right, env, node)
         self.assign(target, right, env, node)
+
+    def index_before_right(self, target: Any, left: ast.Expression, right: ast.Expression, env: Env,
+                           node: Any) -> Any:
+        """`s[i].f = g(i)`: the l-value, its run-time index included, is evaluated before the
+        right side (spec §8.1), whose call may change `i`, so the index is copied first."""
+        if not isinstance(target, DynamicElement | DynamicField) or not self.exprs.calls_in(right):
+            return target
+        index_expr = left
+        while not (isinstance(index_expr, ast.IndexExpression) and index_expr.index.const_value is None):
+            index_expr = index_expr.expr
+        frozen = self.ctx.temporary(index_expr.index.type)
+        self.store(frozen, target.index, node)
+        return replace(target, index=self.exprs.binding_operand(frozen))
 
     def assign(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
         """Assign expression `right` to binding `target`."""

@@ -187,16 +187,27 @@ def test_table_result_inside_a_larger_condition_goes_through_a_temporary(tmp_pat
         "op": "d2b", "left": None, "right": {"type": "field", "value": ["scalars", "tmp"]}}
 
 
-def test_table_result_the_condition_may_skip_is_rejected_by_name(tmp_path):
-    import pytest
+def test_table_result_the_condition_may_skip_is_applied_only_on_its_branch(tmp_path):
+    doc, pipe, tables, actions = inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
+                                        "if (hdr.h.b == 1 || t.apply().hit) { sm.egress_spec = 1; }")
+    first, last = pipe["conditionals"]
+    assert pipe["init_table"] == first["name"]
+    assert first["expression"]["value"]["op"] == "=="
 
-    from bufferlab.compiler.diagnostics import CompileError
+    def stored(table: str) -> dict:
+        return actions[tables[table]["actions"][0]]["primitives"][0]["parameters"][1]["value"]["value"]["right"]
 
-    with pytest.raises(CompileError) as err:
-        inline(tmp_path, "table t { key = { hdr.h.a : exact; } actions = { NoAction; } }",
-               "if (hdr.h.b == 1 || t.apply().hit) { sm.egress_spec = 1; }")
-    assert "t.apply().hit" in err.value.message and "may skip" in err.value.message
-    assert (err.value.pos.line, err.value.pos.column) == (15, 21)
+    # `||` decided: the temporary is true and t is never applied on this branch.
+    decided = first["true_next"]
+    assert stored(decided) == {"type": "bool", "value": True}
+    assert tables[decided]["base_default_next"] == last["name"]
+    # Otherwise t is applied, and the or's value is its hit.
+    assert first["false_next"] == "I.t"
+    t = tables["I.t"]
+    hit, miss = (t["next_tables"][k] for k in ("__HIT__", "__MISS__"))
+    assert (stored(hit), stored(miss)) == ({"type": "bool", "value": True}, {"type": "bool", "value": False})
+    assert last["expression"]["value"]["right"]["value"] == ["scalars", "tmp"]
+
 
 
 def test_for_loop_in_apply_block_runs_in_a_synthesized_action():
