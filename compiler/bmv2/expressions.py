@@ -86,8 +86,8 @@ def mask_operand(width: int) -> dict:
     return {"type": "hexstr", "value": hexstr((1 << width) - 1, width)}
 
 
-def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context) -> dict:
-    """Operand for a compile-time value of `p4type`."""
+def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context, node: Any = None) -> dict:
+    """Operand for a compile-time value of `p4type` (`node` locates the error if it has none)."""
     if isinstance(value, bool):
         return {"type": "bool", "value": value}
     if isinstance(value, t.ErrorValue):
@@ -104,7 +104,7 @@ def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context) -> dict:
         if isinstance(base, t.Bits) and base.width > 0:
             return {"type": "hexstr", "value": hexstr(value, base.width)}
         return {"type": "hexstr", "value": hexstr(value)}
-    raise CompileError(None, f"constant {value!r} has no BMv2 form")
+    raise unsupported(node, f"the compile-time value {value!r} as a single operand")
 
 
 def is_bool(p4type: Any) -> bool:
@@ -305,7 +305,7 @@ class ExpressionLowering:
         if isinstance(binding, RuntimeDataRef):
             return {"type": "local", "value": binding.index}
         if isinstance(binding, ConstRef):
-            return const_operand(binding.value, binding.p4type, self.ctx)
+            return const_operand(binding.value, binding.p4type, self.ctx, e)
         if isinstance(binding, HeaderRef):
             return {"type": "header", "value": binding.name}
         if isinstance(binding, UnionRef):
@@ -340,7 +340,7 @@ class ExpressionLowering:
             operand = self.binding_operand(self.overrides[id(e)], e)
             return expr_op("d2b", None, operand) if is_bool(strip_type(p4type)) else operand
         if e.const_value is not None and not isinstance(e, ast.MethodCallExpression):
-            return const_operand(e.const_value, p4type, self.ctx)
+            return const_operand(e.const_value, p4type, self.ctx, e)
         if isinstance(e, ast.PathExpression | ast.MemberExpression | ast.IndexExpression):
             if isinstance(e, ast.MemberExpression) and isinstance(e.expr, ast.MethodCallExpression):
                 return self.call_member(e, env)

@@ -39,6 +39,7 @@ from .storage import (
     StackRef,
     StructRef,
     UnionRef,
+    header_leaves,
 )
 
 
@@ -513,7 +514,7 @@ class StatementLowering:
 
     def assign(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
         """Assign expression `right` to binding `target`."""
-        if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef):
+        if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef | DynamicElement):
             self.assign_composite(target, right, env, node)
             return
         call = right.call if isinstance(right, ast.MethodCallExpression) else None
@@ -545,8 +546,8 @@ class StatementLowering:
         ):
             right = right.expr  # `(h_t){#}`, `(s_t){...}`: the type is the target's
         if isinstance(right, ast.InvalidExpression):
-            if isinstance(target, HeaderRef):
-                self.emit("remove_header", [self.exprs.binding_operand(target)], node)
+            if isinstance(target, HeaderRef | DynamicElement):
+                self.emit("remove_header", [self.header_operand(target)], node)
                 return
             if isinstance(target, UnionRef):
                 for member in target.members.values():
@@ -554,10 +555,21 @@ class StatementLowering:
                 return
         if isinstance(right, ast.ListExpression | ast.StructExpression):
             if isinstance(right, ast.ListExpression):
-                names = [n for n, _ in target.p4type.fields]
+                composite = target.stack.p4type.element if isinstance(target, DynamicElement) else target.p4type
+                names = [n for n, _ in composite.fields]
                 pairs = list(zip(names, right.components, strict=False))
             else:
                 pairs = [(f.name, f.value) for f in right.fields]
+            if isinstance(target, DynamicElement):
+                element = target.stack.p4type.element
+                if target.stack.is_union_stack or len(header_leaves(element)) != len(element.fields):
+                    raise unsupported(node, "a list or struct expression assigned to this run-time stack element")
+                self.emit("add_header", [self.header_operand(target)], node)
+                offsets = {fname: i for i, (fname, _) in enumerate(element.fields)}
+                for name, value in pairs:
+                    field_ref = DynamicField(target.stack, target.index, offsets[name], element.field_type(name))
+                    self.store(field_ref, self.exprs.value(value, env), node)
+                return
             if isinstance(target, HeaderRef):
                 if not is_struct_instance(target):
                     self.emit("add_header", [self.exprs.binding_operand(target)], node)
@@ -584,7 +596,10 @@ class StatementLowering:
             for name, field_binding in struct_fields(target).items():
                 self.copy_binding(field_binding, source_fields[name], node)
             return
-        ops = {HeaderRef: "assign_header", UnionRef: "assign_union"}
+        if isinstance(target, HeaderRef | DynamicElement) and isinstance(source, HeaderRef | DynamicElement):
+            self.emit("assign_header", [self.header_operand(target), self.header_operand(source)], node)
+            return
+        ops = {UnionRef: "assign_union"}
         for kind, op in ops.items():
             if isinstance(target, kind) and isinstance(source, kind):
                 self.emit(
@@ -607,6 +622,11 @@ class StatementLowering:
         if is_bool(strip_type(getattr(source, "p4type", None))) and not self.in_parser:
             value = to_data(value)
         self.store(target, value, node)
+
+    def header_operand(self, binding: HeaderRef | DynamicElement) -> dict:
+        """A header primitive's argument: the header, or a run-time stack element."""
+        operand = self.exprs.binding_operand(binding)
+        return {"type": "expression", "value": operand} if isinstance(binding, DynamicElement) else operand
 
     # ---------------------------------------------------------------- calls
 
@@ -643,10 +663,8 @@ class StatementLowering:
         target = self.exprs.resolve(call.receiver, env)
         if name in ("setValid", "setInvalid"):
             op = "add_header" if name == "setValid" else "remove_header"
-            if isinstance(target, DynamicElement):
-                operand = {"type": "expression", "value": self.exprs.binding_operand(target)}
-            elif isinstance(target, HeaderRef):
-                operand = self.exprs.binding_operand(target)
+            if isinstance(target, DynamicElement | HeaderRef):
+                operand = self.header_operand(target)
             elif isinstance(target, StackMember) and target.member == "last":
                 raise unsupported(node, f"{name}() on a stack's last element")
             else:
