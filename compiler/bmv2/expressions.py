@@ -107,6 +107,19 @@ def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context, node: Any =
     raise unsupported(node, f"the compile-time value {value!r} as a single operand")
 
 
+def literal_member(e: ast.Expression, p4type: Any, name: str) -> ast.Expression | None:
+    """Component `name` of a struct or list expression of struct or header type `p4type`."""
+    while isinstance(e, ast.CastExpression):
+        e = e.expr
+    if isinstance(e, ast.StructExpression):
+        return next((f.value for f in e.fields if f.name == name), None)
+    if isinstance(e, ast.ListExpression) and isinstance(p4type, t.Struct | t.Header):
+        names = [n for n, _ in p4type.fields]
+        if name in names and names.index(name) < len(e.components):
+            return e.components[names.index(name)]
+    return None
+
+
 def is_bool(p4type: Any) -> bool:
     """Whether `p4type` is `bool`."""
     return isinstance(p4type, t.Bool)
@@ -268,6 +281,11 @@ class ExpressionLowering:
             return base.fields[name]
         if isinstance(base, UnionRef):
             return base.members[name]
+        if isinstance(base, ExprRef):
+            component = literal_member(base.expr, strip_type(e.expr.type), name)
+            if component is not None:
+                # `f({1, 2})` then `v.a` in f's body: the literal's component, lowered where used.
+                return ExprRef(component, base.env)
         if isinstance(base, StackRef):
             if name in ("next", "last", "lastIndex", "size"):
                 return StackMember(base, name)
