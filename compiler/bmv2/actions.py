@@ -7,7 +7,6 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
-from ..diagnostics import CompileError
 from .context import Context, annotation_int, annotation_text, field_width, strip_type
 from .model import CpAction, CpParam
 from .stateful import cp_name
@@ -42,8 +41,12 @@ class Actions:
     def __init__(self, ctx: Context, externs: Any) -> None:
         self.ctx = ctx
         self.externs = externs
-        self._known: dict[tuple[int, int], tuple[str, int]] = {}
-        self._signatures: dict[tuple[int, int], tuple[str, ...]] = {}
+        # (declaration, its environment, the text of its directional arguments) → name, id.
+        self._known: dict[tuple[int, int, tuple[str, ...]], tuple[str, int]] = {}
+        # Declarations already lowered once: every binding of one action is one P4Info action.
+        self._lowered: set[tuple[int, int]] = set()
+        # JSON actions that are another binding's copy (they share their original's name).
+        self.copies: set[int] = set()
         self._hidden_count = 0
         # Pipeline being lowered (1 ingress, 2 egress): p4c lists actions per control.
         self.control_rank = 0
@@ -72,22 +75,18 @@ class Actions:
 
         `bound` holds the reference's arguments per parameter: those of directional
         parameters (`my_drop(standard_metadata)` in an action list) are bound in the body.
+        An action bound to other arguments elsewhere gets a JSON copy of its own under the
+        same name (p4c copies an action for each use), one action in P4Info.
         """
         home = self.declaring_env(decl, env)
-        key = (id(decl), id(home))
         directional = [
             (param, arg) for param, arg in zip(decl.params, bound or [], strict=False)
             if not is_data_param(param) and arg is not None
         ]
-        signature = tuple(ast_text(arg) for _, arg in directional)
+        key = (id(decl), id(home), tuple(ast_text(arg) for _, arg in directional))
         known = self._known.get(key)
         if known is not None:
-            if self._signatures.get(key, ()) != signature and directional:
-                raise CompileError(
-                    decl.pos, f"action {decl.name} is bound to different arguments in different places"
-                )
             return known
-        self._signatures[key] = signature
         name = cp_name(decl, home)
         body_env = home.child()
         for param, arg in directional:
@@ -112,6 +111,10 @@ class Actions:
         sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_action(decl, body_env)
         annotations = [annotation_text(a) for a in decl.annotations if a.name not in ("name", "id")]
+        if (id(decl), id(home)) in self._lowered:
+            self.copies.add(id(entry))
+            return name, entry["id"]
+        self._lowered.add((id(decl), id(home)))
         if ast.find_annotation(decl.annotations, "hidden") is None:
             self.ctx.cp.actions.append(CpAction(name, cp_params, annotation_int(decl.annotations, "id"), annotations))
         return name, entry["id"]

@@ -284,7 +284,7 @@ class ProgramLowering:
         seen: set[str] = set()
         for kind, names in (
             ("table", [table["name"] for p in pipelines for table in p["tables"]]),
-            ("action", [a["name"] for a in self.ctx.actions]),
+            ("action", [a["name"] for a in self.ctx.actions if id(a) not in self.actions.copies]),
         ):
             seen.clear()
             for name in names:

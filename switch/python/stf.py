@@ -24,6 +24,9 @@ from bufferlab.switch.runtime_cli.executor import Executor
 #: Virtual time between two injected frames, ns.
 PACKET_GAP_NS = 1_000
 
+#: An STF priority p becomes the engine's (BMv2's) TOP - p, so that larger p wins.
+STF_PRIORITY_TOP = 2**31 - 1
+
 
 class StfError(Exception):
     """A malformed STF statement; the message starts with `file:line:`."""
@@ -103,6 +106,7 @@ def _resolve(name: str, names: list[str], what: str) -> str:
 
 def _key_index(key: str, spec: list[tuple[str, str, int]]) -> int:
     names = [n for n, _, _ in spec]
+    key = re.sub(r"\$(\d+)", r"[\1]", key)  # p4c's runner writes `extra[0].h` as `extra$0.h`
     for cand in (key, "hdr." + key, key.removeprefix("hdr.")):
         if cand in names:
             return names.index(cand)
@@ -239,7 +243,9 @@ class Runner:
         fields = words[1:-1]
         priority = 0
         if fields and ":" not in fields[0]:
-            priority = parse_number(fields.pop(0))
+            # The larger STF priority wins: p4c's runner hands simple_switch 10000 - p, and
+            # BMv2 (like the engine) prefers the smallest number.
+            priority = STF_PRIORITY_TOP - parse_number(fields.pop(0))
         spec = self.e.table_keys(table)
         keys: list[tuple | None] = [None] * len(spec)
         for f in fields:

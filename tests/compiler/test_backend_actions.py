@@ -255,3 +255,15 @@ def test_register_read_returning_a_value(tmp_path):
     assert prims[0]["op"] == "register_read"
     assert prims[0]["parameters"] == [F("scalars", "tmp"), {"type": "register_array", "value": "I.r"}, H("0x01")]
     assert prims[1]["parameters"][1] == arg(E("&", E("+", F("scalars", "tmp"), H("0x01")), H("0xff")))
+
+
+def test_an_action_bound_to_other_arguments_is_copied_under_its_name():
+    doc, cp = compile(P4 / "action_bound_twice.p4")
+    copies = [a for a in doc["actions"] if a["name"] == "I.set_byte"]
+    assert len(copies) == 2 and copies[0]["id"] != copies[1]["id"]
+    writes = [c["primitives"][0]["parameters"][0] for c in copies]
+    assert writes == [F("h", "a"), F("h", "b")]
+    tables = {t["name"]: t for t in doc["pipelines"][0]["tables"]}
+    assert tables["I.to_a"]["action_ids"][0] == copies[0]["id"]
+    assert tables["I.to_b"]["action_ids"][0] == copies[1]["id"]
+    assert [a.preamble.name for a in cp.actions].count("I.set_byte") == 1
