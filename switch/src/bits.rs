@@ -58,6 +58,25 @@ pub fn get_bits(buf: &[u8], offset: usize, width: u32) -> u128 {
     v
 }
 
+/// ORs the low `width` bits of `v` into `buf` at bit `offset` (MSB first);
+/// the field must lie within the 16 bytes from its first byte, and those 16
+/// bytes within `buf`.
+#[inline]
+pub fn put_bits(buf: &mut [u8], offset: usize, width: u32, v: u128) {
+    let start = offset / 8;
+    let skip = (offset % 8) as u32;
+    let Some(window) = buf.get_mut(start..start + 16) else {
+        return;
+    };
+    let Some(shift) = 128u32.checked_sub(skip + width) else {
+        return;
+    };
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(window);
+    let placed = (v & mask(width)).checked_shl(shift).unwrap_or(0);
+    window.copy_from_slice(&(u128::from_be_bytes(bytes) | placed).to_be_bytes());
+}
+
 /// Appends bit fields MSB-first to a byte vector, a byte at a time, so
 /// sequential writes (deparsing, hash inputs) need no read-modify-write.
 pub struct BitWriter<'a> {
@@ -81,9 +100,14 @@ impl<'a> BitWriter<'a> {
     #[inline]
     pub fn push(&mut self, width: u32, v: u128) {
         if self.pending == 0 && width.is_multiple_of(8) {
-            // Byte-aligned whole bytes: the common case for header fields.
+            // Byte-aligned whole bytes, the common case for header fields:
+            // a fixed 16-byte copy then a cut, cheaper than a copy of
+            // variable length.
             let bytes = (width / 8).min(16) as usize;
-            self.buf.extend_from_slice(&v.to_be_bytes()[16 - bytes..]);
+            let len = self.buf.len();
+            let top = v.checked_shl(128 - 8 * bytes as u32).unwrap_or(0);
+            self.buf.extend_from_slice(&top.to_be_bytes());
+            self.buf.truncate(len + bytes);
             return;
         }
         let mut w = width;
@@ -99,6 +123,21 @@ impl<'a> BitWriter<'a> {
             self.acc &= (1u64 << self.pending) - 1;
             w -= take;
         }
+    }
+
+    /// Appends `bytes` bytes that `fill` assembles (with [`put_bits`]) in a
+    /// zeroed buffer with 16 bytes to spare past them; false, appending
+    /// nothing, when the writer is not on a byte boundary.
+    #[inline]
+    pub fn push_packed(&mut self, bytes: usize, fill: impl FnOnce(&mut [u8])) -> bool {
+        if self.pending != 0 {
+            return false;
+        }
+        let len = self.buf.len();
+        self.buf.resize(len + bytes + 16, 0);
+        fill(&mut self.buf[len..]);
+        self.buf.truncate(len + bytes);
+        true
     }
 
     /// Appends whole bytes (the writer must be on a byte boundary to copy them
@@ -263,6 +302,40 @@ mod tests {
             assert_eq!(r.read(*width), *v);
             at += *width as usize;
         }
+    }
+
+    #[test]
+    fn packed_fields_match_the_bit_writer() {
+        let widths = [4u32, 4, 8, 16, 3, 13, 1, 7, 48, 120, 8];
+        let values: Vec<u128> = widths
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                0xfedc_ba98_7654_3210_0123_4567_89ab_cdefu128.rotate_left(i as u32 * 11) & mask(*w)
+            })
+            .collect();
+        let mut want = vec![0xaa];
+        let mut w = BitWriter::new(&mut want);
+        for (width, v) in widths.iter().zip(&values) {
+            w.push(*width, *v);
+        }
+        w.finish();
+        let mut got = vec![0xaa];
+        let mut w = BitWriter::new(&mut got);
+        let total: u32 = widths.iter().sum();
+        assert!(w.push_packed(total as usize / 8, |buf| {
+            let mut at = 0;
+            for (width, v) in widths.iter().zip(&values) {
+                // Bits above the width are not the field's: they must not leak.
+                put_bits(buf, at, *width, *v | (1 << 127));
+                at += *width as usize;
+            }
+        }));
+        assert_eq!(got, want);
+        let mut unaligned = vec![];
+        let mut w = BitWriter::new(&mut unaligned);
+        w.push(3, 1);
+        assert!(!w.push_packed(2, |_| {}));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! checksums, match-action controls, primitives and deparser. Everything
 //! here works on indices resolved at load time and reuses scratch buffers.
 
-use crate::bits::{get_bits, mask, sign_extend, BitReader, BitWriter};
+use crate::bits::{get_bits, mask, put_bits, sign_extend, BitReader, BitWriter};
 use crate::hash::{csum16, identity, xor16, xor32, Crc, Rng};
 use crate::packet::Packet;
 use crate::program::*;
@@ -789,31 +789,42 @@ fn format_log_arg(
 
 /// Appends a field's wire form: a varbit field's slot holds its length in
 /// bits, so its bytes come from the header's varbit buffer instead.
+#[inline]
 fn emit_field(p: &Program, pkt: &Packet, f: FieldId, w: &mut BitWriter<'_>) {
-    let fi = &p.fields[f as usize];
+    let wf = p.wire[f as usize];
     let v = pkt.phv.fields[f as usize];
-    let hi = &p.headers[fi.header as usize];
-    match hi.varbit {
-        Some((vk, vs)) if hi.first_field + vk == f => {
-            let bytes = &pkt.phv.varbits[vs as usize];
+    match wf.kind {
+        WireKind::Plain => w.push(wf.width, v),
+        WireKind::Varbit(slot) => {
+            let bytes = &pkt.phv.varbits[slot as usize];
             w.push_bytes(&bytes[..(v as usize / 8).min(bytes.len())]);
         }
-        _ => match fi.wide {
-            Some(at) => {
-                let at = at as usize;
-                let bytes = &pkt.phv.wide[at..at + fi.width.div_ceil(8) as usize];
-                crate::wide::push_bits(w, fi.width, bytes);
-            }
-            None => w.push(fi.width, v),
-        },
+        WireKind::Wide(at) => {
+            let at = at as usize;
+            let bytes = &pkt.phv.wide[at..at + wf.width.div_ceil(8) as usize];
+            crate::wide::push_bits(w, wf.width, bytes);
+        }
     }
 }
 
 /// Appends a header's wire form.
 fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
     let hi = &p.headers[h as usize];
-    for f in hi.first_field..hi.first_field + hi.num_fields {
-        emit_field(p, pkt, f, w);
+    let fields = hi.first_field as usize..(hi.first_field + hi.num_fields) as usize;
+    if hi.packed
+        && w.push_packed(hi.fixed_bits as usize / 8, |buf| {
+            for (wf, &v) in p.wire[fields.clone()]
+                .iter()
+                .zip(&pkt.phv.fields[fields.clone()])
+            {
+                put_bits(buf, wf.offset as usize, wf.width, v);
+            }
+        })
+    {
+        return;
+    }
+    for f in fields {
+        emit_field(p, pkt, f as FieldId, w);
     }
 }
 
@@ -887,10 +898,18 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         return Err(ec.packet_too_short);
     }
     let mut off = start;
-    for k in 0..hi.num_fields {
-        let f = (hi.first_field + k) as usize;
-        match hi.varbit {
-            Some((vk, vs)) if vk == k => {
+    let first = hi.first_field as usize;
+    for (k, wf) in p.wire[first..first + hi.num_fields as usize]
+        .iter()
+        .enumerate()
+    {
+        let f = first + k;
+        match wf.kind {
+            WireKind::Plain => {
+                pkt.phv.fields[f] = get_bits(&pkt.data, off, wf.width);
+                off += wf.width as usize;
+            }
+            WireKind::Varbit(vs) => {
                 let vb = &mut pkt.phv.varbits[vs as usize];
                 vb.clear();
                 if off.is_multiple_of(8) {
@@ -903,18 +922,11 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
                 pkt.phv.fields[f] = u128::from(vl);
                 off += vl as usize;
             }
-            _ => {
-                let fi = &p.fields[f];
-                let w = fi.width;
-                match fi.wide {
-                    Some(at) => {
-                        let at = at as usize;
-                        let out = &mut pkt.phv.wide[at..at + w.div_ceil(8) as usize];
-                        crate::wide::read_bits_into(&pkt.data, off, w, out);
-                    }
-                    None => pkt.phv.fields[f] = get_bits(&pkt.data, off, w),
-                }
-                off += w as usize;
+            WireKind::Wide(at) => {
+                let at = at as usize;
+                let out = &mut pkt.phv.wide[at..at + wf.width.div_ceil(8) as usize];
+                crate::wide::read_bits_into(&pkt.data, off, wf.width, out);
+                off += wf.width as usize;
             }
         }
     }

@@ -26,6 +26,29 @@ pub struct FieldInfo {
     pub wide: Option<u32>,
 }
 
+/// Where a field's wire bits live while the packet is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireKind {
+    /// In its `u128` slot.
+    Plain,
+    /// Wider than 128 bits: bytes at this offset of [`crate::packet::Phv::wide`].
+    Wide(u32),
+    /// A varbit field: bytes in this varbit buffer (the slot holds the length).
+    Varbit(u32),
+}
+
+/// A field's wire form, one per field slot: kept apart from [`FieldInfo`]
+/// (names and all) so parsing, deparsing and checksums read one small array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireField {
+    /// Bit offset inside its header's wire form.
+    pub offset: u32,
+    /// Width in bits (a varbit field: its maximum).
+    pub width: u32,
+    /// Where its value lives.
+    pub kind: WireKind,
+}
+
 /// One header (or metadata) instance.
 #[derive(Debug, Clone)]
 pub struct HeaderInfo {
@@ -48,6 +71,9 @@ pub struct HeaderInfo {
     /// Bytes of its wide fields in [`crate::packet::Phv::wide`]: start and
     /// length (consecutive, so a header copy moves one range).
     pub wide_range: (u32, u32),
+    /// Whole bytes of plain fields, each within one 16-byte window from its
+    /// first byte: the deparser assembles it in place instead of bit by bit.
+    pub packed: bool,
 }
 
 /// A header stack.
@@ -669,6 +695,8 @@ pub struct ErrorCodes {
 #[derive(Debug, Clone)]
 pub struct Program {
     pub fields: Vec<FieldInfo>,
+    /// Wire form per field slot (see [`WireField`]).
+    pub wire: Vec<WireField>,
     pub headers: Vec<HeaderInfo>,
     pub stacks: Vec<StackInfo>,
     pub unions: Vec<UnionInfo>,

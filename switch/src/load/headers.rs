@@ -113,9 +113,32 @@ impl Loader {
                 varbit_max_bytes: ht.max_length.unwrap_or(0),
                 union: None,
                 wide_range: (wide_start, self.p.wide_bytes - wide_start),
+                packed: false,
             });
+            self.wire(hid);
         }
         Ok(())
+    }
+
+    /// Records header `h`'s fields' wire forms and whether it is packed.
+    fn wire(&mut self, h: HeaderId) {
+        let hi = &self.p.headers[h as usize];
+        let mut packed = hi.fixed_bits.is_multiple_of(8);
+        for f in hi.first_field..hi.first_field + hi.num_fields {
+            let fi = &self.p.fields[f as usize];
+            let kind = match (fi.wide, hi.varbit) {
+                (Some(at), _) => WireKind::Wide(at),
+                (None, Some((k, slot))) if hi.first_field + k == f => WireKind::Varbit(slot),
+                _ => WireKind::Plain,
+            };
+            packed &= kind == WireKind::Plain && fi.bit_offset % 8 + fi.width <= 128;
+            self.p.wire.push(WireField {
+                offset: fi.bit_offset,
+                width: fi.width,
+                kind,
+            });
+        }
+        self.p.headers[h as usize].packed = packed;
     }
 
     /// The header instance named `name`.

@@ -236,6 +236,7 @@ impl Loader {
         Loader {
             p: Program {
                 fields: vec![],
+                wire: vec![],
                 headers: vec![],
                 stacks: vec![],
                 unions: vec![],
