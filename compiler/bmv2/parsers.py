@@ -27,7 +27,7 @@ from .expressions import to_data
 from .hexstr import byte_width
 from .model import CpParam, CpValueSet
 from .statements import Frame, Label, StatementLowering
-from .storage import Env, ExprRef, FieldRef, InstanceRef
+from .storage import Env, ExprRef, FieldRef, InstanceRef, applied_instance
 
 
 def range_to_masks(low: int, high: int, width: int) -> list[tuple[int, int]]:
@@ -268,7 +268,7 @@ class ParserLowering:
     ) -> str:
         """Inline a sub-parser instance's states; its `accept` continues at `continuation`."""
         inst = e.call.target
-        binding = env.lookup(inst)
+        binding = applied_instance(inst, env)
         if not isinstance(binding, InstanceRef) or not isinstance(
             binding.p4type, ast.ParserDeclaration
         ):

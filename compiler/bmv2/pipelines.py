@@ -26,7 +26,7 @@ from .expressions import ExpressionLowering, to_bool
 from .hexstr import hexstr
 from .stateful import Stateful, cp_name
 from .statements import StatementLowering, has_call, statement_name
-from .storage import Env, ExprRef, FieldRef, InstanceRef
+from .storage import Env, ExprRef, FieldRef, InstanceRef, applied_instance
 from .tables import DEFAULT_TABLE_SIZE, TableBuilder, TableRef
 
 Setter = Callable[[str | None], None]
@@ -528,7 +528,7 @@ class ControlLowering:
 
     def inline_control(self, e: ast.MethodCallExpression, env: Env) -> None:
         """Inline a sub-control instance's locals and body."""
-        inst = env.lookup(e.call.target)
+        inst = applied_instance(e.call.target, env)
         if not isinstance(inst, InstanceRef) or not isinstance(inst.p4type, ast.ControlDeclaration):
             raise unsupported(e, "applying this control")
         sub = inst.p4type

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import ast
 from .. import types as t
 
 
@@ -173,3 +174,12 @@ class Env:
     def child(self, prefix: str | None = None) -> Env:
         """A nested environment (same control-plane prefix unless given)."""
         return Env(parent=self, prefix=self.prefix if prefix is None else prefix, anchor=self.anchor)
+
+
+def applied_instance(target: Any, env: Env) -> Any:
+    """The instance a parser or control `apply` call names: a declared instance's binding, or,
+    for `T.apply(...)` on the type itself (spec 15.1, direct invocation), an instance of `T`
+    named `T` in the caller's scope, as p4c's InstantiateDirectCalls names it."""
+    if isinstance(target, ast.ParserDeclaration | ast.ControlDeclaration):
+        return InstanceRef(target, f"{env.prefix}.{target.name}" if env.prefix else target.name, target)
+    return env.lookup(target)

@@ -219,6 +219,13 @@ class ExpressionChecker(TypeResolver, Coercer):
             return t
         if m in SIZE_METHODS and isinstance(t, StructLike | Bits):
             return Method("builtin", m, t)
+        if m == "apply" and isinstance(t, ParserType | ControlType) and t.decl is not None:
+            # Direct invocation (spec 15.1): `C.apply(...)` applies an instance of C named C.
+            if not isinstance(t.decl, ast.ParserDeclaration | ast.ControlDeclaration):
+                raise self.fail(e.pos, f"{t.name} is only declared: a {t.name}.apply() needs its definition")
+            if t.decl.constructor_params:
+                raise self.fail(e.pos, f"{t.name} has constructor parameters: instantiate it to apply it")
+            return Method("block_apply", m, t, tuple(t.params))
         raise self.fail(e.pos, f"type {t} has no member '{m}'")
 
     def _stack_member(self, e: ast.MemberExpression, t: Stack) -> P4Type:

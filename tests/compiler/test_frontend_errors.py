@@ -260,6 +260,15 @@ def test_control_errors(control_error, body, expected):
         ),
         ("enum bit<4> E { A = 16 }", "prog.p4:6:21: error: value 16 of E.A does not fit in bit<4>"),
         ("enum E { A, A }", "prog.p4:6:13: error: duplicate member 'A' in enum E"),
+        (
+            "control K(inout bit<8> x)(bit<8> c) { apply { x = c; } }"
+            " control C2(inout ms m) { apply { K.apply(m.x); } }",
+            "prog.p4:6:91: error: K has constructor parameters: instantiate it to apply it",
+        ),
+        (
+            "control K(inout bit<8> x); control C2(inout ms m) { apply { K.apply(m.x); } }",
+            "prog.p4:6:61: error: K is only declared: a K.apply() needs its definition",
+        ),
         ("error { NoError }", "prog.p4:6:9: error: duplicate error 'error.NoError'"),
         ("const bit<8> c = meta;", "prog.p4:6:18: error: unknown name 'meta'"),
         (
