@@ -264,7 +264,29 @@ class Externs:
 
     def fn_clone(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
         """`clone(type, session)`: an empty field list, as p4c does."""
-        self._clone(sl, args, env, node, self.lists.empty_list(node))
+        self._clone(sl, args, env, node, self.lists.anonymous_list([], node))
+
+    def data_list(self, sl: Any, data: ast.Expression, env: Env, node: Any) -> int:
+        """The field list of the pre-2020 forms' `data` (`resubmit({meta.a})`): the fields it
+        names, restored in the resubmitted, recirculated or cloned packet."""
+        elements = []
+        for item, _ in self.flatten(sl, data, env):
+            if item.get("type") != "field":
+                raise unsupported(data, "a value other than a field in the data of resubmit, recirculate or clone3")
+            elements.append(item)
+        return self.lists.anonymous_list(elements, node)
+
+    def fn_clone3(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`clone3(type, session, data)` (deprecated for clone_preserving_field_list)."""
+        self._clone(sl, args, env, node, self.data_list(sl, args[2], env, node))
+
+    def fn_resubmit(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`resubmit(data)` (deprecated for resubmit_preserving_field_list)."""
+        sl.emit("resubmit", [self.const32(self.data_list(sl, args[0], env, node))], node)
+
+    def fn_recirculate(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
+        """`recirculate(data)` (deprecated for recirculate_preserving_field_list)."""
+        sl.emit("recirculate", [self.const32(self.data_list(sl, args[0], env, node))], node)
 
     def fn_clone_preserving_field_list(
         self, sl: Any, args: list, env: Env, node: Any, call: Any

@@ -18,9 +18,9 @@ class FieldLists:
         ctx.next_id("field_lists")
         ctx.next_id("learn_lists")
 
-    def empty_list(self, node: Any) -> int:
-        """A new empty field list `fl`, `fl_0`, … (plain `clone`)."""
-        return self._add(self.ctx.field_lists, "field_lists", self.ctx.unique("fl"), [], node)
+    def anonymous_list(self, elements: list[dict], node: Any) -> int:
+        """A new field list `fl`, `fl_0`, … of `elements` (plain `clone`: none)."""
+        return self._add(self.ctx.field_lists, "field_lists", self.ctx.unique("fl"), elements, node)
 
     def field_list(self, index: int, node: Any) -> int:
         """Id of `field_list<index>`: user-metadata fields tagged `@field_list(index)`."""

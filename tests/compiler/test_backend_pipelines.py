@@ -405,3 +405,24 @@ def test_unused_direct_instances_are_left_out_with_a_warning():
         "direct meter I.unused_meter is not used by any table; ignoring it",
     ]
     assert [(f["name"], f["elements"]) for f in result.json["field_lists"]] == [("field_list2", [])]
+
+
+def test_deprecated_forms_keep_the_fields_their_data_names(tmp_path):
+    doc, _, _, actions = inline(tmp_path, "", "resubmit({ meta.x, hdr.h.a });")
+    (fl,) = doc["field_lists"]
+    assert fl["elements"] == [{"type": "field", "value": ["scalars", "userMetadata.x"]},
+                              {"type": "field", "value": ["h", "a"]}]
+    prim = next(p for a in actions.values() for p in a["primitives"] if p["op"] == "resubmit")
+    assert prim["parameters"] == [{"type": "hexstr", "value": f"0x{fl['id']:08x}"}]
+
+
+def test_deprecated_forms_refuse_data_that_is_not_a_field(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        inline(tmp_path, "", "recirculate({ meta.x, 8w3 });")
+    assert err.value.message == ("a value other than a field in the data of resubmit, recirculate or "
+                                 "clone3 is not supported by the BMv2 back end")
+    assert (err.value.pos.line, err.value.pos.column) == (15, 13)
