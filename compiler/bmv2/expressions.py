@@ -193,6 +193,9 @@ class ExpressionLowering:
         self.short_circuit: Any = None
         # Expressions already computed into a binding (by node identity), e.g. a table's hit.
         self.overrides: dict[int, Any] = {}
+        # Copies an operand into a fresh temporary before the current statement (so a later
+        # call cannot change it); set by statement lowering, else None.
+        self.save: Any = None
 
     # ---------------------------------------------------------------- resolution
 
@@ -440,8 +443,7 @@ class ExpressionLowering:
             return expr_op("and" if op == "&&" else "or", left, right)
         if op == "++":
             width_right = field_width(strip_type(e.right.type))
-            left = self.value(e.left, env)
-            right = self.value(e.right, env)
+            left, right = self.in_order(e.left, e.right, env)
             shifted = self.wrap(
                 expr_op("<<", left, {"type": "hexstr", "value": hexstr(width_right)}), e.type
             )
@@ -449,8 +451,7 @@ class ExpressionLowering:
         if op in ("==", "!=") and isinstance(strip_type(e.left.type), t.StructLike | t.Stack):
             equal = self.composite_equal(self.resolve(e.left, env), self.resolve(e.right, env), e)
             return equal if op == "==" else expr_op("not", None, equal)
-        left = self.value(e.left, env)
-        right = self.value(e.right, env)
+        left, right = self.in_order(e.left, e.right, env)
         if op in ("==", "!=", "<", "<=", ">", ">="):
             if is_bool(strip_type(e.left.type)) and op in ("==", "!="):
                 return expr_op(op, to_bool(left), to_bool(right))
@@ -483,6 +484,15 @@ class ExpressionLowering:
         if op in ("/", "%"):
             return expr_op(op, left, right)
         raise unsupported(e, f"the operator {op}")
+
+    def in_order(self, first: ast.Expression, second: ast.Expression, env: Env) -> tuple[dict, dict]:
+        """Operands of `first` and then `second` (spec 8.1: left to right). When `second` calls
+        something, which runs before the expression, `first`'s value is saved before it."""
+        left = self.value(first, env)
+        if self.save is not None and first.const_value is None and self.calls_in(second):
+            saved = self.binding_operand(self.save(to_data(left), first.type, first), first)
+            left = expr_op("d2b", None, saved) if is_bool(strip_type(first.type)) else saved
+        return left, self.value(second, env)
 
     def wide_shift(self, e: ast.BinaryExpression, left: dict, right: dict) -> dict:
         """`x << s` with `s` wider than bit<8>, as `s >= W ? <all shifted out> : x << s[7:0]`.

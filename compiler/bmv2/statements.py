@@ -137,6 +137,7 @@ class StatementLowering:
         self.in_parser = in_parser
         self.exprs = ExpressionLowering(ctx, in_parser)
         self.exprs.inline_call = self.call_result
+        self.exprs.save = self.saved
         if not in_parser:
             self.exprs.short_circuit = self.short_circuit
         self.out = PrimitiveList()
@@ -498,6 +499,12 @@ class StatementLowering:
             return
         target = self.index_before_right(self.exprs.resolve(left, env), left, right, env, node)
         self.assign(target, right, env, node)
+
+    def saved(self, value: dict, p4type: t.P4Type, node: Any) -> FieldRef:
+        """A temporary holding `value` as it is now."""
+        temp = self.ctx.temporary(p4type)
+        self.store(temp, value, node)
+        return temp
 
     def index_before_right(self, target: Any, left: ast.Expression, right: ast.Expression, env: Env,
                            node: Any) -> Any:

@@ -1,13 +1,20 @@
 // Evaluation order (P4_16 §8.1, issue 13): an assignment's l-value, a run-time stack index
 // included, is evaluated before its right side, whose call may change that index; a
 // `t.apply().hit` right of `&&`/`||` or in a branch of `?:` applies `t` only when the
-// program evaluates it (p4c turns the expression into branches that set a temporary).
+// program evaluates it (p4c turns the expression into branches that set a temporary);
+// a binary operator's left operand is read before a call in its right operand runs.
 #include <core.p4>
 #include <v1model.p4>
 header e_t { bit<8> a; }
-header x_t { bit<8> id; bit<8> sel; bit<8> or_result; bit<8> and_result; bit<8> nested; bit<8> applied; }
+header x_t { bit<8> id; bit<8> sel; bit<8> or_result; bit<8> and_result; bit<8> nested; bit<8> applied;
+             bit<8> seed; bit<8> sum; }
 struct hs { e_t[2] e; x_t x; }
 struct ms { }
+
+bit<8> bump(inout bit<8> v) {
+    v = v + 0x10;
+    return 1;
+}
 
 bit<8> take(inout bit<8> id) {
     id = 0;
@@ -27,6 +34,8 @@ control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
     apply {
         sm.egress_spec = 1;
         hdr.e[hdr.x.id].a = take(hdr.x.id);
+        // The left operand is read before the call on the right changes it.
+        hdr.x.sum = hdr.x.seed + bump(hdr.x.seed);
         hdr.x.or_result = (hdr.x.sel == 1 || t_or.apply().hit) ? 8w0x0f : 8w0xf0;
         if (hdr.x.sel != 1 && t_and.apply().miss) {
             hdr.x.and_result = 0xaa;
