@@ -75,7 +75,7 @@ class Externs:
         name = getattr(call.target, "name", "")
         if call.kind == ast.CallKind.EXTERN_METHOD:
             if sl.in_parser and name in ("extract", "advance", "lookahead"):
-                self.packet_in(sl, name, call, env, node)
+                self.packet_in(sl, name, e, env, node)
                 return
             receiver = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
             if isinstance(receiver, InstanceRef):
@@ -214,9 +214,15 @@ class Externs:
             return
         raise unsupported(node, f"{kind}.{name}()")
 
-    def packet_in(self, sl: Any, name: str, call: ast.CallInfo, env: Env, node: Any) -> None:
+    def packet_in(self, sl: Any, name: str, e: ast.MethodCallExpression, env: Env, node: Any) -> None:
         """`extract`, `advance` and a bare `lookahead` inside a parser state."""
+        call = e.call
         if name == "lookahead":
+            # Its value is dropped, but it still reads the packet: past the end BMv2 raises
+            # PacketTooShort. Read into an unused temporary.
+            operand = sl.exprs.value(e, env)
+            if operand["value"][1]:
+                sl.hoist_lookaheads(operand)
             return
         if name == "advance":
             sl.emit_parser_op("advance", [to_data(sl.exprs.value(call.args[0], env))])
