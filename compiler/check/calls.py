@@ -442,7 +442,10 @@ class CallChecker(ExpressionChecker):
                 f"{what}: {got_base.name} has {len(gparams)} parameters, {want} needs {len(wparams)}",
             )
         for wp, gp in zip(wparams, gparams, strict=True):
-            if wp.direction is not gp.direction:
+            # A block that only reads what the package lets it write fits, as p4c accepts
+            # (`control vc(in H hdr, inout M meta)` for VerifyChecksum).
+            reads_only = wp.direction is ast.Direction.INOUT and gp.direction is ast.Direction.IN
+            if wp.direction is not gp.direction and not reads_only:
                 raise self.fail(
                     gp.pos,
                     f"{what}: parameter '{gp.name}' of {got_base.name} has direction "

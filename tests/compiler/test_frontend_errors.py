@@ -347,7 +347,9 @@ control I(inout hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
 control CC(inout hs h, inout ms m) { apply { } }
 control D(packet_out b, in hs h) { apply { } }
 control Bad(inout h_t h, inout ms m, inout standard_metadata_t sm) { apply { } }
-control BadDir(in hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+control BadDir(out hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
+// Only reads what Egress may write: accepted, as p4c does.
+control ReadOnly(in hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
 """
 
 
@@ -356,7 +358,7 @@ control BadDir(in hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
     [
         (
             "V1Switch(P(), VC(), I(), I(), CC()) main;",
-            "prog.p4:13:1: error: wrong number of arguments to V1Switch: expected 6, got 5",
+            "prog.p4:15:1: error: wrong number of arguments to V1Switch: expected 6, got 5",
         ),
         (
             "V1Switch(P(), VC(), I(), Bad(), CC(), D()) main;",
@@ -364,20 +366,24 @@ control BadDir(in hs h, inout ms m, inout standard_metadata_t sm) { apply { } }
         ),
         (
             "V1Switch(P(), VC(), I(), BadDir(), CC(), D()) main;",
-            "prog.p4:12:16: error: argument 'eg' of V1Switch: parameter 'h' of BadDir has direction in, Egress<H, M> needs inout",
+            "prog.p4:12:16: error: argument 'eg' of V1Switch: parameter 'h' of BadDir has direction out, Egress<H, M> needs inout",
         ),
         (
             "V1Switch(VC(), VC(), I(), I(), CC(), D()) main;",
-            "prog.p4:13:10: error: argument 'p' of V1Switch: expected a parser of type Parser<H, M>, got VC",
+            "prog.p4:15:10: error: argument 'p' of V1Switch: expected a parser of type Parser<H, M>, got VC",
         ),
         (
             "V1Switch(P(), VC(), I(), I(), CC(), D(), D()) main;",
-            "prog.p4:13:1: error: wrong number of arguments to V1Switch: expected 6, got 7",
+            "prog.p4:15:1: error: wrong number of arguments to V1Switch: expected 6, got 7",
         ),
     ],
 )
 def test_package_errors(p4_error, prelude, main, expected):
     assert p4_error(prelude + PIPELINE + main + "\n") == expected
+
+
+def test_a_block_that_only_reads_an_inout_parameter_fits(compile_p4, prelude):
+    compile_p4(prelude + PIPELINE + "V1Switch(P(), VC(), I(), ReadOnly(), CC(), D()) main;\n")
 
 
 def test_syntax_error_in_full_program_is_located(p4_error, prelude):
