@@ -68,6 +68,10 @@ class Actions:
         binding = env.lookup(decl)
         return binding.env if isinstance(binding, DeclaredIn) else env
 
+    def name_of(self, decl: ast.ActionDeclaration, env: Env) -> str:
+        """The JSON name of action `decl` referenced from `env` (every binding shares it)."""
+        return cp_name(decl, self.declaring_env(decl, env))
+
     def get(
         self, decl: ast.ActionDeclaration, env: Env, bound: list[Any] | None = None
     ) -> tuple[str, int]:

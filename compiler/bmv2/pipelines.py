@@ -522,8 +522,7 @@ class ControlLowering:
         """JSON action name a switch label names."""
         ref = getattr(label, "ref", None)
         if isinstance(ref, ast.ActionDeclaration):
-            name, _ = self.actions.get(ref, env)
-            return name
+            return self.actions.name_of(ref, env)
         raise CompileError(label.pos, "switch labels must name actions of the table")
 
     def inline_control(self, e: ast.MethodCallExpression, env: Env) -> None:

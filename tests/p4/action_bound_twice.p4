@@ -25,7 +25,10 @@ control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
     apply {
         sm.egress_spec = 1;
         to_a.apply();
-        to_b.apply();
+        // A switch label names the action whatever it is bound to.
+        switch (to_b.apply().action_run) {
+            set_byte: { hdr.h.key = 0xee; }
+        }
     }
 }
 control EC(inout hs hdr, inout ms meta, inout standard_metadata_t sm) { apply { } }
