@@ -501,7 +501,7 @@ impl Engine {
             let pkt = &mut self.pool[h as usize];
             pkt.now = now;
             exec::parse(&self.prog, &mut self.st, pkt);
-            exec::run_control(&self.prog, &mut self.st, pkt, self.prog.ingress.init);
+            crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.ingress);
             if pkt.flags.assert_failed {
                 self.stats.dropped_by_assert += 1;
                 self.release(h);
@@ -685,7 +685,7 @@ impl Engine {
         pkt.phv.fields[sm.packet_length as usize] = pkt.len_reg.max(0) as u128;
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
-        exec::run_control(&self.prog, &mut self.st, pkt, self.prog.egress.init);
+        crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.egress);
         if pkt.flags.assert_failed {
             self.stats.dropped_by_assert += 1;
             self.release(h);

@@ -58,7 +58,7 @@ pub struct State {
     pub log: Vec<String>,
     /// Event counters.
     pub stats: ExecStats,
-    fmask: Vec<u128>,
+    pub(crate) fmask: Vec<u128>,
     key: Vec<u128>,
     key2: Vec<u128>,
     hbuf: Vec<u8>,
@@ -307,7 +307,7 @@ fn varbit_bytes<'a>(p: &Program, pkt: &'a Packet, f: FieldId) -> &'a [u8] {
 }
 
 #[inline(always)]
-fn binop(op: BinOp, a: u128, b: u128) -> u128 {
+pub(crate) fn binop(op: BinOp, a: u128, b: u128) -> u128 {
     match op {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
@@ -453,44 +453,13 @@ fn set_valid(p: &Program, pkt: &mut Packet, h: HeaderId) {
     pkt.phv.valid[h as usize] = true;
 }
 
-/// Executes an action body.
+/// Executes an action body (through its straight-line form, see [`crate::flat`]).
+#[inline]
 pub fn exec_action(p: &Program, st: &mut State, pkt: &mut Packet, action: u32, data: &[u128]) {
-    let prims = &p.actions[action as usize].prims;
-    let mut pc = 0usize;
-    while pc < prims.len() {
-        match &prims[pc] {
-            Prim::Jump(t) => {
-                pc = *t as usize;
-                continue;
-            }
-            Prim::JumpIfZero(c, t) => {
-                if eval(p, st, pkt, data, c) == 0 {
-                    pc = *t as usize;
-                    continue;
-                }
-            }
-            Prim::Exit => {
-                pkt.flags.exit = true;
-                return;
-            }
-            // Assignments are most of a program's primitives: done here
-            // rather than through exec_prim's large frame.
-            Prim::Assign(lv, e) => {
-                let v = eval(p, st, pkt, data, e);
-                store(p, st, pkt, data, lv, v);
-            }
-            prim => {
-                exec_prim(p, st, pkt, data, prim);
-                if pkt.flags.assert_failed {
-                    return;
-                }
-            }
-        }
-        pc += 1;
-    }
+    crate::flat::run_action(p, st, pkt, action, data);
 }
 
-/// Executes one primitive (jumps and exit are handled by [`exec_action`]).
+/// Executes one primitive (jumps and exit are handled by the action's straight-line form).
 pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: &Prim) {
     let sm = p.std;
     match prim {
@@ -1176,18 +1145,6 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
     let def = &p.tables[t as usize];
     let state = &st.tables[t as usize];
     let keyless_miss = def.keys.is_empty() && state.is_empty();
-    if keyless_miss && state.default_const && def.ty == TableType::Simple {
-        // Most tables of a compiled program are keyless with a const default
-        // (p4c wraps each action called from an apply block in one): they
-        // always run that action with the program's own data.
-        if let Some((a, data, _)) = &def.default_entry {
-            exec_action(p, st, pkt, *a, data);
-            return match def.hit_miss {
-                Some((_, miss)) => miss,
-                None => def.next_by_action[*a as usize],
-            };
-        }
-    }
     let hit = if keyless_miss {
         None
     } else {
@@ -1245,28 +1202,6 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
         }
         None => action.map_or(def.base_default_next, |a| def.next_by_action[a as usize]),
     }
-}
-
-/// Runs a control from `init` until its graph ends or `exit` is called.
-pub fn run_control(p: &Program, st: &mut State, pkt: &mut Packet, init: Option<Node>) {
-    let mut node = init;
-    while let Some(n) = node {
-        if pkt.flags.exit {
-            break;
-        }
-        node = match n {
-            Node::Table(t) => apply_table(p, st, pkt, t),
-            Node::Cond(c) => {
-                let cd = &p.conditionals[c as usize];
-                if eval(p, st, pkt, &[], &cd.expr) != 0 {
-                    cd.true_next
-                } else {
-                    cd.false_next
-                }
-            }
-        };
-    }
-    pkt.flags.exit = false;
 }
 
 /// Updates checksums, runs the deparser's primitives and deparses into

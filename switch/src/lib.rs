@@ -5,6 +5,7 @@ pub mod bits;
 pub mod engine;
 pub mod error;
 pub mod exec;
+pub mod flat;
 pub mod hash;
 pub mod keys;
 pub mod live;

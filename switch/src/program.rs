@@ -731,6 +731,8 @@ pub struct Program {
     /// Field names (with aliases) to slots, for the runtime API only.
     pub field_by_name: HashMap<String, FieldId>,
     pub header_by_name: HashMap<String, HeaderId>,
+    /// Straight-line forms of the actions and controls (built last by the loader).
+    pub flat: crate::flat::Flat,
 }
 
 impl Program {

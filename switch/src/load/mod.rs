@@ -227,6 +227,7 @@ pub fn load(text: &str) -> R<Program> {
     l.pipelines(&root)?;
     l.bindings(&root)?;
     l.checksums(&root)?;
+    l.p.flat = crate::flat::build(&l.p);
     Ok(l.p)
 }
 
@@ -296,6 +297,7 @@ impl Loader {
                 },
                 field_by_name: HashMap::new(),
                 header_by_name: HashMap::new(),
+                flat: Default::default(),
             },
             header_types: HashMap::new(),
             stack_by_name: HashMap::new(),
