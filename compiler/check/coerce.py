@@ -63,9 +63,11 @@ class Coercer(CheckerBase):
             value = expr.const_value
             if isinstance(value, int) and not isinstance(value, bool) and not target.fits(value):
                 # A negative constant becomes its two's complement in an unsigned type
-                # (spec 8.9.1; p4c only warns): `bit<8> x = -1` is all ones.
+                # (spec 8.9.1): `bit<8> x = -1` is all ones. Other values that do not fit are
+                # truncated with a warning, as p4c does (its WARN_OVERFLOW).
                 if target.signed or value >= 0 or -value >= 1 << target.width:
-                    raise self.fail(expr.pos, f"{what}: value {value} does not fit in {target}")
+                    self.warn(expr.pos, f"{what}: value {value} does not fit in {target}; "
+                                        f"truncated to {target.wrap(value)}")
             self.retype(expr, target)
             return
         if isinstance(expr, ast.InvalidExpression) and isinstance(target, Header | HeaderUnion):

@@ -87,14 +87,10 @@ class ExpressionChecker(TypeResolver, Coercer):
             e.const_value = e.value
             return InfInt()
         t = Bits(e.width, e.signed)
-        if e.signed:
-            if not t.fits(e.value) and e.value >= (1 << e.width):
-                raise self.fail(e.pos, f"value {e.value} does not fit in {t}")
-            e.const_value = t.wrap(e.value)
-        else:
-            if not t.fits(e.value):
-                raise self.fail(e.pos, f"value {e.value} does not fit in {t}")
-            e.const_value = e.value
+        # `8w300` is truncated with a warning, as p4c does (its WARN_OVERFLOW); `4s8` is -8.
+        if e.value >= (1 << e.width):
+            self.warn(e.pos, f"value {e.value} does not fit in {t}; truncated to {t.wrap(e.value)}")
+        e.const_value = t.wrap(e.value)
         return t
 
     def _x_BoolLiteral(self, e: ast.BoolLiteral) -> P4Type:

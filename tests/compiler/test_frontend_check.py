@@ -1,5 +1,7 @@
 """Semantic checks: every expression typed, names resolved, constants folded."""
 
+import pytest
+
 from bufferlab.compiler import ast, types
 
 
@@ -590,3 +592,23 @@ def test_invalid_header_cast(compile_p4, prelude):
     p = compile_p4(prelude + "control C(inout hs hdr) { apply { hdr.h = (h_t){#}; } }\n")
     cast = p.declaration("C").body.components[0].right
     assert cast.type.name == "h_t" and cast.expr.type.name == "h_t"
+
+
+@pytest.mark.parametrize(
+    ("body", "value", "warning"),
+    [
+        ("meta.x = 256;", 0, "7:18: assignment: value 256 does not fit in bit<8>; truncated to 0"),
+        ("meta.x = 8w300;", 44, "7:18: value 300 does not fit in bit<8>; truncated to 44"),
+        ("meta.s = 200;", -56, "7:18: assignment: value 200 does not fit in int<8>; truncated to -56"),
+        ("meta.x = -256;", 0, "7:18: assignment: value -256 does not fit in bit<8>; truncated to 0"),
+        ("meta.x = -1;", 255, None),
+        ("meta.s = (int<8>)4s8;", -8, None),
+    ],
+)
+def test_constants_that_do_not_fit_are_truncated_with_a_warning_as_p4c_does(compile_p4, prelude, body, value,
+                                                                             warning):
+    p = compile_p4(prelude + "control C(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {\n"
+                   + "apply { " + body + " }\n}\n")
+    (assign,) = p.declaration("C").body.components
+    assert assign.right.const_value == value
+    assert [f"{w.pos.line}:{w.pos.column}: {w.message}" for w in p.warnings] == ([warning] if warning else [])

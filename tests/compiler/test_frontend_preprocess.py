@@ -56,12 +56,12 @@ def _first_error(src):
 
 
 def test_positions_in_included_file_name_that_file(tmp_path):
-    (tmp_path / "defs.p4").write_text("\n\nconst bit<8> BAD = 300;\n")
+    (tmp_path / "defs.p4").write_text("\n\nconst bit<8> BAD = nope;\n")
     src = tmp_path / "main.p4"
     src.write_text('#include "defs.p4"\n')
     assert (
         _first_error(src)
-        == f"{tmp_path}/defs.p4:3:20: error: constant 'BAD': value 300 does not fit in bit<8>"
+        == f"{tmp_path}/defs.p4:3:20: error: unknown name 'nope'"
     )
 
 
