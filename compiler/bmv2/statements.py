@@ -402,6 +402,11 @@ class StatementLowering:
             if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
         }
         copy_out = {id(p) for p in copied_out_parameters(decl.params, args, [decl.body])}
+        # A slice has no storage of its own: its parameter is a local written back at the end.
+        copy_out |= {
+            id(p) for p, a in zip(decl.params, args, strict=False)
+            if p.direction in (ast.Direction.OUT, ast.Direction.INOUT) and isinstance(a, ast.SliceExpression)
+        }
         outputs: list[tuple[ast.Expression, Any]] = []
         for param, arg in zip(decl.params, args, strict=False):
             if arg is None:
@@ -420,7 +425,10 @@ class StatementLowering:
         self.out.place(inner.end)
         # Copy-out, left to right (spec 6.8): with `a(x, x)` the last parameter's value wins.
         for arg, storage in outputs:
-            self.copy_binding(self.exprs.resolve(arg, env), storage, arg)
+            if isinstance(arg, ast.SliceExpression):
+                self.store_slice(arg, storage.operand(), env, arg)
+            else:
+                self.copy_binding(self.exprs.resolve(arg, env), storage, arg)
 
     def short_circuit(self, e: ast.BinaryExpression | ast.TernaryExpression, env: Env) -> FieldRef:
         """`a && b`, `a || b` or `c ? x : y` into a temporary, computing only what P4 evaluates."""
@@ -475,30 +483,37 @@ class StatementLowering:
     def assign_to(self, left: ast.Expression, right: ast.Expression, env: Env, node: Any) -> None:
         """Assign to an l-value expression (slices become read-modify-write)."""
         if isinstance(left, ast.SliceExpression):
-            hi = self.exprs.constant_int(left.hi)
-            lo = self.exprs.constant_int(left.lo)
-            base = left.expr
-            while isinstance(base, ast.SliceExpression):
-                # `x[7:4][1:0]` is `x[5:4]`: bits of an inner slice count from its low end.
-                offset = self.exprs.constant_int(base.lo)
-                hi, lo, base = hi + offset, lo + offset, base.expr
-            target = self.index_before_right(self.exprs.resolve(base, env), base, right, env, node)
-            width = t.bit_width(strip_type(base.type))
-            field_mask = ((1 << (hi - lo + 1)) - 1) << lo
-            keep = ((1 << width) - 1) & ~field_mask
-            current = self.exprs.binding_operand(target)
-            value = to_data(self.exprs.value(right, env))
-            if lo:
-                value = expr_op("<<", value, {"type": "hexstr", "value": hexstr(lo)})
-            combined = expr_op(
-                "|",
-                expr_op("&", current, {"type": "hexstr", "value": hexstr(keep, width)}),
-                expr_op("&", value, {"type": "hexstr", "value": hexstr(field_mask, width)}),
-            )
-            self.store(target, combined, node)
+            self.store_slice(left, right, env, node)
             return
         target = self.index_before_right(self.exprs.resolve(left, env), left, right, env, node)
         self.assign(target, right, env, node)
+
+    def store_slice(self, left: ast.SliceExpression, right: ast.Expression | dict, env: Env, node: Any) -> None:
+        """`x[hi:lo] = right` (an expression, or an operand already computed) as a
+        read-modify-write of `x`."""
+        hi = self.exprs.constant_int(left.hi)
+        lo = self.exprs.constant_int(left.lo)
+        base = left.expr
+        while isinstance(base, ast.SliceExpression):
+            # `x[7:4][1:0]` is `x[5:4]`: bits of an inner slice count from its low end.
+            offset = self.exprs.constant_int(base.lo)
+            hi, lo, base = hi + offset, lo + offset, base.expr
+        target = self.exprs.resolve(base, env)
+        if not isinstance(right, dict):
+            target = self.index_before_right(target, base, right, env, node)
+        width = t.bit_width(strip_type(base.type))
+        field_mask = ((1 << (hi - lo + 1)) - 1) << lo
+        keep = ((1 << width) - 1) & ~field_mask
+        current = self.exprs.binding_operand(target)
+        value = to_data(right if isinstance(right, dict) else self.exprs.value(right, env))
+        if lo:
+            value = expr_op("<<", value, {"type": "hexstr", "value": hexstr(lo)})
+        combined = expr_op(
+            "|",
+            expr_op("&", current, {"type": "hexstr", "value": hexstr(keep, width)}),
+            expr_op("&", value, {"type": "hexstr", "value": hexstr(field_mask, width)}),
+        )
+        self.store(target, combined, node)
 
     def saved(self, value: dict, p4type: t.P4Type, node: Any) -> FieldRef:
         """A temporary holding `value` as it is now."""
