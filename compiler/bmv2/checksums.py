@@ -43,9 +43,13 @@ def lower_checksum_control(
             if is_verify != verify:
                 raise CompileError(s.pos, f"{name} is not allowed in this checksum control")
             cond_expr, data, target_expr, algo = call.args[:4]
-            target = exprs.resolve(target_expr, env)
+            if is_verify and target_expr.const_value == 0:
+                # BMv2 compares with a field: a scalar no one writes, zero in every packet.
+                target = ctx.scalar(ctx.unique_scalar("checksum_zero"), target_expr.type)
+            else:
+                target = exprs.resolve(target_expr, env)
             if not isinstance(target, FieldRef):
-                raise unsupported(s, "a checksum target that is not a header field")
+                raise unsupported(s, "a checksum value that is neither a field nor 0")
             inputs = externs.flatten(helper, data, env)
             calc = calcs.add(enum_member(algo), inputs, s, payload=payload)
             if_cond = None if cond_expr.const_value is True else to_bool(exprs.value(cond_expr, env))
