@@ -253,14 +253,16 @@ class TableBuilder:
         return keys, cp_keys, selector_inputs, widths
 
     def key_target(self, e: ast.Expression) -> tuple[list[str], str | None, int]:
-        """`[header, field]`, mask and width of one key expression."""
+        """`[header, field]`, mask and width of one key expression.
+
+        A slice is its field with a mask (BMv2 and the engine match the slice's bits,
+        shifted down); anything else that is not a field, `f & 0xff00` too, is a computed
+        key, as p4c's SimplifyKey leaves only fields, slices and isValid() for BMv2.
+        """
         override = self.key_overrides.get(id(e))
         if override is not None:
             ftype = strip_type(override.p4type)
             return [override.header, override.field], None, 1 if isinstance(ftype, t.Bool) else field_width(ftype)
-        if isinstance(e, ast.BinaryExpression) and e.op == "&" and e.right.const_value is not None:
-            target, _, width = self.key_target(e.left)
-            return target, hexstr(int(e.right.const_value), width), width
         if isinstance(e, ast.SliceExpression):
             target, _, width = self.key_target(e.expr)
             hi = self.exprs.constant_int(e.hi)

@@ -857,7 +857,8 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         if bits % 8 != 0 {
             return Err(ec.parser_invalid_argument);
         }
-        if bits > hi.varbit_max_bytes * 8 {
+        // BMv2's max_length bounds the whole header, fixed fields included.
+        if hi.fixed_bits + bits > hi.varbit_max_bytes * 8 {
             return Err(ec.header_too_short);
         }
     }

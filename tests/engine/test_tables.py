@@ -94,8 +94,9 @@ def test_lpm_with_exact_key(tables):
 
 def test_exact_multi_key_with_mask_and_validity_and_direct_counter(tables):
     t = "MyIngress.t_exact_multi"
-    h = tables.table_add(t, ["10.0.0.1", "10.0.0.2", 0x10, 1], "MyIngress.set_res", [5])
-    # protocol 17 = 0x11 is masked with 0xf0 before matching.
+    h = tables.table_add(t, ["10.0.0.1", "10.0.0.2", 0x1, 1], "MyIngress.set_res", [5])
+    # The protocol key has mask 0xf0, p4c's form of a key on the slice protocol[7:4]: the
+    # key is that slice, 0x11 >> 4 = 1.
     assert result(tables, frame("10.0.0.2")) == (1, 5)
     assert result(tables, frame("10.0.0.2", proto=0x1F)) == (1, 5)
     assert result(tables, frame("10.0.0.2", proto=0x21)) == (0, 0)

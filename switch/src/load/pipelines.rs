@@ -343,6 +343,21 @@ impl Loader {
             (Expr::Field(fid), fi.width)
         };
         let mask = mask.map(|m| hex_value(m, kctx)).transpose()?;
+        // p4c writes a key on a slice, `f[22:18]`, as `f` with a mask; the key's value (and
+        // what the control plane gives, P4Info's bitwidth) is the slice itself, the masked
+        // bits shifted down.
+        let (expr, width, mask) = match mask {
+            Some(m) if m != 0 && is_contiguous(m) => {
+                let low = m.trailing_zeros();
+                let shifted = Expr::Bin(
+                    BinOp::Shr,
+                    Box::new(expr),
+                    Box::new(Expr::Const(u128::from(low))),
+                );
+                (shifted, m.count_ones(), Some(m >> low))
+            }
+            other => (expr, width, other),
+        };
         fields.push(MatchField {
             name: name.clone(),
             kind,
@@ -469,4 +484,10 @@ impl Loader {
         }
         Ok(())
     }
+}
+
+/// Whether the set bits of `m` form one run (a slice's mask).
+fn is_contiguous(m: u128) -> bool {
+    let run = m >> m.trailing_zeros();
+    run & run.wrapping_add(1) == 0
 }
