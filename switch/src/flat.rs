@@ -72,6 +72,59 @@ enum Op {
         d: u8,
         k: u32,
     },
+    /// `r[d] = r[d] op field`.
+    BinF {
+        op: BinOp,
+        d: u8,
+        f: u32,
+    },
+    /// `r[d] = field op constant`.
+    FieldBinK {
+        op: BinOp,
+        d: u8,
+        f: u32,
+        k: u32,
+    },
+    /// A run of constant stores: `n` (field, value) pairs from [`Code::stores`].
+    StoreConsts {
+        at: u32,
+        n: u32,
+    },
+    /// A run of parameter stores: `n` (field, parameter) pairs from [`Code::locals`].
+    StoreLocals {
+        at: u32,
+        n: u32,
+    },
+    /// A register read whose index is a field.
+    RegisterReadF {
+        f: u32,
+        array: u32,
+        index: u32,
+    },
+    JumpIfNonZero {
+        a: u8,
+        t: u32,
+    },
+    /// Jumps unless `r[a] op constant`.
+    JumpUnlessK {
+        op: BinOp,
+        a: u8,
+        k: u32,
+        t: u32,
+    },
+    /// Jumps unless `field op constant`.
+    JumpUnlessFK {
+        op: BinOp,
+        f: u32,
+        k: u32,
+        t: u32,
+    },
+    /// Jumps when the header's validity is `valid`.
+    JumpIfValid {
+        h: u32,
+        valid: bool,
+        t: u32,
+    },
     /// `&&`: when `r[d]` is 0 the result is 0 and the right side is skipped.
     AndSkip {
         d: u8,
@@ -176,6 +229,8 @@ pub struct Code {
     exprs: Vec<Expr>,
     prims: Vec<Prim>,
     data: Vec<Vec<u128>>,
+    stores: Vec<(u32, u128)>,
+    locals: Vec<(u32, u16)>,
     // Label of each table and conditional node (u32::MAX when not in this control).
     table_labels: Vec<u32>,
     cond_labels: Vec<u32>,
@@ -213,6 +268,45 @@ struct Builder<'p> {
     code: Code,
     // Inline ops waiting for their table op: (op index, table).
     stubs: Vec<(usize, u32)>,
+    // Start of the last op that may be jumped to: ops from here on may not
+    // be merged into the one before.
+    barrier: u32,
+}
+
+/// The jump target of a jumping op.
+fn jump_target(op: &mut Op) -> Option<&mut u32> {
+    match op {
+        Op::Jump { t }
+        | Op::JumpIfZero { t, .. }
+        | Op::JumpIfNonZero { t, .. }
+        | Op::JumpUnlessK { t, .. }
+        | Op::JumpUnlessFK { t, .. }
+        | Op::JumpIfValid { t, .. } => Some(t),
+        _ => None,
+    }
+}
+
+/// Operators whose result is 0 or 1 already (so `d2b` of it is itself).
+fn boolean(e: &Expr) -> bool {
+    match e {
+        Expr::Valid(_) | Expr::Not(_) | Expr::D2B(_) => true,
+        Expr::Bin(op, ..) => matches!(
+            op,
+            BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::SLt
+                | BinOp::SLe
+                | BinOp::SGt
+                | BinOp::SGe
+                | BinOp::And
+                | BinOp::Or
+        ),
+        _ => false,
+    }
 }
 
 impl<'p> Builder<'p> {
@@ -221,6 +315,7 @@ impl<'p> Builder<'p> {
             p,
             code: Code::default(),
             stubs: vec![],
+            barrier: 0,
         }
     }
 
@@ -290,24 +385,39 @@ impl<'p> Builder<'p> {
                 };
                 return;
             }
-            Expr::Bin(op, a, b) => {
-                self.expr(a, d, data);
-                match b.as_ref() {
-                    Expr::Const(v) => Op::BinK {
-                        op: *op,
-                        d,
-                        k: self.konst(*v),
-                    },
-                    b => {
-                        self.expr(b, d + 1, data);
-                        Op::Bin { op: *op, d }
+            Expr::Bin(op, a, b) => match (a.as_ref(), b.as_ref()) {
+                (Expr::Field(f), Expr::Const(v)) if self.narrow(*f) => Op::FieldBinK {
+                    op: *op,
+                    d,
+                    f: *f,
+                    k: self.konst(*v),
+                },
+                (a, b) => {
+                    self.expr(a, d, data);
+                    match b {
+                        Expr::Const(v) => Op::BinK {
+                            op: *op,
+                            d,
+                            k: self.konst(*v),
+                        },
+                        Expr::Field(f) if self.narrow(*f) => Op::BinF { op: *op, d, f: *f },
+                        b => {
+                            self.expr(b, d + 1, data);
+                            Op::Bin { op: *op, d }
+                        }
                     }
                 }
-            }
+            },
             Expr::Not(x) => {
+                // `!` tests for 0 as `d2b` does: the `d2b` adds nothing.
+                let x = match x.as_ref() {
+                    Expr::D2B(y) => y,
+                    x => x,
+                };
                 self.expr(x, d, data);
                 Op::Not { d }
             }
+            Expr::D2B(x) if boolean(x) => return self.expr(x, d, data),
             Expr::BitNot(x) => {
                 self.expr(x, d, data);
                 Op::BitNot { d }
@@ -351,16 +461,93 @@ impl<'p> Builder<'p> {
         self.code.ops.push(op);
     }
 
+    /// Emits a jump (its target to be set) taken when `e` is 0; returns its index.
+    fn jump_unless(&mut self, e: &Expr, data: Data) -> usize {
+        let op = match e {
+            Expr::D2B(x) => return self.jump_unless(x, data),
+            Expr::Valid(h) => Op::JumpIfValid {
+                h: *h,
+                valid: false,
+                t: 0,
+            },
+            Expr::Not(x) => match x.as_ref() {
+                Expr::Valid(h) => Op::JumpIfValid {
+                    h: *h,
+                    valid: true,
+                    t: 0,
+                },
+                Expr::D2B(y) => {
+                    self.expr(y, 0, data);
+                    Op::JumpIfNonZero { a: 0, t: 0 }
+                }
+                x => {
+                    self.expr(x, 0, data);
+                    Op::JumpIfNonZero { a: 0, t: 0 }
+                }
+            },
+            Expr::Bin(op, a, b) if boolean(e) && !matches!(op, BinOp::And | BinOp::Or) => {
+                match (a.as_ref(), b.as_ref()) {
+                    (Expr::Field(f), Expr::Const(v)) if self.narrow(*f) => Op::JumpUnlessFK {
+                        op: *op,
+                        f: *f,
+                        k: self.konst(*v),
+                        t: 0,
+                    },
+                    (a, Expr::Const(v)) => {
+                        self.expr(a, 0, data);
+                        Op::JumpUnlessK {
+                            op: *op,
+                            a: 0,
+                            k: self.konst(*v),
+                            t: 0,
+                        }
+                    }
+                    _ => {
+                        self.expr(e, 0, data);
+                        Op::JumpIfZero { a: 0, t: 0 }
+                    }
+                }
+            }
+            e => {
+                self.expr(e, 0, data);
+                Op::JumpIfZero { a: 0, t: 0 }
+            }
+        };
+        self.code.ops.push(op);
+        self.code.ops.len() - 1
+    }
+
     /// Emits an action body; `Exit` ends the action (and so the control).
     fn action(&mut self, a: u32, data: Data) {
         let prims = &self.p.actions[a as usize].prims;
         let base = self.code.ops.len();
         let mut starts = Vec::with_capacity(prims.len() + 1);
         let mut jumps = vec![];
-        for prim in prims {
+        let targets: Vec<u32> = prims
+            .iter()
+            .filter_map(|pr| match pr {
+                Prim::Jump(t) | Prim::JumpIfZero(_, t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        for (i, prim) in prims.iter().enumerate() {
             starts.push(self.at());
+            if targets.contains(&(i as u32)) {
+                self.barrier = self.at();
+            }
             match prim {
                 Prim::Assign(LValue::Field(f), e) if self.narrow(*f) => self.assign(*f, e, data),
+                Prim::RegisterRead {
+                    dest: LValue::Field(f),
+                    array,
+                    index: Expr::Field(index),
+                } if self.narrow(*f) && self.narrow(*index) => {
+                    self.code.ops.push(Op::RegisterReadF {
+                        f: *f,
+                        array: *array,
+                        index: *index,
+                    });
+                }
                 Prim::RegisterRead {
                     dest: LValue::Field(f),
                     array,
@@ -378,6 +565,14 @@ impl<'p> Builder<'p> {
                     index,
                     value,
                 } => {
+                    // The write masks to the cell's width: a wider mask adds nothing.
+                    let rm = mask(self.p.registers[*array as usize].width);
+                    let value = match value {
+                        Expr::Bin(BinOp::BitAnd, x, m) if matches!(**m, Expr::Const(m) if m & rm == rm) => {
+                            x
+                        }
+                        v => v,
+                    };
                     self.expr(index, 0, data);
                     self.expr(value, 1, data);
                     self.code.ops.push(Op::RegisterWrite {
@@ -397,9 +592,8 @@ impl<'p> Builder<'p> {
                     self.code.ops.push(Op::Jump { t: 0 });
                 }
                 Prim::JumpIfZero(c, t) => {
-                    self.expr(c, 0, data);
-                    jumps.push((self.code.ops.len(), *t));
-                    self.code.ops.push(Op::JumpIfZero { a: 0, t: 0 });
+                    let at = self.jump_unless(c, data);
+                    jumps.push((at, *t));
                 }
                 Prim::Exit => self.code.ops.push(Op::Exit),
                 Prim::NoOp => {}
@@ -420,11 +614,61 @@ impl<'p> Builder<'p> {
                 .get(target as usize)
                 .copied()
                 .unwrap_or(*starts.last().unwrap_or(&(base as u32)));
-            match &mut self.code.ops[at] {
-                Op::Jump { t: dst } | Op::JumpIfZero { t: dst, .. } => *dst = t,
-                _ => {}
+            if let Some(dst) = jump_target(&mut self.code.ops[at]) {
+                *dst = t;
             }
         }
+    }
+
+    /// The last op, when a new one may be merged into it.
+    fn mergeable(&mut self) -> Option<&mut Op> {
+        if self.at() > self.barrier {
+            self.code.ops.last_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Emits `f = v` (`v` already masked), joining a run of such stores.
+    fn store_const(&mut self, f: u32, v: u128) {
+        let at = self.code.stores.len() as u32;
+        match self.mergeable() {
+            Some(Op::StoreConsts { n, .. }) => *n += 1,
+            Some(last @ Op::StoreConst { .. }) => {
+                let Op::StoreConst { f: f0, k } = *last else {
+                    return;
+                };
+                *last = Op::StoreConsts { at, n: 2 };
+                let v0 = self.code.consts.get(k as usize).copied().unwrap_or(0);
+                self.code.stores.push((f0, v0));
+            }
+            _ => {
+                let k = self.konst(v);
+                self.code.ops.push(Op::StoreConst { f, k });
+                return;
+            }
+        }
+        self.code.stores.push((f, v));
+    }
+
+    /// Emits `f = parameter i`, joining a run of such stores.
+    fn store_local(&mut self, f: u32, i: u16) {
+        let at = self.code.locals.len() as u32;
+        match self.mergeable() {
+            Some(Op::StoreLocals { n, .. }) => *n += 1,
+            Some(last @ Op::StoreLocal { .. }) => {
+                let Op::StoreLocal { f: f0, i: i0 } = *last else {
+                    return;
+                };
+                *last = Op::StoreLocals { at, n: 2 };
+                self.code.locals.push((f0, i0));
+            }
+            _ => {
+                self.code.ops.push(Op::StoreLocal { f, i });
+                return;
+            }
+        }
+        self.code.locals.push((f, i));
     }
 
     /// Emits `f = e`, with the common shapes as single operations.
@@ -436,15 +680,12 @@ impl<'p> Builder<'p> {
             e => e,
         };
         let op = match (e, data) {
-            (Expr::Const(v), _) => Op::StoreConst {
-                f,
-                k: self.konst(*v & fm),
-            },
-            (Expr::Local(i), Data::Fixed(values, _)) => Op::StoreConst {
-                f,
-                k: self.konst(values.get(usize::from(*i)).copied().unwrap_or(0) & fm),
-            },
-            (Expr::Local(i), Data::Call) => Op::StoreLocal { f, i: *i },
+            (Expr::Const(v), _) => return self.store_const(f, *v & fm),
+            (Expr::Local(i), Data::Fixed(values, _)) => {
+                let v = values.get(usize::from(*i)).copied().unwrap_or(0);
+                return self.store_const(f, v & fm);
+            }
+            (Expr::Local(i), Data::Call) => return self.store_local(f, *i),
             (Expr::Field(src), _) if self.narrow(*src) => Op::Copy { f, src: *src },
             (e, _) => {
                 self.expr(e, 0, data);
@@ -478,7 +719,7 @@ impl<'p> Builder<'p> {
         }
         for (at, n) in fixups {
             let t = self.label(n);
-            if let Op::Jump { t: dst } | Op::JumpIfZero { t: dst, .. } = &mut self.code.ops[at] {
+            if let Some(dst) = jump_target(&mut self.code.ops[at]) {
                 *dst = t;
             }
         }
@@ -518,6 +759,7 @@ impl<'p> Builder<'p> {
 
     fn set_label(&mut self, n: Node) {
         let here = self.at();
+        self.barrier = here;
         match n {
             Node::Table(t) => self.code.table_labels[t as usize] = here,
             Node::Cond(c) => self.code.cond_labels[c as usize] = here,
@@ -537,12 +779,11 @@ impl<'p> Builder<'p> {
                 self.set_label(n);
                 let cd = &self.p.conditionals[c as usize];
                 let (true_next, false_next) = (cd.true_next, cd.false_next);
-                self.expr(&cd.expr, 0, Data::Call);
+                let at = self.jump_unless(&cd.expr, Data::Call);
                 if let Some(f) = false_next {
-                    fixups.push((self.code.ops.len(), f));
+                    fixups.push((at, f));
                     todo.push(f);
                 }
-                self.code.ops.push(Op::JumpIfZero { a: 0, t: 0 });
                 Some(true_next)
             }
             Node::Table(t) => {
@@ -637,6 +878,12 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
             Op::Valid { d, h } => regs[r(d)] = u128::from(pkt.phv.valid[h as usize]),
             Op::Bin { op, d } => regs[r(d)] = binop(op, regs[r(d)], regs[r(d + 1)]),
             Op::BinK { op, d, k: i } => regs[r(d)] = binop(op, regs[r(d)], k(i)),
+            Op::BinF { op, d, f } => {
+                regs[r(d)] = binop(op, regs[r(d)], pkt.phv.fields[f as usize]);
+            }
+            Op::FieldBinK { op, d, f, k: i } => {
+                regs[r(d)] = binop(op, pkt.phv.fields[f as usize], k(i));
+            }
             Op::AndSkip { d, t } => {
                 if regs[r(d)] == 0 {
                     pc = t as usize;
@@ -689,6 +936,19 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
                 pkt.phv.fields[f as usize] = regs[r(a)] & st.fmask[f as usize];
             }
             Op::StoreConst { f, k: i } => pkt.phv.fields[f as usize] = k(i),
+            Op::StoreConsts { at, n } => {
+                let (at, n) = (at as usize, n as usize);
+                for &(f, v) in code.stores.get(at..at + n).unwrap_or(&[]) {
+                    pkt.phv.fields[f as usize] = v;
+                }
+            }
+            Op::StoreLocals { at, n } => {
+                let (at, n) = (at as usize, n as usize);
+                for &(f, i) in code.locals.get(at..at + n).unwrap_or(&[]) {
+                    let v = data.get(usize::from(i)).copied().unwrap_or(0);
+                    pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                }
+            }
             Op::StoreLocal { f, i } => {
                 let v = data.get(usize::from(i)).copied().unwrap_or(0);
                 pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
@@ -698,6 +958,14 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
             }
             Op::RegisterRead { f, array, a } => {
                 if let Some(v) = usize::try_from(regs[r(a)])
+                    .ok()
+                    .and_then(|i| st.registers[array as usize].get(i).copied())
+                {
+                    pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                }
+            }
+            Op::RegisterReadF { f, array, index } => {
+                if let Some(v) = usize::try_from(pkt.phv.fields[index as usize])
                     .ok()
                     .and_then(|i| st.registers[array as usize].get(i).copied())
                 {
@@ -724,6 +992,26 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
             Op::Jump { t } => pc = t as usize,
             Op::JumpIfZero { a, t } => {
                 if regs[r(a)] == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpIfNonZero { a, t } => {
+                if regs[r(a)] != 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessK { op, a, k: i, t } => {
+                if binop(op, regs[r(a)], k(i)) == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessFK { op, f, k: i, t } => {
+                if binop(op, pkt.phv.fields[f as usize], k(i)) == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpIfValid { h, valid, t } => {
+                if pkt.phv.valid[h as usize] == valid {
                     pc = t as usize;
                 }
             }
@@ -764,6 +1052,7 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
 mod tests {
     use super::*;
     use crate::hash::Rng;
+    use crate::program::ActionDef;
 
     const L3: &str = include_str!("../../tests/engine/fixtures/l3.json");
 
@@ -847,19 +1136,111 @@ mod tests {
         })
     }
 
+    /// A packet with random field values and validity.
+    fn random_packet(p: &Program, rng: &mut Rng) -> Packet {
+        let mut pkt = Packet::new(p);
+        for (f, fi) in p.fields.iter().enumerate() {
+            pkt.phv.fields[f] = value(rng) & mask(fi.width);
+        }
+        for v in pkt.phv.valid.iter_mut() {
+            *v = pick(rng, 2) == 1;
+        }
+        pkt
+    }
+
+    #[test]
+    fn branches_and_store_runs_match_the_tree_interpreter() {
+        let mut p = crate::load::load(L3).expect("fixture loads");
+        let mut st = State::new(&p, 1);
+        let mut rng = Rng::new(11);
+        let conds = |p: &Program, rng: &mut Rng| {
+            let f = pick(rng, p.fields.len()) as u32;
+            let h = pick(rng, p.headers.len()) as u32;
+            let k = Box::new(Expr::Const(value(rng) & mask(p.fields[f as usize].width)));
+            let op = OPS[pick(rng, OPS.len())];
+            match pick(rng, 6) {
+                0 => Expr::D2B(Box::new(Expr::Valid(h))),
+                1 => Expr::Not(Box::new(Expr::D2B(Box::new(Expr::Valid(h))))),
+                2 => Expr::Bin(op, Box::new(Expr::Field(f)), k),
+                3 => Expr::Bin(op, Box::new(expr(p, rng, 3)), k),
+                4 => Expr::Not(Box::new(expr(p, rng, 3))),
+                _ => Expr::D2B(Box::new(expr(p, rng, 4))),
+            }
+        };
+        for _ in 0..3000 {
+            let pkt = random_packet(&p, &mut rng);
+            let data: Vec<u128> = (0..3).map(|_| value(&mut rng)).collect();
+            let c = conds(&p, &mut rng);
+            let f: Vec<u32> = (0..8)
+                .map(|_| pick(&mut rng, p.fields.len()) as u32)
+                .collect();
+            let k: Vec<u128> = (0..6).map(|_| value(&mut rng)).collect();
+            let assign = |f: u32, e: Expr| Prim::Assign(LValue::Field(f), e);
+            let prims = vec![
+                Prim::JumpIfZero(c.clone(), 3),
+                assign(f[0], Expr::Const(k[0])),
+                Prim::Jump(4),
+                assign(f[0], Expr::Const(k[1])),
+                assign(f[1], Expr::Local(0)),
+                assign(f[2], Expr::Local(2)),
+                assign(f[3], Expr::Const(k[2])),
+                assign(f[4], Expr::Const(k[3])),
+                assign(f[5], Expr::Field(f[1])),
+                Prim::JumpIfZero(c.clone(), 11),
+                assign(f[6], Expr::Const(k[4])),
+                // A jump target right after a constant store: not merged into it.
+                assign(f[7], Expr::Const(k[5])),
+            ];
+            let mut want = pkt.clone();
+            let m = |f: u32| mask(p.fields[f as usize].width);
+            let taken = eval(&p, &st, &pkt, &data, &c) != 0;
+            want.phv.fields[f[0] as usize] = if taken { k[0] } else { k[1] } & m(f[0]);
+            want.phv.fields[f[1] as usize] = data[0] & m(f[1]);
+            want.phv.fields[f[2] as usize] = data[2] & m(f[2]);
+            want.phv.fields[f[3] as usize] = k[2] & m(f[3]);
+            want.phv.fields[f[4] as usize] = k[3] & m(f[4]);
+            want.phv.fields[f[5] as usize] = want.phv.fields[f[1] as usize] & m(f[5]);
+            // The second test sees the fields as the first half left them.
+            let taken = eval(&p, &st, &want, &data, &c) != 0;
+            if taken {
+                want.phv.fields[f[6] as usize] = k[4] & m(f[6]);
+            }
+            want.phv.fields[f[7] as usize] = k[5] & m(f[7]);
+            p.actions.push(ActionDef {
+                name: "test".into(),
+                id: 0,
+                params: vec![],
+                prims,
+            });
+            let a = (p.actions.len() - 1) as u32;
+            for fixed in [false, true] {
+                let mut b = Builder::new(&p);
+                let d = if fixed {
+                    b.code.data.push(data.clone());
+                    Data::Fixed(&data, 0)
+                } else {
+                    Data::Call
+                };
+                b.action(a, d);
+                b.code.ops.push(Op::End);
+                let mut got = pkt.clone();
+                run(&p, &mut st, &mut got, &b.code, &data, 0);
+                assert_eq!(
+                    got.phv.fields, want.phv.fields,
+                    "{c:?} (data fixed: {fixed})"
+                );
+            }
+            p.actions.pop();
+        }
+    }
+
     #[test]
     fn assignments_match_the_tree_interpreter() {
         let p = crate::load::load(L3).expect("fixture loads");
         let mut st = State::new(&p, 1);
         let mut rng = Rng::new(7);
         for round in 0..4000 {
-            let mut pkt = Packet::new(&p);
-            for (f, fi) in p.fields.iter().enumerate() {
-                pkt.phv.fields[f] = value(&mut rng) & mask(fi.width);
-            }
-            for v in pkt.phv.valid.iter_mut() {
-                *v = pick(&mut rng, 2) == 1;
-            }
+            let pkt = random_packet(&p, &mut rng);
             let data: Vec<u128> = (0..3).map(|_| value(&mut rng)).collect();
             let e = if round % 10 == 0 {
                 deep(&p, &mut rng, 3 * REGS)
