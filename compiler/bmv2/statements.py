@@ -539,6 +539,10 @@ class StatementLowering:
         if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef | DynamicElement):
             self.assign_composite(target, right, env, node)
             return
+        if isinstance(strip_type(right.type), t.Varbit):
+            # BMv2 copies a varbit with its length (assign_VL); the engine has no such copy,
+            # and a plain assign would lose the length: refused rather than wrong.
+            raise unsupported(node, "assigning a varbit value (other than as part of its header)")
         call = right.call if isinstance(right, ast.MethodCallExpression) else None
         if call is not None and call.kind == ast.CallKind.EXTERN_METHOD and isinstance(target, FieldRef) \
                 and self.exprs.computed_call(right):

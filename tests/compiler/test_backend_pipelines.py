@@ -426,3 +426,19 @@ def test_deprecated_forms_refuse_data_that_is_not_a_field(tmp_path):
     assert err.value.message == ("a value other than a field in the data of resubmit, recirculate or "
                                  "clone3 is not supported by the BMv2 back end")
     assert (err.value.pos.line, err.value.pos.column) == (15, 13)
+
+
+def test_a_varbit_assignment_is_refused_not_miscompiled(tmp_path):
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    src = tmp_path / "vb.p4"
+    src.write_text(INLINE.replace("header h_t {{ bit<8> a; bit<8> b; }}", "header h_t {{ bit<8> a; varbit<16> b; }}")
+                   .replace("pkt.extract(hdr.h);", "pkt.extract(hdr.h, 8);")
+                   .format(locals="varbit<16> v;", body="v = hdr.h.b;"))
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert err.value.message == ("assigning a varbit value (other than as part of its header) is not supported "
+                                 "by the BMv2 back end")
+    assert (err.value.pos.line, err.value.pos.column) == (15, 1)
