@@ -162,9 +162,9 @@ pub struct Engine {
 }
 
 #[inline]
-fn set(pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
+fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
     if let Some(f) = f {
-        pkt.phv.fields[f as usize] = v & width_mask;
+        pkt.phv.set(p, f, v & width_mask);
     }
 }
 
@@ -259,7 +259,7 @@ impl Engine {
     }
 
     fn field(&self, h: u32, f: FieldId) -> u128 {
-        self.pool[h as usize].phv.fields[f as usize]
+        self.pool[h as usize].phv.get(&self.prog, f)
     }
 
     /// Receives `frame` on `port` at `t_ns`: runs everything due before, then
@@ -287,11 +287,16 @@ impl Engine {
         let sm = self.prog.std;
         let pkt = &mut self.pool[h as usize];
         pkt.receive(&self.prog, frame, t_ns);
-        pkt.phv.fields[sm.ingress_port as usize] =
-            u128::from(port) & mask(self.prog.fields[sm.ingress_port as usize].width);
-        pkt.phv.fields[sm.packet_length as usize] = frame.len() as u128;
+        pkt.phv.set(
+            &self.prog,
+            sm.ingress_port,
+            u128::from(port) & mask(self.prog.fields[sm.ingress_port as usize].width),
+        );
+        pkt.phv
+            .set(&self.prog, sm.packet_length, frame.len() as u128);
         let m = self.fmask(sm.ingress_global_timestamp);
         set(
+            &self.prog,
             &mut self.pool[h as usize],
             sm.ingress_global_timestamp,
             m,
@@ -482,8 +487,9 @@ impl Engine {
         let pkt = &mut self.pool[h as usize];
         pkt.phv.reset(&self.prog);
         exec::restore_field_list(&self.prog, &self.st, pkt, list);
-        pkt.phv.fields[sm.instance_type as usize] = itype;
-        pkt.phv.fields[sm.packet_length as usize] = u128::from(pkt.ingress_len);
+        pkt.phv.set(&self.prog, sm.instance_type, itype);
+        pkt.phv
+            .set(&self.prog, sm.packet_length, u128::from(pkt.ingress_len));
         pkt.cursor = 0;
         pkt.len_reg = i64::from(pkt.ingress_len);
         pkt.flags = Default::default();
@@ -533,7 +539,9 @@ impl Engine {
             self.release(h);
             return;
         }
-        self.pool[h as usize].phv.fields[sm.instance_type as usize] = instance::NORMAL;
+        self.pool[h as usize]
+            .phv
+            .set(&self.prog, sm.instance_type, instance::NORMAL);
         self.enqueue(h, spec as u16, now);
     }
 
@@ -547,7 +555,7 @@ impl Engine {
             let values = l
                 .fields
                 .iter()
-                .map(|f| pkt.phv.fields[*f as usize])
+                .map(|f| pkt.phv.get(&self.prog, *f))
                 .collect();
             self.digests.push_back(Digest {
                 list_id: list,
@@ -569,13 +577,15 @@ impl Engine {
         exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
         let (orig, copy) = two(&mut self.pool, h, c);
         copy.receive(&self.prog, &orig.data, now);
-        copy.phv.fields[sm.ingress_port as usize] = port;
+        copy.phv.set(&self.prog, sm.ingress_port, port);
         // The copy is the packet as it was when ingress started: re-parse it.
         exec::parse(&self.prog, &mut self.st, copy);
         copy.phv.reset_metadata(&self.prog);
         exec::restore_field_list(&self.prog, &self.st, copy, list);
-        copy.phv.fields[sm.instance_type as usize] = instance::INGRESS_CLONE;
-        copy.phv.fields[sm.packet_length as usize] = u128::from(copy.ingress_len);
+        copy.phv
+            .set(&self.prog, sm.instance_type, instance::INGRESS_CLONE);
+        copy.phv
+            .set(&self.prog, sm.packet_length, u128::from(copy.ingress_len));
         copy.flags.truncate = cs.truncate;
         self.send_to_session(c, cs, instance::INGRESS_CLONE, now);
     }
@@ -599,8 +609,8 @@ impl Engine {
             let c = self.alloc_copy(h);
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
-            copy.phv.fields[sm.instance_type as usize] = itype;
-            set(copy, sm.egress_rid, rid_mask, u128::from(rid));
+            copy.phv.set(&self.prog, sm.instance_type, itype);
+            set(&self.prog, copy, sm.egress_rid, rid_mask, u128::from(rid));
             self.stats.replicated += 1;
             self.enqueue(c, port, now);
         }
@@ -616,8 +626,20 @@ impl Engine {
                 let m1 = self.fmask(sm.enq_timestamp);
                 let m2 = self.fmask(sm.enq_qdepth);
                 let pkt = &mut self.pool[h as usize];
-                set(pkt, sm.enq_timestamp, m1, u128::from(now / 1000));
-                set(pkt, sm.enq_qdepth, m2, u128::from(e.enq_qdepth_pkts));
+                set(
+                    &self.prog,
+                    pkt,
+                    sm.enq_timestamp,
+                    m1,
+                    u128::from(now / 1000),
+                );
+                set(
+                    &self.prog,
+                    pkt,
+                    sm.enq_qdepth,
+                    m2,
+                    u128::from(e.enq_qdepth_pkts),
+                );
             }
             Err(r) => {
                 // The reason is counted per queue and port by the traffic manager.
@@ -667,22 +689,35 @@ impl Engine {
         let pkt = &mut self.pool[h as usize];
         pkt.now = t;
         set(
+            &self.prog,
             pkt,
             sm.egress_global_timestamp,
             masks[0],
             u128::from(t / 1000),
         );
         set(
+            &self.prog,
             pkt,
             sm.deq_timedelta,
             masks[1],
             u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
         );
-        set(pkt, sm.deq_qdepth, masks[2], u128::from(d.deq_qdepth_pkts));
-        set(pkt, sm.qid, masks[3], u128::from(d.queue));
-        pkt.phv.fields[sm.egress_port as usize] = u128::from(d.port);
-        pkt.phv.fields[sm.egress_spec as usize] = (u128::from(drop_port) + 1) & spec_mask;
-        pkt.phv.fields[sm.packet_length as usize] = pkt.len_reg.max(0) as u128;
+        set(
+            &self.prog,
+            pkt,
+            sm.deq_qdepth,
+            masks[2],
+            u128::from(d.deq_qdepth_pkts),
+        );
+        set(&self.prog, pkt, sm.qid, masks[3], u128::from(d.queue));
+        pkt.phv.set(&self.prog, sm.egress_port, u128::from(d.port));
+        pkt.phv.set(
+            &self.prog,
+            sm.egress_spec,
+            (u128::from(drop_port) + 1) & spec_mask,
+        );
+        pkt.phv
+            .set(&self.prog, sm.packet_length, pkt.len_reg.max(0) as u128);
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
         crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.egress);
@@ -718,7 +753,8 @@ impl Engine {
                 copy.copy_from(orig);
                 copy.phv.reset_metadata(&self.prog);
                 exec::restore_field_list(&self.prog, &self.st, copy, flags.clone_field_list);
-                copy.phv.fields[sm.instance_type as usize] = instance::EGRESS_CLONE;
+                copy.phv
+                    .set(&self.prog, sm.instance_type, instance::EGRESS_CLONE);
                 copy.flags = Default::default();
                 copy.flags.truncate = cs.truncate;
                 self.send_to_session(c, cs, instance::EGRESS_CLONE, t);

@@ -153,7 +153,7 @@ fn stack_elem(p: &Program, stack: u32, idx: u128) -> Option<HeaderId> {
 pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
     match e {
         Expr::Const(v) => *v,
-        Expr::Field(f) => pkt.phv.fields[*f as usize],
+        Expr::Field(f) => pkt.phv.get(p, *f),
         Expr::Local(i) => data.get(*i as usize).copied().unwrap_or(0),
         _ => eval_node(p, st, pkt, data, e),
     }
@@ -163,7 +163,7 @@ pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u
 fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
     match e {
         Expr::Const(_) | Expr::Field(_) | Expr::Local(_) => eval(p, st, pkt, data, e),
-        Expr::SignedField(f, w) => sign_extend(pkt.phv.fields[*f as usize], *w),
+        Expr::SignedField(f, w) => sign_extend(pkt.phv.get(p, *f), *w),
         Expr::Valid(h) => u128::from(pkt.phv.valid[*h as usize]),
         Expr::ValidUnion(u) => u128::from(
             p.unions[*u as usize]
@@ -184,7 +184,7 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
             else {
                 return 0;
             };
-            let v = pkt.phv.fields[(p.headers[h as usize].first_field + offset) as usize];
+            let v = pkt.phv.get(p, p.headers[h as usize].first_field + offset);
             if *signed {
                 sign_extend(v, *width)
             } else {
@@ -201,7 +201,7 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
             let Some(h) = stack_elem(p, *stack, eval(p, st, pkt, data, index)) else {
                 return 0;
             };
-            let v = pkt.phv.fields[(p.headers[h as usize].first_field + offset) as usize];
+            let v = pkt.phv.get(p, p.headers[h as usize].first_field + offset);
             if *signed {
                 sign_extend(v, *width)
             } else {
@@ -221,7 +221,7 @@ fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> 
                 return 0;
             };
             let h = p.unions[u as usize].headers[*member as usize];
-            let v = pkt.phv.fields[(p.headers[h as usize].first_field + offset) as usize];
+            let v = pkt.phv.get(p, p.headers[h as usize].first_field + offset);
             if *signed {
                 sign_extend(v, *width)
             } else {
@@ -303,7 +303,7 @@ fn varbit_bytes<'a>(p: &Program, pkt: &'a Packet, f: FieldId) -> &'a [u8] {
         return &[];
     };
     let bytes = &pkt.phv.varbits[slot as usize];
-    &bytes[..(pkt.phv.fields[f as usize] as usize / 8).min(bytes.len())]
+    &bytes[..(pkt.phv.fields[f as usize] / 8).min(bytes.len() as u64) as usize]
 }
 
 #[inline(always)]
@@ -392,7 +392,7 @@ fn stack_slot(
 #[inline]
 pub fn store(p: &Program, st: &State, pkt: &mut Packet, data: &[u128], lv: &LValue, v: u128) {
     if let Some(f) = lvalue_slot(p, st, pkt, data, lv) {
-        pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+        pkt.phv.set(p, f, v & st.fmask[f as usize]);
     }
 }
 
@@ -424,7 +424,8 @@ fn copy_header(p: &Program, pkt: &mut Packet, dst: HeaderId, src: HeaderId) {
     let (d, s) = (&p.headers[dst as usize], &p.headers[src as usize]);
     let n = d.num_fields.min(s.num_fields) as usize;
     let (df, sf) = (d.first_field as usize, s.first_field as usize);
-    pkt.phv.fields.copy_within(sf..sf + n, df);
+    pkt.phv
+        .copy_fields(p, sf as FieldId, df as FieldId, n as u32);
     let ((dw, dn), (sw, sn)) = (d.wide_range, s.wide_range);
     if dn == sn && dw != sw {
         let sw = sw as usize;
@@ -519,7 +520,8 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
                 &p.headers[p.fields[*d as usize].header as usize],
                 &p.headers[p.fields[*s as usize].header as usize],
             );
-            pkt.phv.fields[*d as usize] = pkt.phv.fields[*s as usize];
+            let v = pkt.phv.get(p, *s);
+            pkt.phv.set(p, *d, v);
             if let (Some((_, dv)), Some((_, sv))) = (dh.varbit, sh.varbit) {
                 if dv != sv {
                     let src = std::mem::take(&mut pkt.phv.varbits[sv as usize]);
@@ -533,10 +535,7 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
             if let Some(h) = header_of(p, st, pkt, data, r) {
                 if !pkt.phv.valid[h as usize] {
                     let hi = &p.headers[h as usize];
-                    let a = hi.first_field as usize;
-                    pkt.phv.fields[a..a + hi.num_fields as usize]
-                        .iter_mut()
-                        .for_each(|f| *f = 0);
+                    pkt.phv.clear_fields(p, hi.first_field, hi.num_fields);
                     pkt.phv.clear_wide(hi);
                     set_valid(p, pkt, h);
                     pkt.len_reg += header_bytes(p, pkt, h);
@@ -580,10 +579,13 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
             *next = next.saturating_sub(n as u32);
         }
         Prim::MarkToDrop => {
-            pkt.phv.fields[sm.egress_spec as usize] =
-                u128::from(st.drop_port) & st.fmask[sm.egress_spec as usize];
+            pkt.phv.set(
+                p,
+                sm.egress_spec,
+                u128::from(st.drop_port) & st.fmask[sm.egress_spec as usize],
+            );
             if let Some(m) = sm.mcast_grp {
-                pkt.phv.fields[m as usize] = 0;
+                pkt.phv.set(p, m, 0);
             }
         }
         Prim::Clone {
@@ -738,7 +740,7 @@ fn format_log_arg(
                         out.push_str("0x");
                         bytes.iter().try_for_each(|b| write!(out, "{b:02x}"))
                     }
-                    None => write!(out, "{}", pkt.phv.fields[f as usize]),
+                    None => write!(out, "{}", pkt.phv.get(p, f)),
                 };
             }
             out.push('}');
@@ -761,7 +763,7 @@ fn format_log_arg(
 #[inline]
 fn emit_field(p: &Program, pkt: &Packet, f: FieldId, w: &mut BitWriter<'_>) {
     let wf = p.wire[f as usize];
-    let v = pkt.phv.fields[f as usize];
+    let v = pkt.phv.get(p, f);
     match wf.kind {
         WireKind::Plain => w.push(wf.width, v),
         WireKind::Varbit(slot) => {
@@ -782,11 +784,12 @@ fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
     let fields = hi.first_field as usize..(hi.first_field + hi.num_fields) as usize;
     if hi.packed
         && w.push_packed(hi.fixed_bits as usize / 8, |buf| {
-            for (wf, &v) in p.wire[fields.clone()]
+            for (wf, &lo) in p.wire[fields.clone()]
                 .iter()
                 .zip(&pkt.phv.fields[fields.clone()])
             {
-                put_bits(buf, wf.offset as usize, wf.width, v);
+                let hi = wf.high.map_or(0, |h| u128::from(pkt.phv.high[h as usize]));
+                put_bits(buf, wf.offset as usize, wf.width, hi << 64 | u128::from(lo));
             }
         })
     {
@@ -876,7 +879,8 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = first + k;
         match wf.kind {
             WireKind::Plain => {
-                pkt.phv.fields[f] = get_bits(&pkt.data, off, wf.width);
+                let v = get_bits(&pkt.data, off, wf.width);
+                pkt.phv.set(p, f as FieldId, v);
                 off += wf.width as usize;
             }
             WireKind::Varbit(vs) => {
@@ -889,7 +893,7 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
                     r.read((off % 8) as u32);
                     vb.extend((0..vl / 8).map(|_| r.read(8) as u8));
                 }
-                pkt.phv.fields[f] = u128::from(vl);
+                pkt.phv.fields[f] = u64::from(vl);
                 off += vl as usize;
             }
             WireKind::Wide(at) => {
@@ -1056,7 +1060,7 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
     if let ParseOutcome::Error(code) = run_parser(p, st, pkt) {
         st.stats.parser_errors += 1;
         if let Some(f) = p.std.parser_error {
-            pkt.phv.fields[f as usize] = u128::from(code);
+            pkt.phv.set(p, f, u128::from(code));
         }
     }
     let mut bad = false;
@@ -1068,14 +1072,14 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
             continue;
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
-        if v & st.fmask[c.target as usize] != pkt.phv.fields[c.target as usize] {
+        if v & st.fmask[c.target as usize] != pkt.phv.get(p, c.target) {
             bad = true;
         }
     }
     if bad {
         st.stats.checksum_errors += 1;
         if let Some(f) = p.std.checksum_error {
-            pkt.phv.fields[f as usize] = 1;
+            pkt.phv.set(p, f, 1);
         }
     }
 }
@@ -1176,7 +1180,7 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
             });
             let target = entry_target(&entry.action, &mut st.adata);
             if let Some((c, Some(f))) = colour {
-                pkt.phv.fields[f as usize] = c & st.fmask[f as usize];
+                pkt.phv.set(p, f, c & st.fmask[f as usize]);
             }
             (resolve_action(p, st, pkt, t, target), true)
         }
@@ -1217,7 +1221,7 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
             continue;
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
-        pkt.phv.fields[c.target as usize] = v & st.fmask[c.target as usize];
+        pkt.phv.set(p, c.target, v & st.fmask[c.target as usize]);
     }
     for prim in &p.deparser_prims {
         exec_prim(p, st, pkt, &[], prim);
@@ -1243,7 +1247,7 @@ pub fn save_field_list(p: &Program, st: &mut State, pkt: &Packet, list: u32) {
     st.saved.clear();
     if let Some(fl) = p.field_lists.get(&list) {
         st.saved
-            .extend(fl.fields.iter().map(|f| pkt.phv.fields[*f as usize]));
+            .extend(fl.fields.iter().map(|f| pkt.phv.get(p, *f)));
     }
 }
 
@@ -1251,7 +1255,7 @@ pub fn save_field_list(p: &Program, st: &mut State, pkt: &Packet, list: u32) {
 pub fn restore_field_list(p: &Program, st: &State, pkt: &mut Packet, list: u32) {
     if let Some(fl) = p.field_lists.get(&list) {
         for (f, v) in fl.fields.iter().zip(&st.saved) {
-            pkt.phv.fields[*f as usize] = *v;
+            pkt.phv.set(p, *f, *v);
         }
     }
 }

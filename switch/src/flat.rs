@@ -332,9 +332,10 @@ impl<'p> Builder<'p> {
         mask(self.p.fields[f as usize].width)
     }
 
-    /// A field narrow enough for a `u128` slot (wide ones live elsewhere).
+    /// A field whose whole value is its 64-bit slot (wider ones are read and
+    /// written through the tree interpreter).
     fn narrow(&self, f: u32) -> bool {
-        self.p.fields[f as usize].wide.is_none()
+        self.p.fields[f as usize].width <= 64
     }
 
     fn eval_fallback(&mut self, e: &Expr, d: u8, data: Data) {
@@ -536,7 +537,7 @@ impl<'p> Builder<'p> {
                 self.barrier = self.at();
             }
             match prim {
-                Prim::Assign(LValue::Field(f), e) if self.narrow(*f) => self.assign(*f, e, data),
+                Prim::Assign(LValue::Field(f), e) => self.assign(*f, e, data),
                 Prim::RegisterRead {
                     dest: LValue::Field(f),
                     array,
@@ -597,14 +598,7 @@ impl<'p> Builder<'p> {
                 }
                 Prim::Exit => self.code.ops.push(Op::Exit),
                 Prim::NoOp => {}
-                prim => {
-                    self.code.prims.push(prim.clone());
-                    let p = (self.code.prims.len() - 1) as u32;
-                    self.code.ops.push(Op::Prim {
-                        p,
-                        data: data.fallback(),
-                    });
-                }
+                prim => self.interpreted(prim.clone(), data),
             }
         }
         starts.push(self.at());
@@ -671,8 +665,21 @@ impl<'p> Builder<'p> {
         self.code.locals.push((f, i));
     }
 
+    /// Emits a primitive the tree interpreter runs.
+    fn interpreted(&mut self, prim: Prim, data: Data) {
+        self.code.prims.push(prim);
+        let p = (self.code.prims.len() - 1) as u32;
+        self.code.ops.push(Op::Prim {
+            p,
+            data: data.fallback(),
+        });
+    }
+
     /// Emits `f = e`, with the common shapes as single operations.
     fn assign(&mut self, f: u32, e: &Expr, data: Data) {
+        if !self.narrow(f) {
+            return self.interpreted(Prim::Assign(LValue::Field(f), e.clone()), data);
+        }
         let fm = self.fmask(f);
         // p4c masks arithmetic to the destination's width; the store masks anyway.
         let e = match e {
@@ -870,19 +877,19 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
         pc += 1;
         match *op {
             Op::Const { d, k: i } => regs[r(d)] = k(i),
-            Op::Field { d, f } => regs[r(d)] = pkt.phv.fields[f as usize],
+            Op::Field { d, f } => regs[r(d)] = u128::from(pkt.phv.fields[f as usize]),
             Op::SignedField { d, f, w } => {
-                regs[r(d)] = sign_extend(pkt.phv.fields[f as usize], u32::from(w));
+                regs[r(d)] = sign_extend(u128::from(pkt.phv.fields[f as usize]), u32::from(w));
             }
             Op::Local { d, i } => regs[r(d)] = data.get(usize::from(i)).copied().unwrap_or(0),
             Op::Valid { d, h } => regs[r(d)] = u128::from(pkt.phv.valid[h as usize]),
             Op::Bin { op, d } => regs[r(d)] = binop(op, regs[r(d)], regs[r(d + 1)]),
             Op::BinK { op, d, k: i } => regs[r(d)] = binop(op, regs[r(d)], k(i)),
             Op::BinF { op, d, f } => {
-                regs[r(d)] = binop(op, regs[r(d)], pkt.phv.fields[f as usize]);
+                regs[r(d)] = binop(op, regs[r(d)], u128::from(pkt.phv.fields[f as usize]));
             }
             Op::FieldBinK { op, d, f, k: i } => {
-                regs[r(d)] = binop(op, pkt.phv.fields[f as usize], k(i));
+                regs[r(d)] = binop(op, u128::from(pkt.phv.fields[f as usize]), k(i));
             }
             Op::AndSkip { d, t } => {
                 if regs[r(d)] == 0 {
@@ -933,43 +940,44 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
                 }
             }
             Op::Store { f, a } => {
-                pkt.phv.fields[f as usize] = regs[r(a)] & st.fmask[f as usize];
+                pkt.phv.fields[f as usize] = (regs[r(a)] & st.fmask[f as usize]) as u64;
             }
-            Op::StoreConst { f, k: i } => pkt.phv.fields[f as usize] = k(i),
+            Op::StoreConst { f, k: i } => pkt.phv.fields[f as usize] = k(i) as u64,
             Op::StoreConsts { at, n } => {
                 let (at, n) = (at as usize, n as usize);
                 for &(f, v) in code.stores.get(at..at + n).unwrap_or(&[]) {
-                    pkt.phv.fields[f as usize] = v;
+                    pkt.phv.fields[f as usize] = v as u64;
                 }
             }
             Op::StoreLocals { at, n } => {
                 let (at, n) = (at as usize, n as usize);
                 for &(f, i) in code.locals.get(at..at + n).unwrap_or(&[]) {
                     let v = data.get(usize::from(i)).copied().unwrap_or(0);
-                    pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
                 }
             }
             Op::StoreLocal { f, i } => {
                 let v = data.get(usize::from(i)).copied().unwrap_or(0);
-                pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
             }
             Op::Copy { f, src } => {
-                pkt.phv.fields[f as usize] = pkt.phv.fields[src as usize] & st.fmask[f as usize];
+                pkt.phv.fields[f as usize] =
+                    (u128::from(pkt.phv.fields[src as usize]) & st.fmask[f as usize]) as u64;
             }
             Op::RegisterRead { f, array, a } => {
                 if let Some(v) = usize::try_from(regs[r(a)])
                     .ok()
                     .and_then(|i| st.registers[array as usize].get(i).copied())
                 {
-                    pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
                 }
             }
             Op::RegisterReadF { f, array, index } => {
-                if let Some(v) = usize::try_from(pkt.phv.fields[index as usize])
+                if let Some(v) = usize::try_from(u128::from(pkt.phv.fields[index as usize]))
                     .ok()
                     .and_then(|i| st.registers[array as usize].get(i).copied())
                 {
-                    pkt.phv.fields[f as usize] = v & st.fmask[f as usize];
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
                 }
             }
             Op::RegisterWrite { array, a } => {
@@ -1006,7 +1014,7 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
                 }
             }
             Op::JumpUnlessFK { op, f, k: i, t } => {
-                if binop(op, pkt.phv.fields[f as usize], k(i)) == 0 {
+                if binop(op, u128::from(pkt.phv.fields[f as usize]), k(i)) == 0 {
                     pc = t as usize;
                 }
             }
@@ -1054,7 +1062,8 @@ mod tests {
     use crate::hash::Rng;
     use crate::program::ActionDef;
 
-    const L3: &str = include_str!("../../tests/engine/fixtures/l3.json");
+    /// A program with fields up to 128 bits wide (`p4src/forward.p4`).
+    const FORWARD: &str = include_str!("../../sim/tests/fixtures/forward.json");
 
     const OPS: [BinOp; 23] = [
         BinOp::Add,
@@ -1095,8 +1104,20 @@ mod tests {
         }
     }
 
+    /// A field, one wider than 64 bits a quarter of the time.
+    fn field(p: &Program, rng: &mut Rng) -> u32 {
+        let wide: Vec<u32> = (0..p.fields.len() as u32)
+            .filter(|&f| p.fields[f as usize].width > 64)
+            .collect();
+        if !wide.is_empty() && pick(rng, 4) == 0 {
+            wide[pick(rng, wide.len())]
+        } else {
+            pick(rng, p.fields.len()) as u32
+        }
+    }
+
     fn leaf(p: &Program, rng: &mut Rng) -> Expr {
-        let f = pick(rng, p.fields.len()) as u32;
+        let f = field(p, rng);
         match pick(rng, 5) {
             0 => Expr::Const(value(rng)),
             1 => Expr::Field(f),
@@ -1140,7 +1161,7 @@ mod tests {
     fn random_packet(p: &Program, rng: &mut Rng) -> Packet {
         let mut pkt = Packet::new(p);
         for (f, fi) in p.fields.iter().enumerate() {
-            pkt.phv.fields[f] = value(rng) & mask(fi.width);
+            pkt.phv.set(p, f as u32, value(rng) & mask(fi.width));
         }
         for v in pkt.phv.valid.iter_mut() {
             *v = pick(rng, 2) == 1;
@@ -1150,11 +1171,11 @@ mod tests {
 
     #[test]
     fn branches_and_store_runs_match_the_tree_interpreter() {
-        let mut p = crate::load::load(L3).expect("fixture loads");
+        let mut p = crate::load::load(FORWARD).expect("fixture loads");
         let mut st = State::new(&p, 1);
         let mut rng = Rng::new(11);
         let conds = |p: &Program, rng: &mut Rng| {
-            let f = pick(rng, p.fields.len()) as u32;
+            let f = field(p, rng);
             let h = pick(rng, p.headers.len()) as u32;
             let k = Box::new(Expr::Const(value(rng) & mask(p.fields[f as usize].width)));
             let op = OPS[pick(rng, OPS.len())];
@@ -1194,18 +1215,19 @@ mod tests {
             let mut want = pkt.clone();
             let m = |f: u32| mask(p.fields[f as usize].width);
             let taken = eval(&p, &st, &pkt, &data, &c) != 0;
-            want.phv.fields[f[0] as usize] = if taken { k[0] } else { k[1] } & m(f[0]);
-            want.phv.fields[f[1] as usize] = data[0] & m(f[1]);
-            want.phv.fields[f[2] as usize] = data[2] & m(f[2]);
-            want.phv.fields[f[3] as usize] = k[2] & m(f[3]);
-            want.phv.fields[f[4] as usize] = k[3] & m(f[4]);
-            want.phv.fields[f[5] as usize] = want.phv.fields[f[1] as usize] & m(f[5]);
+            let mut put = |f: u32, v: u128| want.phv.set(&p, f, v & m(f));
+            put(f[0], if taken { k[0] } else { k[1] });
+            put(f[1], data[0]);
+            put(f[2], data[2]);
+            put(f[3], k[2]);
+            put(f[4], k[3]);
+            let v = want.phv.get(&p, f[1]);
+            want.phv.set(&p, f[5], v & m(f[5]));
             // The second test sees the fields as the first half left them.
-            let taken = eval(&p, &st, &want, &data, &c) != 0;
-            if taken {
-                want.phv.fields[f[6] as usize] = k[4] & m(f[6]);
+            if eval(&p, &st, &want, &data, &c) != 0 {
+                want.phv.set(&p, f[6], k[4] & m(f[6]));
             }
-            want.phv.fields[f[7] as usize] = k[5] & m(f[7]);
+            want.phv.set(&p, f[7], k[5] & m(f[7]));
             p.actions.push(ActionDef {
                 name: "test".into(),
                 id: 0,
@@ -1225,10 +1247,7 @@ mod tests {
                 b.code.ops.push(Op::End);
                 let mut got = pkt.clone();
                 run(&p, &mut st, &mut got, &b.code, &data, 0);
-                assert_eq!(
-                    got.phv.fields, want.phv.fields,
-                    "{c:?} (data fixed: {fixed})"
-                );
+                assert_eq!(got.phv, want.phv, "{c:?} (data fixed: {fixed})");
             }
             p.actions.pop();
         }
@@ -1236,7 +1255,7 @@ mod tests {
 
     #[test]
     fn assignments_match_the_tree_interpreter() {
-        let p = crate::load::load(L3).expect("fixture loads");
+        let p = crate::load::load(FORWARD).expect("fixture loads");
         let mut st = State::new(&p, 1);
         let mut rng = Rng::new(7);
         for round in 0..4000 {
@@ -1247,7 +1266,7 @@ mod tests {
             } else {
                 expr(&p, &mut rng, 6)
             };
-            let f = pick(&mut rng, p.fields.len()) as u32;
+            let f = field(&p, &mut rng);
             let want = eval(&p, &st, &pkt, &data, &e) & mask(p.fields[f as usize].width);
             for fixed in [false, true] {
                 let mut b = Builder::new(&p);
@@ -1262,7 +1281,8 @@ mod tests {
                 let mut got = pkt.clone();
                 run(&p, &mut st, &mut got, &b.code, &data, 0);
                 assert_eq!(
-                    got.phv.fields[f as usize], want,
+                    got.phv.get(&p, f),
+                    want,
                     "{e:?} into field {f} (data fixed: {fixed})"
                 );
             }

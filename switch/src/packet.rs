@@ -3,13 +3,19 @@
 //! simple_switch keeps per packet (clone, resubmit, recirculate, digest,
 //! truncation, exit). Packets are pooled: resetting keeps every buffer.
 
-use crate::program::Program;
+use crate::program::{FieldId, Program};
 
-/// Packet header vector.
-#[derive(Debug, Clone, Default)]
+/// Packet header vector. A field's value is its 64-bit slot, and for the
+/// few plain fields wider than 64 bits also a slot of upper bits: most
+/// fields are 32 bits or less, so this keeps the vector (zeroed per packet
+/// and carried through the queue) half the size of one `u128` per field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Phv {
-    /// One slot per field.
-    pub fields: Vec<u128>,
+    /// Low 64 bits of each field, one slot per field.
+    pub fields: Vec<u64>,
+    /// Upper 64 bits of the plain fields wider than 64 bits, at their
+    /// [`crate::program::WireField::high`] slots.
+    pub high: Vec<u64>,
     /// Validity per header instance.
     pub valid: Vec<bool>,
     /// Varbit contents (bytes) per varbit slot; the field slot holds the length in bits.
@@ -28,6 +34,7 @@ impl Phv {
     pub fn new(p: &Program) -> Self {
         let mut phv = Phv {
             fields: vec![0; p.fields.len()],
+            high: vec![0; p.num_high as usize],
             valid: vec![false; p.headers.len()],
             varbits: (0..p.num_varbits).map(|_| Vec::new()).collect(),
             wide: vec![0; p.wide_bytes as usize],
@@ -38,9 +45,52 @@ impl Phv {
         phv
     }
 
+    /// A field's value.
+    #[inline]
+    pub fn get(&self, p: &Program, f: FieldId) -> u128 {
+        let lo = u128::from(self.fields[f as usize]);
+        match p.wire[f as usize].high {
+            None => lo,
+            Some(h) => lo | u128::from(self.high[h as usize]) << 64,
+        }
+    }
+
+    /// Sets a field to `v` (already cut to the field's width).
+    #[inline]
+    pub fn set(&mut self, p: &Program, f: FieldId, v: u128) {
+        self.fields[f as usize] = v as u64;
+        if let Some(h) = p.wire[f as usize].high {
+            self.high[h as usize] = (v >> 64) as u64;
+        }
+    }
+
+    /// Zeroes fields `first..first + n`.
+    pub fn clear_fields(&mut self, p: &Program, first: FieldId, n: u32) {
+        let (a, n) = (first as usize, n as usize);
+        self.fields[a..a + n].fill(0);
+        for wf in &p.wire[a..a + n] {
+            if let Some(h) = wf.high {
+                self.high[h as usize] = 0;
+            }
+        }
+    }
+
+    /// Copies fields `src..src + n` onto `dst..dst + n`.
+    pub fn copy_fields(&mut self, p: &Program, src: FieldId, dst: FieldId, n: u32) {
+        let (s, d, n) = (src as usize, dst as usize, n as usize);
+        self.fields.copy_within(s..s + n, d);
+        for k in 0..n as u32 {
+            if p.wire[d + k as usize].high.is_some() || p.wire[s + k as usize].high.is_some() {
+                let v = self.get(p, src + k);
+                self.set(p, dst + k, v);
+            }
+        }
+    }
+
     /// Zeroes everything; metadata headers are valid, packet headers invalid.
     pub fn reset(&mut self, p: &Program) {
-        self.fields.iter_mut().for_each(|f| *f = 0);
+        self.fields.fill(0);
+        self.high.fill(0);
         for (v, h) in self.valid.iter_mut().zip(&p.headers) {
             *v = h.metadata;
         }
@@ -53,10 +103,7 @@ impl Phv {
     /// Zeroes the fields of every metadata header (BMv2 `reset_metadata`).
     pub fn reset_metadata(&mut self, p: &Program) {
         for h in p.headers.iter().filter(|h| h.metadata) {
-            let a = h.first_field as usize;
-            self.fields[a..a + h.num_fields as usize]
-                .iter_mut()
-                .for_each(|f| *f = 0);
+            self.clear_fields(p, h.first_field, h.num_fields);
             self.clear_wide(h);
         }
     }
@@ -70,6 +117,7 @@ impl Phv {
     /// Copies `other` into `self` reusing this PHV's buffers.
     pub fn copy_from(&mut self, other: &Phv) {
         self.fields.copy_from_slice(&other.fields);
+        self.high.copy_from_slice(&other.high);
         self.valid.copy_from_slice(&other.valid);
         for (d, s) in self.varbits.iter_mut().zip(&other.varbits) {
             d.clear();

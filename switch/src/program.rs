@@ -47,6 +47,9 @@ pub struct WireField {
     pub width: u32,
     /// Where its value lives.
     pub kind: WireKind,
+    /// For a plain field wider than 64 bits: where its upper 64 bits are in
+    /// [`crate::packet::Phv::high`].
+    pub high: Option<u32>,
 }
 
 /// One header (or metadata) instance.
@@ -704,6 +707,8 @@ pub struct Program {
     pub num_varbits: u32,
     /// Bytes of [`crate::packet::Phv::wide`] (all fields wider than 128 bits).
     pub wide_bytes: u32,
+    /// Slots of [`crate::packet::Phv::high`] (plain fields wider than 64 bits).
+    pub num_high: u32,
     pub parse_states: Vec<ParseState>,
     pub init_state: Option<u32>,
     pub value_sets: Vec<ValueSet>,

@@ -132,10 +132,15 @@ impl Loader {
                 _ => WireKind::Plain,
             };
             packed &= kind == WireKind::Plain && fi.bit_offset % 8 + fi.width <= 128;
+            let high = (kind == WireKind::Plain && fi.width > 64).then(|| {
+                self.p.num_high += 1;
+                self.p.num_high - 1
+            });
             self.p.wire.push(WireField {
                 offset: fi.bit_offset,
                 width: fi.width,
                 kind,
+                high,
             });
         }
         self.p.headers[h as usize].packed = packed;

@@ -244,6 +244,7 @@ impl Loader {
                 union_stacks: vec![],
                 num_varbits: 0,
                 wide_bytes: 0,
+                num_high: 0,
                 parse_states: vec![],
                 init_state: None,
                 value_sets: vec![],
