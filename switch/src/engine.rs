@@ -265,6 +265,31 @@ impl Engine {
     /// Receives `frame` on `port` at `t_ns`: runs everything due before, then
     /// parser and ingress, then hands the packet to the traffic manager.
     pub fn send(&mut self, port: u16, frame: &[u8], t_ns: u64) -> Result<(), RuntimeError> {
+        if let Some(h) = self.arrival(port, frame, t_ns)? {
+            self.pool[h as usize].receive(&self.prog, frame, t_ns);
+            self.start_ingress(h, port, t_ns);
+        }
+        Ok(())
+    }
+
+    /// As [`Engine::send`], taking the frame's buffer instead of copying it:
+    /// `frame` is left holding an empty buffer for the caller to reuse.
+    pub fn send_buffer(
+        &mut self,
+        port: u16,
+        frame: &mut Vec<u8>,
+        t_ns: u64,
+    ) -> Result<(), RuntimeError> {
+        if let Some(h) = self.arrival(port, frame, t_ns)? {
+            self.pool[h as usize].receive_buffer(&self.prog, frame, t_ns);
+            self.start_ingress(h, port, t_ns);
+        }
+        Ok(())
+    }
+
+    /// Checks an arrival, runs everything due before it and counts it; the
+    /// pool packet to load it into, or None when the MAC consumed it.
+    fn arrival(&mut self, port: u16, frame: &[u8], t_ns: u64) -> Result<Option<u32>, RuntimeError> {
         if t_ns < self.now {
             return Err(RuntimeError::FailedPrecondition(format!(
                 "send at {t_ns} ns is before the engine's time {} ns",
@@ -281,19 +306,22 @@ impl Engine {
         if self.honour_pause[usize::from(port / 64)] & (1 << (port % 64)) != 0
             && self.mac_control(port, frame)
         {
-            return Ok(());
+            return Ok(None);
         }
-        let h = self.alloc();
+        Ok(Some(self.alloc()))
+    }
+
+    /// Sets the arrival's standard metadata of loaded packet `h` and runs ingress.
+    fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
         let sm = self.prog.std;
         let pkt = &mut self.pool[h as usize];
-        pkt.receive(&self.prog, frame, t_ns);
         pkt.phv.set(
             &self.prog,
             sm.ingress_port,
             u128::from(port) & mask(self.prog.fields[sm.ingress_port as usize].width),
         );
-        pkt.phv
-            .set(&self.prog, sm.packet_length, frame.len() as u128);
+        let len = u128::from(pkt.ingress_len);
+        pkt.phv.set(&self.prog, sm.packet_length, len);
         let m = self.fmask(sm.ingress_global_timestamp);
         set(
             &self.prog,
@@ -303,7 +331,6 @@ impl Engine {
             u128::from(t_ns / 1000),
         );
         self.ingress(h, t_ns);
-        Ok(())
     }
 
     /// Makes a port's MAC consume received 802.3x PAUSE and PFC frames and
@@ -887,6 +914,28 @@ mod tests {
             e.take_received()
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn a_frame_sent_by_buffer_leaves_as_one_sent_by_copy() {
+        let run = |by_buffer: bool| {
+            let mut e = engine();
+            for i in 0..4u8 {
+                let mut frame = ipv4_frame([10, 0, 2, i], 64 - i);
+                let t = u64::from(i) * 1000;
+                if by_buffer {
+                    e.send_buffer(1, &mut frame, t).unwrap();
+                    assert!(frame.is_empty(), "the caller gets an empty buffer back");
+                } else {
+                    e.send(1, &frame, t).unwrap();
+                }
+            }
+            e.drain();
+            e.take_received()
+        };
+        let out = run(true);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out, run(false));
     }
 
     #[test]

@@ -1211,7 +1211,9 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
 
 /// Updates checksums, runs the deparser's primitives and deparses into
 /// `pkt.out` (valid headers in order, then the unparsed payload), applying
-/// truncation.
+/// truncation. `pkt.data` is spent afterwards: when the headers take the
+/// bytes the parser consumed, they are written over them and the frame
+/// buffer becomes `pkt.out`, so the payload is not copied.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     for c in p.checksums.iter().filter(|c| c.update) {
         if c.cond
@@ -1235,7 +1237,13 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         }
     }
     w.finish();
-    out.extend_from_slice(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
+    let cursor = pkt.cursor.min(pkt.data.len());
+    if out.len() == cursor {
+        pkt.data[..cursor].copy_from_slice(&out);
+        std::mem::swap(&mut pkt.data, &mut out);
+    } else {
+        out.extend_from_slice(&pkt.data[cursor..]);
+    }
     if let Some(t) = pkt.flags.truncate {
         out.truncate(t as usize);
     }

@@ -183,13 +183,26 @@ impl Packet {
 
     /// Loads a received frame, resetting all state but keeping buffers.
     pub fn receive(&mut self, p: &Program, frame: &[u8], now: u64) {
-        self.phv.reset(p);
         self.data.clear();
         self.data.extend_from_slice(frame);
+        self.loaded(p, now);
+    }
+
+    /// Loads a received frame by taking its buffer: `frame` is left holding
+    /// this packet's previous (emptied) buffer, for the caller to reuse.
+    pub fn receive_buffer(&mut self, p: &Program, frame: &mut Vec<u8>, now: u64) {
+        std::mem::swap(&mut self.data, frame);
+        frame.clear();
+        self.loaded(p, now);
+    }
+
+    /// Resets all state but `data`, which holds the frame just received.
+    fn loaded(&mut self, p: &Program, now: u64) {
+        self.phv.reset(p);
         self.cursor = 0;
         self.out.clear();
-        self.ingress_len = frame.len() as u32;
-        self.len_reg = frame.len() as i64;
+        self.ingress_len = self.data.len() as u32;
+        self.len_reg = self.data.len() as i64;
         self.flags = PacketFlags::default();
         self.now = now;
     }

@@ -64,7 +64,8 @@ impl Simulator {
         self.switch_arrivals += 1;
         let (sent, next) = {
             let mut engine = self.switches[i].lock();
-            let sent = engine.send(port, self.frames.get(frame), t);
+            // The engine takes the frame's buffer and leaves a spare one in the store.
+            let sent = engine.send_buffer(port, self.frames.get_mut(frame), t);
             engine.drain_received_into(&mut self.outputs);
             (sent, engine.next_event_ns())
         };
