@@ -805,7 +805,18 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
     let mut buf = std::mem::take(&mut st.hbuf);
     buf.clear();
     let mut w = BitWriter::new(&mut buf);
-    for inp in &c.inputs {
+    let packed = match &c.packed {
+        // Fields of an invalid header are skipped: with it, all of them.
+        Some(pk) if !pkt.phv.valid[pk.header as usize] => true,
+        Some(pk) => w.push_packed(pk.bytes as usize, |b| {
+            for &(f, at) in &pk.fields {
+                put_bits(b, at as usize, p.wire[f as usize].width, pkt.phv.get(p, f));
+            }
+        }),
+        None => false,
+    };
+    let inputs = if packed { &[][..] } else { &c.inputs[..] };
+    for inp in inputs {
         match inp {
             CalcInput::Field(f) => {
                 let fi = &p.fields[*f as usize];
@@ -940,7 +951,7 @@ fn extract_target(
 
 /// Lookahead bits an expression needs past the cursor (0 if none), so the
 /// parser can raise PacketTooShort before reading beyond the frame.
-fn lookahead_need(e: &Expr) -> usize {
+pub(crate) fn lookahead_need(e: &Expr) -> usize {
     match e {
         Expr::Lookahead { offset, width } => (*offset + *width) as usize,
         Expr::Bin(_, a, b) => lookahead_need(a).max(lookahead_need(b)),
@@ -1019,13 +1030,7 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
         if s.transitions.is_empty() {
             break;
         }
-        let need = s
-            .key
-            .iter()
-            .map(|k| lookahead_need(&k.expr))
-            .max()
-            .unwrap_or(0);
-        if pkt.cursor * 8 + need > pkt.data.len() * 8 {
+        if pkt.cursor * 8 + s.key_lookahead > pkt.data.len() * 8 {
             return ParseOutcome::Error(ec.packet_too_short);
         }
         st.key.clear();
@@ -1271,6 +1276,42 @@ pub fn restore_field_list(p: &Program, st: &State, pkt: &mut Packet, list: u32) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_calculation_inputs_hash_as_the_bit_writer_does() {
+        let p = crate::load::load(include_str!("../../sim/tests/fixtures/forward.json"))
+            .expect("fixture loads");
+        let mut st = State::new(&p, 1);
+        let mut rng = Rng::new(3);
+        let packed: Vec<&Calculation> = p
+            .calculations
+            .iter()
+            .filter(|c| c.packed.is_some())
+            .collect();
+        assert!(!packed.is_empty(), "the IPv4 checksum's inputs are packed");
+        for round in 0..500 {
+            let mut pkt = Packet::new(&p);
+            for f in 0..p.fields.len() as u32 {
+                let v = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+                pkt.phv.set(&p, f, v & mask(p.fields[f as usize].width));
+            }
+            for v in pkt.phv.valid.iter_mut() {
+                *v = round % 5 != 0;
+            }
+            for c in &packed {
+                let bitwise = Calculation {
+                    packed: None,
+                    ..(*c).clone()
+                };
+                assert_eq!(
+                    calc_value(&p, &mut st, &pkt, c),
+                    calc_value(&p, &mut st, &pkt, &bitwise),
+                    "{}",
+                    c.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn signed_operators_use_twos_complement() {

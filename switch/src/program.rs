@@ -410,6 +410,9 @@ pub struct ParseState {
     pub key: Vec<KeyComponent>,
     /// Transitions in order.
     pub transitions: Vec<Transition>,
+    /// Bits past the cursor the key looks ahead at (0 if none), so the
+    /// parser raises PacketTooShort before reading beyond the frame.
+    pub key_lookahead: usize,
 }
 
 /// A parser value set.
@@ -461,6 +464,62 @@ pub struct Calculation {
     pub algo: HashAlgo,
     /// Input list.
     pub inputs: Vec<CalcInput>,
+    /// The inputs laid out at load time, when they allow it.
+    pub packed: Option<PackedInputs>,
+}
+
+/// Calculation inputs that are all plain fields of one header (an IPv4
+/// checksum's, say), whole bytes together: their places in the
+/// concatenation are fixed, so it is assembled in place.
+#[derive(Debug, Clone)]
+pub struct PackedInputs {
+    /// The header; its fields count only while it is valid.
+    pub header: HeaderId,
+    /// Bytes of the concatenation.
+    pub bytes: u32,
+    /// Each field with its bit offset in the concatenation.
+    pub fields: Vec<(FieldId, u32)>,
+}
+
+impl Calculation {
+    /// A calculation over `inputs`, laid out at load time when they allow it.
+    pub fn new(p: &Program, name: String, algo: HashAlgo, inputs: Vec<CalcInput>) -> Self {
+        let packed = PackedInputs::of(p, &inputs);
+        Calculation {
+            name,
+            algo,
+            inputs,
+            packed,
+        }
+    }
+}
+
+impl PackedInputs {
+    fn of(p: &Program, inputs: &[CalcInput]) -> Option<PackedInputs> {
+        let mut header = None;
+        let mut fields = Vec::with_capacity(inputs.len());
+        let mut at = 0u32;
+        for input in inputs {
+            let CalcInput::Field(f) = *input else {
+                return None;
+            };
+            let wf = p.wire.get(f as usize)?;
+            let h = p.fields.get(f as usize)?.header;
+            if wf.kind != WireKind::Plain
+                || *header.get_or_insert(h) != h
+                || at % 8 + wf.width > 128
+            {
+                return None;
+            }
+            fields.push((f, at));
+            at += wf.width;
+        }
+        Some(PackedInputs {
+            header: header?,
+            bytes: at.is_multiple_of(8).then_some(at / 8)?,
+            fields,
+        })
+    }
 }
 
 /// A checksum to verify after parsing or update before deparsing.

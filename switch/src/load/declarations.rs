@@ -319,7 +319,8 @@ impl Loader {
             let inputs = self.calc_inputs(arr(c, "input"), &ctx)?;
             self.calc_by_name
                 .insert(name.clone(), self.p.calculations.len() as u32);
-            self.p.calculations.push(Calculation { name, algo, inputs });
+            let calc = Calculation::new(&self.p, name, algo, inputs);
+            self.p.calculations.push(calc);
         }
         Ok(())
     }

@@ -178,11 +178,17 @@ impl Loader {
                 };
                 transitions.push(Transition { on, next });
             }
+            let key_lookahead = key
+                .iter()
+                .map(|k| crate::exec::lookahead_need(&k.expr))
+                .max()
+                .unwrap_or(0);
             out.push(ParseState {
                 name: get_str(s, "name", &ctx)?.to_string(),
                 ops,
                 key,
                 transitions,
+                key_lookahead,
             });
         }
         self.p.parse_states = out;

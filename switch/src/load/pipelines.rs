@@ -93,11 +93,12 @@ impl Loader {
                 let ctx = format!("{pctx} {}", obj_ctx("action_profiles", i, ap));
                 let name = get_str(ap, "name", &ctx)?.to_string();
                 let selector = match ap.get("selector") {
-                    Some(s) if !s.is_null() => Some(Calculation {
-                        name: name.clone(),
-                        algo: Self::algo(get_str(s, "algo", &ctx)?, &ctx)?,
-                        inputs: self.calc_inputs(arr(s, "input"), &ctx)?,
-                    }),
+                    Some(s) if !s.is_null() => Some(Calculation::new(
+                        &self.p,
+                        name.clone(),
+                        Self::algo(get_str(s, "algo", &ctx)?, &ctx)?,
+                        self.calc_inputs(arr(s, "input"), &ctx)?,
+                    )),
                     _ => None,
                 };
                 let max_size = ap.get("max_size").and_then(Value::as_u64).unwrap_or(1024) as usize;
