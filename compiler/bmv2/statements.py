@@ -527,10 +527,15 @@ class StatementLowering:
         right side (spec §8.1), whose call may change `i`, so the index is copied first."""
         if not isinstance(target, DynamicElement | DynamicField) or not self.exprs.calls_in(right):
             return target
-        index_expr = left
-        while not (isinstance(index_expr, ast.IndexExpression) and index_expr.index.const_value is None):
-            index_expr = index_expr.expr
-        frozen = self.ctx.temporary(index_expr.index.type)
+        # The index's type, from the syntax (a parameter bound to `s[i]` shows none: 32 bits).
+        index_type: t.P4Type = t.Bits(32)
+        node_ = left
+        while node_ is not None:
+            if isinstance(node_, ast.IndexExpression) and node_.index.const_value is None:
+                index_type = node_.index.type
+                break
+            node_ = getattr(node_, "expr", None)
+        frozen = self.ctx.temporary(index_type)
         self.store(frozen, target.index, node)
         return replace(target, index=self.exprs.binding_operand(frozen))
 
