@@ -332,9 +332,7 @@ class ControlLowering:
         # synthesized action first; the conditional reads their temporaries.
         value = to_bool(reader.exprs.value(cond, env))
         if reader.out.prims:
-            name, action_id = self.actions.hidden_primitives(
-                reader.out.resolve(), self.ctx.hidden_action_base(cond))
-            self.hidden_table(f"tbl_{name}", name, action_id, [], cond)
+            self.primitives_node(reader.out.resolve(), cond)
         return value
 
     def lift_tests(self, node: Any, env: Env, overrides: dict[int, Any]) -> None:
@@ -402,14 +400,17 @@ class ControlLowering:
         writer = StatementLowering(self.ctx, self.externs)
         self.lift_tests(e, env, writer.exprs.overrides)
         writer.store(target, writer.exprs.value(e, env), e)
-        name, action_id = self.actions.hidden_primitives(writer.out.resolve(), self.ctx.hidden_action_base(e))
-        self.hidden_table(f"tbl_{name}", name, action_id, [], e)
+        self.primitives_node(writer.out.resolve(), e)
 
     def store_node(self, target: FieldRef, value: dict, node: Any) -> None:
         """Store an operand into `target` in a synthesized action."""
         writer = StatementLowering(self.ctx, self.externs)
         writer.store(target, value, node)
-        name, action_id = self.actions.hidden_primitives(writer.out.resolve(), self.ctx.hidden_action_base(node))
+        self.primitives_node(writer.out.resolve(), node)
+
+    def primitives_node(self, primitives: list[dict], node: Any) -> None:
+        """Already lowered primitives as a synthesized action, applied here by its hidden table."""
+        name, action_id = self.actions.hidden_primitives(primitives, self.ctx.hidden_action_base(node))
         self.hidden_table(f"tbl_{name}", name, action_id, [], node)
 
     def conditional(self, cond: dict, node: Any) -> tuple[Setter, Setter]:

@@ -535,8 +535,7 @@ class StatementLowering:
                 index_type = node_.index.type
                 break
             node_ = getattr(node_, "expr", None)
-        frozen = self.ctx.temporary(index_type)
-        self.store(frozen, target.index, node)
+        frozen = self.saved(target.index, index_type, node)
         return replace(target, index=self.exprs.binding_operand(frozen))
 
     def assign(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:

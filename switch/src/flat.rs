@@ -1169,6 +1169,30 @@ mod tests {
         pkt
     }
 
+    /// Builds code with `emit` (action data fixed at build time or given per call) and runs
+    /// it on a copy of `pkt`.
+    fn built_and_run(
+        p: &Program,
+        st: &mut State,
+        pkt: &Packet,
+        data: &[u128],
+        fixed: bool,
+        emit: impl FnOnce(&mut Builder<'_>, Data<'_>),
+    ) -> Packet {
+        let mut b = Builder::new(p);
+        let d = if fixed {
+            b.code.data.push(data.to_vec());
+            Data::Fixed(data, 0)
+        } else {
+            Data::Call
+        };
+        emit(&mut b, d);
+        b.code.ops.push(Op::End);
+        let mut got = pkt.clone();
+        run(p, st, &mut got, &b.code, data, 0);
+        got
+    }
+
     #[test]
     fn branches_and_store_runs_match_the_tree_interpreter() {
         let mut p = crate::load::load(FORWARD).expect("fixture loads");
@@ -1236,17 +1260,7 @@ mod tests {
             });
             let a = (p.actions.len() - 1) as u32;
             for fixed in [false, true] {
-                let mut b = Builder::new(&p);
-                let d = if fixed {
-                    b.code.data.push(data.clone());
-                    Data::Fixed(&data, 0)
-                } else {
-                    Data::Call
-                };
-                b.action(a, d);
-                b.code.ops.push(Op::End);
-                let mut got = pkt.clone();
-                run(&p, &mut st, &mut got, &b.code, &data, 0);
+                let got = built_and_run(&p, &mut st, &pkt, &data, fixed, |b, d| b.action(a, d));
                 assert_eq!(got.phv, want.phv, "{c:?} (data fixed: {fixed})");
             }
             p.actions.pop();
@@ -1269,17 +1283,7 @@ mod tests {
             let f = field(&p, &mut rng);
             let want = eval(&p, &st, &pkt, &data, &e) & mask(p.fields[f as usize].width);
             for fixed in [false, true] {
-                let mut b = Builder::new(&p);
-                let d = if fixed {
-                    b.code.data.push(data.clone());
-                    Data::Fixed(&data, 0)
-                } else {
-                    Data::Call
-                };
-                b.assign(f, &e, d);
-                b.code.ops.push(Op::End);
-                let mut got = pkt.clone();
-                run(&p, &mut st, &mut got, &b.code, &data, 0);
+                let got = built_and_run(&p, &mut st, &pkt, &data, fixed, |b, d| b.assign(f, &e, d));
                 assert_eq!(
                     got.phv.get(&p, f),
                     want,

@@ -355,7 +355,8 @@ impl Loader {
                     Box::new(expr),
                     Box::new(Expr::Const(u128::from(low))),
                 );
-                (shifted, m.count_ones(), Some(m >> low))
+                // The key's width masks the shifted value: no separate mask is left.
+                (shifted, m.count_ones(), None)
             }
             other => (expr, width, other),
         };
