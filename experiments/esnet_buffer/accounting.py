@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bufferlab.experiments.qbss.accounting import Accounting as OneSwitch
-from bufferlab.experiments.qbss.accounting import Snapshot as OneSwitchSnapshot
-from bufferlab.experiments.qbss.accounting import SwitchCounters
-from bufferlab.experiments.qbss.accounting import account as account_one
+from bufferlab.experiments.common.accounting import Accounting as OneSwitch
+from bufferlab.experiments.common.accounting import Snapshot as OneSwitchSnapshot
+from bufferlab.experiments.common.accounting import SwitchCounters
+from bufferlab.experiments.common.accounting import account as account_one
 
 
 @dataclass(frozen=True)

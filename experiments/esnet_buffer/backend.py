@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bufferlab.experiments.common.traffic_tools import IperfResult
 from bufferlab.experiments.esnet_buffer.accounting import Accounting
 from bufferlab.experiments.esnet_buffer.config import STREAMS
-from bufferlab.experiments.qbss.workload import IperfResult
 
 
 @dataclass(frozen=True)

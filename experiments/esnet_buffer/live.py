@@ -36,6 +36,7 @@ from bufferlab.controller.buffer_program import BufferSwitch
 from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import Config, parse_config
 from bufferlab.controller.entities import counter_entry
+from bufferlab.experiments.common.accounting import link_drops, parse_switch_counters
 from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
 from bufferlab.experiments.common.host_tools import (
     FINISH_GRACE_S,
@@ -48,6 +49,11 @@ from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
 from bufferlab.experiments.common.realtime import make_realtime
+from bufferlab.experiments.common.traffic_tools import (
+    iperf_client_argv,
+    iperf_server_argv,
+    parse_iperf_json,
+)
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.esnet_buffer.accounting import Snapshot, account
 from bufferlab.experiments.esnet_buffer.backend import Trial, TrialSpec
@@ -59,12 +65,6 @@ from bufferlab.experiments.esnet_buffer.workload import (
     parse_generator,
     parse_receiver,
     receiver_argv,
-)
-from bufferlab.experiments.qbss.accounting import link_drops, parse_switch_counters
-from bufferlab.experiments.qbss.workload import (
-    iperf_client_argv,
-    iperf_server_argv,
-    parse_iperf_json,
 )
 from bufferlab.mininet.network import NetworkOptions
 from bufferlab.mininet.switch import default_switch_binary

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bufferlab.experiments.qbss.accounting import Accounting
+from bufferlab.experiments.common.accounting import Accounting
+from bufferlab.experiments.common.traffic_tools import IperfResult, PingResult
 from bufferlab.experiments.qbss.capture import Frames
 from bufferlab.experiments.qbss.config import PhaseRun
-from bufferlab.experiments.qbss.workload import IperfResult, PingResult
 from bufferlab.traffic.probe import ProbeRecord
 
 

@@ -31,6 +31,12 @@ from pathlib import Path
 from bufferlab.controller.client import entity
 from bufferlab.controller.entities import counter_entry
 from bufferlab.controller.scheduler import scheduler_commands
+from bufferlab.experiments.common.accounting import (
+    Snapshot,
+    account,
+    link_drops,
+    parse_switch_counters,
+)
 from bufferlab.experiments.common.buffer_engine import (
     TM_POOL_FACTOR,
     host_mac,
@@ -48,13 +54,14 @@ from bufferlab.experiments.common.live_switch import (
     pin_neighbour,
     start_live_switch,
 )
-from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
-from bufferlab.experiments.qbss.accounting import (
-    Snapshot,
-    account,
-    link_drops,
-    parse_switch_counters,
+from bufferlab.experiments.common.traffic_tools import (
+    iperf_client_argv,
+    iperf_server_argv,
+    parse_iperf_json,
+    parse_ping,
+    ping_argv,
 )
+from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.qbss.backend import PhaseTrial, PingTrial
 from bufferlab.experiments.qbss.capture import read_capture, tcpdump_argv, tcpdump_drops
 from bufferlab.experiments.qbss.config import (
@@ -72,13 +79,8 @@ from bufferlab.experiments.qbss.switch_config import (
 )
 from bufferlab.experiments.qbss.workload import (
     PHASES,
-    iperf_client_argv,
     iperf_port,
-    iperf_server_argv,
-    parse_iperf_json,
-    parse_ping,
     phase_schedule,
-    ping_argv,
 )
 from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import Topology, parse_topology

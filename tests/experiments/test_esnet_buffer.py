@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from bufferlab.experiments.common.accounting import SwitchCounters
+from bufferlab.experiments.common.traffic_tools import IperfResult
 from bufferlab.experiments.esnet_buffer.accounting import Snapshot, account
 from bufferlab.experiments.esnet_buffer.backend import Trial, TrialSpec
 from bufferlab.experiments.esnet_buffer.checks import (
@@ -39,8 +41,6 @@ from bufferlab.experiments.esnet_buffer.workload import (
     parse_generator,
     parse_receiver,
 )
-from bufferlab.experiments.qbss.accounting import SwitchCounters
-from bufferlab.experiments.qbss.workload import IperfResult
 
 MB = 1_000_000
 G = 1_000_000_000

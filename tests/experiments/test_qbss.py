@@ -1,8 +1,8 @@
-"""The QBSS study's pure parts: config, workload command lines and parsers, the capture and
-its binning, the counters' accounting, the figures, each check fed passing and violating
-data, and a whole run on a test double of the lab (files, report, exit state)."""
+"""The QBSS study's pure parts: config, the phase schedule, the capture and its binning, the
+figures, each check fed passing and violating data, and a whole run on a test double of
+the lab (files, report, exit state). The tools' command lines and the counters' accounting
+are tested with their modules in `experiments/common`."""
 
-import json
 import math
 import sys
 from decimal import Decimal
@@ -15,7 +15,8 @@ from scapy.layers.l2 import Ether
 from scapy.utils import PcapWriter
 
 from bufferlab.controller.scheduler import scheduler_commands
-from bufferlab.experiments.qbss import accounting, capture, checks, evaluation, workload
+from bufferlab.experiments.common import accounting, traffic_tools
+from bufferlab.experiments.qbss import capture, checks, evaluation, workload
 from bufferlab.experiments.qbss.backend import PhaseTrial, PingTrial
 from bufferlab.experiments.qbss.config import (
     BE,
@@ -32,12 +33,9 @@ from bufferlab.experiments.qbss.config import (
 )
 from bufferlab.experiments.qbss.experiment import run
 from bufferlab.experiments.qbss.switch_config import switch_config
-from bufferlab.switch import Engine
-from bufferlab.switch.runtime_cli import Executor
 from bufferlab.traffic.probe import ProbeRecord
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime_cli"))
-from cli_helpers import program_json  # noqa: E402
 
 NS = 1_000_000_000
 MBIT = 1_000_000
@@ -91,61 +89,15 @@ def test_switch_config_weights_the_bottleneck_and_caps_each_class():
 # -- workload ----------------------------------------------------------------------------------
 
 
+def test_each_class_has_its_own_iperf_port():
+    assert [workload.iperf_port(c) for c in CLASSES] == [5201, 5202, 5203]
+
+
 def test_schedule_starts_and_stops_the_copies_in_the_seeds_order():
     flows = workload.phase_schedule(30.0)
     assert [(f.cls.name, f.start_s, f.duration_s) for f in flows] == [
         ("qbss", 0.0, 150.0), ("be", 30.0, 90.0), ("priority", 60.0, 30.0)]
     assert [len(c) for c in workload.PHASE_CLASSES] == [1, 2, 3, 2, 1]
-
-
-def test_command_lines():
-    assert workload.iperf_client_argv("10.0.1.2", 5203, 40, 30.2, "cubic", 8192, 10) == [
-        "iperf3", "--client", "10.0.1.2", "--port", "5203", "--tos", "40", "--time", "31",
-        "--congestion", "cubic", "--json", "--window", "8192", "--parallel", "10"]
-    assert "--window" not in workload.iperf_client_argv("h", 1, 0, 5, "reno")
-    assert workload.iperf_server_argv(5201) == ["iperf3", "--server", "--port", "5201",
-                                                "--one-off"]
-    assert workload.ping_argv("10.0.1.2", 32, 100, 1.0) == [
-        "ping", "-n", "-Q", "32", "-c", "100", "-i", "1", "10.0.1.2"]
-    assert [workload.iperf_port(c) for c in CLASSES] == [5201, 5202, 5203]
-
-
-def test_iperf_report_is_parsed_and_its_errors_named():
-    report = {"end": {"sum_sent": {"bytes": 1000, "retransmits": 3},
-                      "sum_received": {"bytes": 900, "seconds": 2.0}}}
-    result = workload.parse_iperf_json(json.dumps(report))
-    assert (result.sent_bytes, result.received_bytes, result.retransmits) == (1000, 900, 3)
-    assert result.received_bps == 3600.0
-    with pytest.raises(ValueError, match="iperf3: unable to connect to server"):
-        workload.parse_iperf_json('{"error": "unable to connect to server"}')
-    with pytest.raises(ValueError, match="no JSON report"):
-        workload.parse_iperf_json("iperf3: error")
-    with pytest.raises(ValueError, match="without end.sum_sent"):
-        workload.parse_iperf_json('{"end": {}}')
-
-
-PING_OUTPUT = """PING 10.0.1.2 (10.0.1.2) 56(84) bytes of data.
-64 bytes from 10.0.1.2: icmp_seq=1 ttl=64 time=0.200 ms
-64 bytes from 10.0.1.2: icmp_seq=3 ttl=64 time=0.400 ms
-64 bytes from 10.0.1.2: icmp_seq=2 ttl=64 time=0.600 ms
-
---- 10.0.1.2 ping statistics ---
-4 packets transmitted, 3 received, 25% packet loss, time 3004ms
-rtt min/avg/max/mdev = 0.200/0.400/0.600/0.163 ms
-"""
-
-
-def test_ping_output_is_parsed_with_ping_s_own_statistics():
-    result = workload.parse_ping(PING_OUTPUT)
-    assert (result.transmitted, result.received) == (4, 3)
-    assert result.rtts_ms == (0.2, 0.6, 0.4)  # by sequence number
-    lo, avg, hi, mdev = result.stats_ms()
-    assert (lo, hi) == (0.2, 0.6) and avg == pytest.approx(0.4)
-    assert mdev == pytest.approx(0.163, abs=5e-4)  # ping's own figure
-    assert result.median_ms() == 0.4
-    assert all(math.isnan(v) for v in workload.PingResult(3, 0, ()).stats_ms())
-    with pytest.raises(ValueError, match="no summary"):
-        workload.parse_ping("ping: connect: Network is unreachable")
 
 
 # -- capture -----------------------------------------------------------------------------------
@@ -225,60 +177,6 @@ def test_tcpdump_command_and_its_drop_count():
         capture.tcpdump_drops("tcpdump: eth0: No such device exists")
 
 
-# -- accounting -----------------------------------------------------------------------------
-
-
-def _counters(live_drops: int = 0, program_drops: int = 0) -> str:
-    """What a switch's `show_port_counters` prints (through a real executor)."""
-    text = program_json("ipv4_lpm_router")
-    live = [{"port": 1, "iface": "s18-eth1", "rx_frames": 10, "kernel_drops": live_drops}]
-    x = Executor(Engine(text), text, ports=[1, 2], live_counters=lambda: live)
-    for _ in range(program_drops):  # no route: the program drops the frame
-        x.engine.send(2, bytes(Ether() / IP(dst="10.9.9.9") / UDP()), x.engine.now())
-    x.engine.drain()
-    return x.execute("show_port_counters").text
-
-
-def test_switch_counters_are_read_back_from_the_runtime_cli():
-    counters = accounting.parse_switch_counters(_counters(live_drops=2, program_drops=1))
-    assert counters.ports == {1: {"rx_frames": 10, "kernel_drops": 2}}
-    assert sorted(counters.queues) == [(1, 0), (2, 0)]
-    assert counters.switch["dropped_by_program"] == 1
-    with pytest.raises(ValueError, match="not a show_port_counters line"):
-        accounting.parse_switch_counters("Error: Unknown command")
-    with pytest.raises(ValueError, match="no switch line"):
-        accounting.parse_switch_counters("port 1 queue 0: dropped_pkts=0")
-
-
-def test_link_drops_from_ip_json():
-    text = json.dumps([{"ifname": "eth0", "stats64": {"rx": {"dropped": 4, "packets": 9},
-                                                      "tx": {"dropped": 1}}}])
-    assert accounting.link_drops(text) == {"rx_dropped": 4, "tx_dropped": 1}
-
-
-def _snapshot(live_drops=0, program_drops=0, admission=0, veth_drops=0):
-    return accounting.Snapshot(
-        accounting.parse_switch_counters(_counters(live_drops, program_drops)),
-        {"bl-snd eth0": {"rx_dropped": 0, "tx_dropped": veth_drops}}, admission)
-
-
-def test_accounting_allows_admission_drops_only():
-    clean = accounting.account(_snapshot(), _snapshot(program_drops=2, admission=2))
-    assert clean.valid and clean.admission_drops == 2
-    assert clean.describe() == "valid: 2 frames dropped by admission, nothing else"
-    lossy = accounting.account(_snapshot(), _snapshot(live_drops=3, program_drops=2,
-                                                      admission=1, veth_drops=5),
-                               capture_drops=7)
-    assert not lossy.valid
-    assert lossy.losses == {"switch port 1 kernel_drops": 3,
-                            "P4 program drops other than admission": 1,
-                            "bl-snd eth0 tx_dropped": 5}
-    assert lossy.describe() == (
-        "INVALID: frames lost outside admission: switch port 1 kernel_drops 3, P4 program "
-        "drops other than admission 1, bl-snd eth0 tx_dropped 5, capture (tcpdump) 7")
-    assert not accounting.account(_snapshot(), _snapshot(), capture_drops=1).valid
-
-
 # -- figures ------------------------------------------------------------------------------------
 
 P = 10.0
@@ -354,11 +252,11 @@ def _record(flow: int, latency_us: float, queued_us: int) -> ProbeRecord:
 
 
 def _ping_trial(bulk, medians_ms) -> PingTrial:
-    pings = {c.name: workload.PingResult(3, 3, (m, m, m * 1.2)) for c, m in
+    pings = {c.name: traffic_tools.PingResult(3, 3, (m, m, m * 1.2)) for c, m in
              zip(CLASSES, medians_ms, strict=True)}
     probes = {c.name: [_record(c.queue, m * 500, round(m * 400))] for c, m in
               zip(CLASSES, medians_ms, strict=True)}
-    iperf = workload.IperfResult(10, 94_000_000, 8.0, 0) if bulk else None
+    iperf = traffic_tools.IperfResult(10, 94_000_000, 8.0, 0) if bulk else None
     return PingTrial(bulk, pings, probes, 1, iperf, accounting.Accounting(0, 0))
 
 
