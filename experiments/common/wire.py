@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 PREAMBLE_BYTES = 8  # preamble 7 + SFD 1
 IFG_BYTES = 12
 FCS_BYTES = 4
@@ -52,17 +54,28 @@ def frames_in(duration_ns: int, frame_bytes: int, rate_bps: int, load: Fraction)
     return -(-Fraction(duration_ns) // slot)
 
 
-def last_bit_in_ns(count: int, frame_bytes: int, rate_bps: int, load: Fraction = Fraction(1),
-                   start_ns: int = 0) -> list[int]:
-    """When the last bit of each of ``count`` frames (sent at ``load`` from ``start_ns``)
-    has crossed the link, ns: slot start k·slot plus the frame's own duration, floored."""
+def check_frame_size(frame_bytes: int) -> None:
+    """Raises ValueError for a frame below Ethernet's minimum."""
     if frame_bytes < MIN_FRAME_BYTES:
         raise ValueError(f"frame size {frame_bytes} bytes is below Ethernet's {MIN_FRAME_BYTES}")
+
+
+def last_bit_in_ns(count: int, frame_bytes: int, rate_bps: int, load: Fraction = Fraction(1),
+                   start_ns: int = 0) -> np.ndarray:
+    """When the last bit of each of ``count`` frames (sent at ``load`` from ``start_ns``)
+    has crossed the link, ns (int64): slot start k·slot plus the frame's own duration,
+    floored."""
+    check_frame_size(frame_bytes)
     slot = slot_ns(frame_bytes, rate_bps, load)
     own = frame_ns(frame_bytes, rate_bps)
-    # One common denominator keeps the loop in integers.
+    # One common denominator keeps the arithmetic in integers.
     den = slot.denominator * own.denominator
     step = slot.numerator * own.denominator
     first = own.numerator * slot.denominator
-    return [start_ns + (k * step + first) // den for k in range(count)]
+    if count * step + first < 2**63:
+        k = np.arange(count, dtype=np.int64)
+        return start_ns + (k * step + first) // den
+    # Rates whose exact slot has a large denominator: whole integers, one frame at a time.
+    return np.array([start_ns + (k * step + first) // den for k in range(count)],
+                    dtype=np.int64)
 

@@ -1,27 +1,30 @@
-"""The virtual-time backend: buffer_switch.p4 on the in-process engine, with an exact tester.
+"""The virtual-time backend: buffer_switch.p4 in `bufferlab-sim`, with an exact tester.
 
-Ports A and B are the tester's sources, C its sink; C is shaped to the tester's line rate
-and holds a static share (the seed's "buffer (%)") of the P4 program's pool, set by the
-controller: each trial's fresh engine is programmed over an in-process P4Runtime server
-from the cell's controller config (`switch_config.py`, `common/buffer_engine.py`). A frame is
-handed to the engine when its last bit has crossed the input link (store and forward), and
-its last bit leaves C one inter-frame gap before the engine's delivery time (the engine
-counts the gap as part of a frame's time on the wire). Source B starts at a seeded random
-phase within one frame period, as two tester ports are not phase-locked.
+Each trial is a network in the simulator: tester hosts A and B, each with one source, and
+host C, the sink, on ports A, B and C of one switch, every link at the tester's line rate
+with 24 bytes of wire overhead per frame. The switch is a fresh engine programmed by the
+controller over an in-process P4Runtime server from the cell's controller config
+(`switch_config.py`, `common/buffer_engine.py`); C holds a static share (the seed's
+"buffer (%)") of the program's pool. A source paces its frames at the cell's load exactly
+(the simulator's constant pattern carries the fraction of a ns from frame to frame, as the
+tester model does), B starts at a seeded random phase within one frame period, and C
+captures every frame it receives, so each frame's fate is known.
+
+Times are the tester's (`common/wire.py`): a simulated link delivers a frame one
+inter-frame gap after its last bit (the gap is part of its time on the wire), so the
+switch sees every frame one gap after the tester's last bit in, and C's sink one gap after
+the last bit out of a switch that saw it one gap late: last bit in = arrival at the switch
+− one gap, last bit out = arrival at C − two gaps.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import struct
+from fractions import Fraction
 
 import numpy as np
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from scapy.packet import Raw
 
 from bufferlab.experiments.common.buffer_engine import (
+    TM_POOL_FACTOR,
     CompiledProgram,
     compiled_program,
     host_mac,
@@ -30,8 +33,7 @@ from bufferlab.experiments.common.buffer_engine import (
 )
 from bufferlab.experiments.common.wire import (
     FCS_BYTES,
-    IFG_BYTES,
-    PREAMBLE_BYTES,
+    check_frame_size,
     frames_in,
     ifg_ns,
     last_bit_in_ns,
@@ -47,36 +49,30 @@ from bufferlab.experiments.tor_switch.backend import (
 )
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.switch_config import SWITCH_ID, switch_config
-from bufferlab.switch import Engine
-from bufferlab.traffic.layers import BufferlabData
+from bufferlab.sim import Simulator, Source, SwitchEngine
 
 DATA_UDP_PORT = 5000
-# Offsets in a frame: Ethernet 14 + IPv4 20 + UDP 8, then the data header's magic, flow,
-# seq and tx_ns.
-_FLOW_OFFSET = 44
-_SEQ_OFFSET = 46
-_SEQ_TX = struct.Struct("!IQ")
-_FLOW = struct.Struct("!H")
-# Frames sent between two collections of the engine's output: bounds the memory the
-# delivered frames take.
-_COLLECT_EVERY = 4096
+SWITCH = "s1"
+HOSTS = ("A", "B")
+SINK = "C"
 
 
 class VirtualTimeBackend:
-    """Runs the study's cells on the in-process engine in deterministic virtual time."""
+    """Runs the study's cells in the simulator, in deterministic virtual time."""
 
-    name = "virtual time (in-process engine)"
+    name = "virtual time (bufferlab-sim)"
     virtual = True
 
     def __init__(self, config: TorConfig, program: CompiledProgram | None = None) -> None:
         """Compiles p4src/buffer_switch.p4 unless ``program`` is given."""
         self.config = config
         self._program = program or compiled_program()
-        self._ports = (config.port_a, config.port_b)
         self._ifg_ns = round(ifg_ns(config.port_rate_bps))
+        for load in config.loads_pct:
+            self.source_rate_bps(load)
 
     def describe(self) -> list[tuple[str, str]]:
-        """What the engine modelled, with units."""
+        """What the simulator modelled, with units."""
         c = self.config
         return [
             ("backend", self.name),
@@ -84,6 +80,8 @@ class VirtualTimeBackend:
             ("switch entries", "seed000_tor_static.json's shape with this run's pool and "
                                "threshold, applied by the controller (BufferSwitch) over "
                                "an in-process P4Runtime server"),
+            ("network", "tester hosts A and B and sink C on ports "
+                        f"{c.port_a}, {c.port_b}, {c.port_c} of one switch"),
             ("port rate A, B, C", f"{c.port_rate_bps:,} bit/s (frame + 20 bytes preamble/gap)"),
             ("shared pool", f"{c.pool_bytes:,} bytes (frame bytes without FCS)"),
             ("threshold", "static share of port C, % of the pool, tail drop"),
@@ -93,66 +91,62 @@ class VirtualTimeBackend:
             ("source phase", f"B starts at a random offset within one frame period (seed {c.seed})"),
         ]
 
-    def _engine(self, threshold_pct: int) -> Engine:
+    def _network(self, threshold_pct: int, frame_size_bytes: int,
+                 rates_bps: tuple[int, int], starts_ns: tuple[int, int],
+                 stops_ns: tuple[int, int]) -> Simulator:
+        """The trial's network: a freshly programmed switch, A and B sending
+        ``frame_size_bytes`` frames (with FCS) at ``rates_bps`` from ``starts_ns`` until
+        ``stops_ns``, and C capturing what arrives."""
         c = self.config
-        return programmed_engine(
-            switch_config(c, threshold_pct), self._program, seed=c.seed,
-            rate_bps={c.port_c: c.port_rate_bps},
-            # What the tester model puts around a frame on the wire, so the engine's slot on C
-            # ends one gap after the last bit.
-            wire_overhead_bytes=PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES)
+        engine = programmed_engine(switch_config(c, threshold_pct), self._program,
+                                   seed=c.seed, engine_class=SwitchEngine)
+        sim = Simulator(seed=c.seed)
+        sim.add_switch(SWITCH, engine)
+        ports = (c.port_a, c.port_b, c.port_c)
+        for name, port in zip((*HOSTS, SINK), ports, strict=True):
+            sim.add_host(name, host_mac(SWITCH_ID, port), f"10.0.{SWITCH_ID}.{port}")
+            sim.connect((name, None), (SWITCH, port), rate_bps=c.port_rate_bps)
+        for i, name in enumerate(HOSTS):
+            sim.add_source(Source(
+                name, name, SINK, pattern="constant", rate_bps=rates_bps[i],
+                sizes=((frame_size_bytes - FCS_BYTES, 1),), start_ns=starts_ns[i],
+                stop_ns=stops_ns[i], udp_ports=(DATA_UDP_PORT + i, DATA_UDP_PORT),
+                # One frame at most waits for the link: a tester port never drops.
+                rlq_bytes=2 * frame_size_bytes))
+        sim.capture(SINK)
+        return sim
 
-    def frame(self, frame_size_bytes: int, source: int) -> bytearray:
-        """Source ``source``'s (0 = A, 1 = B) frame to C, ``frame_size_bytes`` with FCS, as
-        the engine receives it (without FCS); seq and tx_ns are patched per frame."""
-        port = self._ports[source]
-        head = (Ether(src=host_mac(SWITCH_ID, port), dst=host_mac(SWITCH_ID, self.config.port_c))
-                / IP(src=f"10.0.1.{port}", dst=f"10.0.1.{self.config.port_c}")
-                / UDP(sport=DATA_UDP_PORT + source, dport=DATA_UDP_PORT)
-                / BufferlabData(flow=source))
-        body = bytes(head)
-        wanted = frame_size_bytes - FCS_BYTES
-        return bytearray(bytes(head / Raw(bytes(max(0, wanted - len(body))))))
+    def _drain_ns(self, frame_size_bytes: int) -> int:
+        """A bound on the time C needs to send everything the switch can hold, ns."""
+        c = self.config
+        frames = TM_POOL_FACTOR * c.pool_bytes // (frame_size_bytes - FCS_BYTES) + 2
+        return int(frames * slot_ns(frame_size_bytes, c.port_rate_bps)) + 1
 
-    def _run(self, engine: Engine, size: int, times: tuple[list[int], list[int]]) -> FrameRecords:
-        """Sends both sources' frames in time order (A first on a tie) and matches what C
-        delivered back to them by flow and sequence number."""
-        frames = (self.frame(size, 0), self.frame(size, 1))
-        counts = (len(times[0]), len(times[1]))
-        base = (0, counts[0])
-        out_ns = np.full(sum(counts), LOST, dtype=np.int64)
-        port_c = self.config.port_c
-
-        def collect() -> None:
-            for port, data, t_ns in engine.received():
-                if port != port_c:
-                    raise RuntimeError(f"frame left by port {port}, expected only port {port_c}")
-                source = _FLOW.unpack_from(data, _FLOW_OFFSET)[0]
-                seq = _SEQ_TX.unpack_from(data, _SEQ_OFFSET)[0]
-                out_ns[base[source] + seq] = t_ns - self._ifg_ns
-
-        schedule = heapq.merge(*(zip(stream, itertools.repeat(source), itertools.count(),
-                                     strict=False)
-                                 for source, stream in enumerate(times)))
-        send = engine.send
-        ports = self._ports
-        for n, (t_ns, source, seq) in enumerate(schedule, start=1):
-            buf = frames[source]
-            _SEQ_TX.pack_into(buf, _SEQ_OFFSET, seq, t_ns)
-            send(ports[source], buf, t_ns)
-            if n % _COLLECT_EVERY == 0:
-                collect()
-        engine.drain()
-        collect()
+    def _run(self, sim: Simulator, frame_size_bytes: int, last_start_ns: int,
+             counts: tuple[int, int]) -> np.ndarray:
+        """Runs ``sim`` until the switch has drained; the last bit out of C of each frame
+        sent (A's first, each source's in sequence order), or ``LOST``."""
+        sim.run(last_start_ns + self._drain_ns(frame_size_bytes))
+        results = sim.results()
+        if results.run["frames_in_flight"]:
+            raise RuntimeError(f"{results.run['frames_in_flight']} frames still in flight "
+                               "after the drain time")
+        engine = sim.switches[SWITCH]
         if tm_drops(engine):
             raise RuntimeError(f"the traffic manager dropped {tm_drops(engine)} frames the "
                                "program had admitted: its pool is too small for the P4 pool")
-        return FrameRecords(
-            source=np.repeat(np.array([0, 1], dtype=np.int8), counts),
-            seq=np.concatenate([np.arange(n, dtype=np.int64) for n in counts]),
-            in_ns=np.array(times[0] + times[1], dtype=np.int64),
-            out_ns=out_ns,
-        )
+        stray = {h: n for h in HOSTS
+                 if (n := sum(v for k, v in results.hosts[h].items() if k.endswith("_frames")))}
+        if stray:
+            raise RuntimeError(f"frames left the switch towards the testers: {stray}")
+        sent = tuple(results.sources[h]["sent_frames"] for h in HOSTS)
+        if sent != counts:
+            raise RuntimeError(f"the testers sent {sent} frames, the tester model {counts}")
+        got = sim.captured(SINK)
+        base = np.array([0, counts[0]], dtype=np.int64)
+        out_ns = np.full(sum(counts), LOST, dtype=np.int64)
+        out_ns[base[got["flow"]] + got["seq"]] = got["rx_ns"].astype(np.int64) - 2 * self._ifg_ns
+        return out_ns
 
     def phase_ns(self, cell: DelayCell) -> int:
         """B's start offset for a cell, ns: seeded, uniform within one frame period."""
@@ -162,26 +156,45 @@ class VirtualTimeBackend:
                                      cell.threshold_pct, round(cell.load_pct * 1000)])
         return int(rng.integers(0, int(period)))
 
+    def source_rate_bps(self, load_pct: float) -> int:
+        """A tester source's pace at ``load_pct`` % of line rate, bit/s on the wire."""
+        rate = self.config.port_rate_bps * load_fraction(load_pct)
+        if rate.denominator != 1:
+            raise ValueError(f"tor_switch config: loads_pct: {load_pct} % of port_rate_bps "
+                             f"{self.config.port_rate_bps:,} is not a whole number of bit/s, "
+                             "and the simulator's sources pace at whole bit/s")
+        return int(rate)
+
     def delay_trial(self, cell: DelayCell) -> FrameRecords:
         """A and B at the cell's load for the trial; every frame's last bit in and out."""
-        rate = self.config.port_rate_bps
+        rate, size = self.config.port_rate_bps, cell.frame_size_bytes
         load = load_fraction(cell.load_pct)
         offsets = (0, self.phase_ns(cell))
-        times = tuple(
-            last_bit_in_ns(frames_in(cell.trial_ns - offset, cell.frame_size_bytes, rate, load),
-                           cell.frame_size_bytes, rate, load, start_ns=offset)
-            for offset in offsets)
-        return self._run(self._engine(cell.threshold_pct), cell.frame_size_bytes, times)
+        counts = tuple(frames_in(cell.trial_ns - offset, size, rate, load) for offset in offsets)
+        in_ns = np.concatenate([last_bit_in_ns(n, size, rate, load, start_ns=offset)
+                                for n, offset in zip(counts, offsets, strict=True)])
+        pace = self.source_rate_bps(cell.load_pct)
+        sim = self._network(cell.threshold_pct, size, (pace, pace), offsets,
+                            (cell.trial_ns, cell.trial_ns))
+        return FrameRecords(
+            source=np.repeat(np.array([0, 1], dtype=np.int8), counts),
+            seq=np.concatenate([np.arange(n, dtype=np.int64) for n in counts]),
+            in_ns=in_ns,
+            out_ns=self._run(sim, size, cell.trial_ns, counts),
+        )
 
     def burst_trial(self, cell: BurstCell, frames_per_port: int) -> BurstTrial:
         """``frames_per_port`` back-to-back frames from A and from B, both from time 0."""
-        times = last_bit_in_ns(frames_per_port, cell.frame_size_bytes, self.config.port_rate_bps)
-        records = self._run(self._engine(cell.threshold_pct), cell.frame_size_bytes,
-                            (times, list(times)))
-        got = records.received
+        rate, size = self.config.port_rate_bps, cell.frame_size_bytes
+        check_frame_size(size)
+        # No frame may start once the burst's last one has: stop one ns after it.
+        last_start = int((frames_per_port - 1) * slot_ns(size, rate, Fraction(1)))
+        sim = self._network(cell.threshold_pct, size, (rate, rate), (0, 0),
+                            (last_start + 1, last_start + 1))
+        out_ns = self._run(sim, size, last_start, (frames_per_port, frames_per_port))
+        received = out_ns != LOST
         return BurstTrial(
             sent_frames=(frames_per_port, frames_per_port),
-            received_frames=(int(got[records.source == 0].sum()),
-                             int(got[records.source == 1].sum())),
+            received_frames=(int(received[:frames_per_port].sum()),
+                             int(received[frames_per_port:].sum())),
         )
-

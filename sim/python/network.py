@@ -7,8 +7,10 @@
     sim.connect(("h1", None), ("s1", 1), rate_bps=10**10, delay_ns=500)
     sim.add_source(Source("S1", "h1", "h5", pattern="bernoulli", load=0.45))
     sim.record_every(100_000)
+    sim.capture("h5")                     # optional: every data frame h5 receives
     sim.run(200_000_000)
     results = sim.results()
+    frames = sim.captured("h5")           # flow, seq, tx_ns, rx_ns per frame
 
 `build_from_topology` does the hosts and links from a topology file (the tutorials'
 `topology.json` with link rates, as `bufferlab.mininet` reads it for a live network).
@@ -20,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from bufferlab.mininet.topology import Topology
 from bufferlab.sim import _sim
 from bufferlab.sim.results import Results
@@ -27,6 +31,9 @@ from bufferlab.switch.engine import EngineApi
 
 #: Bytes a link adds to each frame by default: preamble and SFD 8, gap 12, FCS 4.
 ETHERNET_WIRE_OVERHEAD_BYTES = 24
+
+#: One captured frame as `Simulator.captured` returns it (the native layout, little-endian).
+CAPTURED_FRAME = np.dtype([("flow", "<u4"), ("seq", "<u4"), ("tx_ns", "<u8"), ("rx_ns", "<u8")])
 
 
 class SwitchEngine(EngineApi, _sim.Engine):
@@ -144,6 +151,16 @@ class Simulator:
     def record_every(self, interval_ns: int) -> None:
         """Samples every time series each ``interval_ns`` of virtual time."""
         self._native.record_every(interval_ns)
+
+    def capture(self, host: str) -> None:
+        """Makes ``host`` record every data frame it receives from now on (see `captured`)."""
+        self._native.capture(host)
+
+    def captured(self, host: str) -> np.ndarray:
+        """The data frames ``host`` captured, in arrival order: a structured array of
+        ``flow`` (the sending source's flow id), ``seq`` (its sequence number), ``tx_ns``
+        (when the frame started onto its source's link) and ``rx_ns`` (when it arrived)."""
+        return np.frombuffer(self._native.captured(host), dtype=CAPTURED_FRAME)
 
     def run(self, until_ns: int, progress: Callable[[int], object] | None = None) -> None:
         """Runs up to ``until_ns``; ``progress(now_ns)`` is called now and then."""

@@ -144,6 +144,32 @@ pub struct HostCounters {
     pub other_frames: u64,
 }
 
+/// One data frame a capturing host received: what per-frame latency and loss need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapturedFrame {
+    /// Flow id (the sending source's index).
+    pub flow: u16,
+    /// The source's sequence number.
+    pub seq: u32,
+    /// When the source offered it, ns (the data header's timestamp).
+    pub tx_ns: u64,
+    /// When it arrived here, ns.
+    pub rx_ns: u64,
+}
+
+impl CapturedFrame {
+    /// Bytes of one record in [`CapturedFrame::write_le`]'s layout.
+    pub const RECORD_BYTES: usize = 24;
+
+    /// Appends the record little-endian: flow u32, seq u32, tx_ns u64, rx_ns u64.
+    pub fn write_le(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&u32::from(self.flow).to_le_bytes());
+        out.extend_from_slice(&self.seq.to_le_bytes());
+        out.extend_from_slice(&self.tx_ns.to_le_bytes());
+        out.extend_from_slice(&self.rx_ns.to_le_bytes());
+    }
+}
+
 /// A host: one NIC, sources, and per-flow receive accounting.
 pub struct Host {
     /// Name.
@@ -162,6 +188,8 @@ pub struct Host {
     pub wake_ns: Option<u64>,
     /// Receive accounting by flow id.
     pub flows: Vec<FlowAccount>,
+    /// Every data frame received, in arrival order, once capture is on.
+    pub capture: Option<Vec<CapturedFrame>>,
     /// Counters.
     pub counters: HostCounters,
 }
@@ -178,6 +206,7 @@ impl Host {
             next_source: 0,
             wake_ns: None,
             flows: Vec::new(),
+            capture: None,
             counters: HostCounters::default(),
         }
     }

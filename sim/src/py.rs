@@ -13,7 +13,7 @@ use bufferlab_engine::py::PyEngine;
 use bufferlab_hosts::bcn::{RpConfig, ETHERTYPE_BCN};
 use bufferlab_hosts::source::{OnOff, Pattern, SizeMix, SourceSpec};
 
-use crate::host::WhenFull;
+use crate::host::{CapturedFrame, WhenFull};
 use crate::link::{LinkModel, FRAME_KINDS};
 use crate::network::{End, ReactionSpec, SimError, Simulator, SourceConfig};
 use crate::reaction::{Command, HookContext, HookError, ReactionHook};
@@ -587,6 +587,22 @@ impl PySimulator {
             .iter()
             .map(|s| (s.name.clone(), s.unconnected_frames))
             .collect()
+    }
+
+    /// Makes host `host` record every data frame it receives from now on.
+    fn capture(&mut self, host: &str) -> PyResult<()> {
+        self.sim.capture(host).map_err(to_py)
+    }
+
+    /// `host`'s captured frames as packed little-endian records of 24 bytes (flow u32,
+    /// seq u32, tx_ns u64, rx_ns u64), in arrival order.
+    fn captured<'py>(&self, py: Python<'py>, host: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let frames = self.sim.captured(host).map_err(to_py)?;
+        let mut out = Vec::with_capacity(frames.len() * CapturedFrame::RECORD_BYTES);
+        for f in frames {
+            f.write_le(&mut out);
+        }
+        Ok(PyBytes::new(py, &out))
     }
 
     /// Events run, frames handed to switches (frame-hops), frames in flight.

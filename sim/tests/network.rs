@@ -265,6 +265,55 @@ fn a_switch_port_counts_the_overhead_too() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Per-frame capture.
+
+#[test]
+fn a_capturing_host_records_each_data_frame_with_its_flow_sequence_and_times() {
+    let mut sim = Simulator::new(1);
+    sim.add_switch("s1", forward_switch(3, 1), 0)
+        .expect("switch");
+    add_hosts(&mut sim, 3);
+    star(&mut sim, "s1", 3, link(0, 0));
+    let mut a = burst("a", "h1", "h3", 1500, 0);
+    a.spec.stop_ns = Some(2_401);
+    let mut b = burst("b", "h2", "h3", 1500, 0);
+    b.spec.stop_ns = Some(1);
+    sim.add_source(a).expect("source");
+    sim.add_source(b).expect("source");
+    assert!(sim.captured("h3").expect("a host").is_empty());
+    sim.capture("h3").expect("a host");
+    run(&mut sim, 100_000);
+    let got: Vec<(u16, u32, u64, u64)> = sim
+        .captured("h3")
+        .expect("a host")
+        .iter()
+        .map(|f| (f.flow, f.seq, f.tx_ns, f.rx_ns))
+        .collect();
+    // Three frames of a at 0, 1,200, 2,400 ns and one of b at 0 reach port 3 at 1,200 ns,
+    // 1,200 ns apart; a's first frame goes first (ties in the order scheduled), so the
+    // port sends a0, b0, a1, a2, each 1,200 ns after the one before.
+    assert_eq!(
+        got,
+        vec![
+            (0, 0, 0, 2_400),
+            (1, 0, 0, 3_600),
+            (0, 1, 1_200, 4_800),
+            (0, 2, 2_400, 6_000),
+        ]
+    );
+    let mut record = Vec::new();
+    sim.captured("h3").expect("a host")[1].write_le(&mut record);
+    assert_eq!(
+        record.len(),
+        bufferlab_sim::host::CapturedFrame::RECORD_BYTES
+    );
+    assert_eq!(record[..4], [1, 0, 0, 0]);
+    assert_eq!(record[16..], 3_600u64.to_le_bytes());
+    assert!(sim.capture("s1").is_err());
+    assert!(sim.captured("nobody").is_err());
+}
+
+// ---------------------------------------------------------------------------------------
 // PAUSE and PFC at a host.
 
 /// Size of the frame h3 sends to have a feedback frame made: feedback_maker drops its

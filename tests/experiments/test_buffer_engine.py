@@ -2,12 +2,14 @@
 in-process P4Runtime server from the ToR study's controller config."""
 
 import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from bufferlab.controller.config import ConfigError, load_config
 from bufferlab.experiments.common.buffer_engine import host_mac, programmed_engine, tm_drops
 from bufferlab.experiments.tor_switch.config import TorConfig
 from bufferlab.experiments.tor_switch.switch_config import SEED000_CONFIG, switch_config
-from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
 
 # A 10,000-byte pool whose 10 % share still holds the largest frame the grid sends.
 SMALL = TorConfig(pool_bytes=10_000, frame_sizes_bytes=(404,), thresholds_pct=(10,),
@@ -45,7 +47,9 @@ def test_engine_holds_the_controllers_entries_and_port_model_and_only_the_progra
     assert sorted(engine.mc_group_get(1)) == [(1, 0), (2, 0), (3, 0)]
     # 10 % of 10,000 B = 1,000 B: the first 400-byte frame leaves at once, two more wait,
     # the fourth finds the share full.
-    frame = bytes(VirtualTimeBackend(SMALL).frame(404, 0))
+    frame = bytes(Ether(src=host_mac(1, 1), dst=host_mac(1, 3)) / IP(dst="10.0.1.3")
+                  / UDP(sport=5000, dport=5000) / Raw(bytes(358)))
+    assert len(frame) == 400
     for i in range(4):
         engine.send(1, frame, 1000 + i)
     engine.drain()

@@ -1,4 +1,6 @@
-"""The virtual-time backend: buffer_switch.p4 in the engine, fed by the exact tester model."""
+"""The virtual-time backend: buffer_switch.p4 in the simulator, fed by the exact tester model."""
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -18,12 +20,14 @@ def backend():
     return VirtualTimeBackend(CONFIG)
 
 
-def test_frames_have_the_rfc_size_without_fcs_and_carry_flow_and_sequence(backend):
-    a, b = backend.frame(64, 0), backend.frame(1518, 1)
-    assert len(a) == 60 and len(b) == 1514
-    assert a[0:6] == bytes.fromhex("080000000103") and a[6:12] == bytes.fromhex("080000000101")
-    assert b[6:12] == bytes.fromhex("080000000102")
-    assert a[42:46] == bytes.fromhex("b1ab0000") and b[42:46] == bytes.fromhex("b1ab0001")
+def test_every_frame_of_each_source_is_recorded_once_in_sequence(backend):
+    rec = backend.delay_trial(DelayCell(512, 100, 10.0, 2_000_000))
+    for source in (0, 1):
+        mine = rec.source == source
+        assert rec.seq[mine].tolist() == list(range(mine.sum()))
+    assert rec.received.all()
+    # Out in arrival order at C: the two sources' frames interleave, none overtakes its own.
+    assert (np.diff(rec.out_ns[rec.source == 0]) > 0).all()
 
 
 def test_uncongested_frames_take_exactly_their_serialisation(backend):
@@ -40,10 +44,10 @@ def test_send_times_are_the_wire_model(backend):
     rec = backend.delay_trial(cell)
     a = rec.in_ns[rec.source == 0]
     b = rec.in_ns[rec.source == 1]
-    rate_a = last_bit_in_ns(len(a), 64, GIG, load=__import__("fractions").Fraction(249, 500))
-    assert a.tolist() == rate_a
+    rate_a = last_bit_in_ns(len(a), 64, GIG, load=Fraction(249, 500))
+    assert a.tolist() == rate_a.tolist()
     phase = backend.phase_ns(cell)
-    assert b.tolist() == [t + phase for t in rate_a[:len(b)]]
+    assert b.tolist() == (rate_a[:len(b)] + phase).tolist()
     assert 0 <= phase < 1350
 
 
@@ -95,3 +99,10 @@ def test_a_cell_reproduces_bit_for_bit(backend):
     first, second = backend.delay_trial(cell), backend.delay_trial(cell)
     for name in ("source", "seq", "in_ns", "out_ns"):
         assert np.array_equal(getattr(first, name), getattr(second, name))
+
+
+def test_a_load_the_simulator_cannot_pace_exactly_is_refused_up_front():
+    odd = TorConfig(port_rate_bps=1_000_000_001, pool_bytes=16_384, thresholds_pct=(25,),
+                    burst_thresholds_pct=(25,), frame_sizes_bytes=(64,), loads_pct=(50.1,))
+    with pytest.raises(ValueError, match=r"loads_pct: 50.1 % of port_rate_bps 1,000,000,001"):
+        VirtualTimeBackend(odd)

@@ -39,6 +39,25 @@ def test_a_hand_built_network_delivers_what_it_sends():
     assert (flow["frames"], flow["first_rx_ns"]) == (1, 1_000 + 1_719 + 1_000 + 1_719)
 
 
+def test_a_capturing_host_hands_back_every_data_frame_as_a_structured_array():
+    sim = _network()
+    sim.add_source(Source("one", "h1", "h2", rate_bps=TEN_GBIT, start_ns=1_000,
+                          stop_ns=3_500))
+    sim.capture("h2")
+    assert sim.captured("h1").size == 0
+    sim.run(100_000)
+    got = sim.captured("h2")
+    assert got.dtype.names == ("flow", "seq", "tx_ns", "rx_ns")
+    # 1,219.2 ns a frame, back to back on both links (each run carries the fraction, so
+    # the first four take 1,219 ns): every frame arrives 1,219 + 500 + 1,000 + 1,219 + 500
+    # ns after it started.
+    assert got.tolist() == [(0, 0, 1_000, 5_438), (0, 1, 2_219, 6_657), (0, 2, 3_438, 7_876)]
+    with pytest.raises(ValueError, match="s1: a switch, not a host"):
+        sim.capture("s1")
+    with pytest.raises(ValueError, match="h9: no such host or switch"):
+        sim.captured("h9")
+
+
 @pytest.mark.parametrize(("change", "reason"), [
     (lambda sim: sim.connect(("h3", None), ("s1", 1), rate_bps=TEN_GBIT),
      "s1-p1: port already linked"),

@@ -162,6 +162,14 @@ impl Simulator {
                 h.flows.resize(flow + 1, Default::default());
             }
             h.flows[flow].record(t, bytes.len(), &data.header);
+            if let Some(capture) = h.capture.as_mut() {
+                capture.push(CapturedFrame {
+                    flow: data.header.flow,
+                    seq: data.header.seq,
+                    tx_ns: data.header.tx_ns,
+                    rx_ns: t,
+                });
+            }
             self.frames.release(frame);
             return Ok(());
         }

@@ -27,7 +27,9 @@ use bufferlab_hosts::wire::Serialiser;
 
 use crate::event::{Event, EventQueue, NodeRef};
 use crate::frames::{FrameId, FrameStore};
-use crate::host::{Host, Nic, Peer, QueuedFrame, SimSource, SourceCounters, WhenFull};
+use crate::host::{
+    CapturedFrame, Host, Nic, Peer, QueuedFrame, SimSource, SourceCounters, WhenFull,
+};
 use crate::link::{Direction, LinkModel};
 use crate::reaction::{Command, HookContext, HookError, Reaction};
 use crate::record::{Probe, Recorder, Series};

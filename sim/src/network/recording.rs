@@ -1,8 +1,30 @@
-//! Time series: which series a network has, and one sample of each.
+//! What a run records: time series (which series a network has, and one sample of
+//! each) and per-frame captures at hosts.
 
 use super::*;
 
 impl Simulator {
+    /// Makes `host` keep a record of every data frame it receives from now on (flow,
+    /// sequence number, send and arrival time), for per-frame latency and loss.
+    pub fn capture(&mut self, host: &str) -> Result<(), SimError> {
+        let h = self.host_named(host)?;
+        self.hosts[h as usize].capture.get_or_insert_with(Vec::new);
+        Ok(())
+    }
+
+    /// The data frames `host` captured, in arrival order (empty without [`Simulator::capture`]).
+    pub fn captured(&self, host: &str) -> Result<&[CapturedFrame], SimError> {
+        let h = self.host_named(host)?;
+        Ok(self.hosts[h as usize].capture.as_deref().unwrap_or(&[]))
+    }
+
+    fn host_named(&self, name: &str) -> Result<u32, SimError> {
+        match self.node(name)? {
+            NodeRef::Host(h) => Ok(h),
+            NodeRef::Switch(_) => config(format!("{name}: a switch, not a host")),
+        }
+    }
+
     pub(super) fn build_series(&mut self) {
         let mut series = Vec::new();
         let mut add = |name: String, probe: Probe| {
