@@ -22,7 +22,7 @@ pytestmark = [
 MB = 1_000_000
 G = 1_000_000_000
 CONFIG = QUICK.with_overrides(trial_s=8.0, omit_s=2.0, backgrounds_bps=(2 * G,),
-                              buffers_bytes=(120 * MB, 6 * MB), paced_bps=(3 * G,),
+                              buffers_bytes=(120 * MB, 6 * MB), paced_bps=(2 * G,),
                               hold_packets=(), hold_paced_bps=(), extra_congestion=())
 PREFIX = "bl-esnet-test-"
 OURS = {f"{PREFIX}{h}" for h in HOSTS}
@@ -65,11 +65,14 @@ def test_the_bigger_buffer_drops_less_and_carries_more(outcome):
 
 
 def test_pacing_below_the_share_loses_nothing(outcome):
-    paced = outcome["paced_2g", 3 * G]
-    assert (paced["live_send_bps"], paced["live_buffer_bytes"]) == (300_000_000, 1_200_000)
+    # 200 Mbit/s against the 800 left: while a 20-ms background burst holds the link the
+    # paced flow queues ~500 KB of the 1.2 MB (at 300 Mbit/s it was ~750 KB, and a stalled
+    # moment on a loaded machine overflowed it in a full `make test` run).
+    paced = outcome["paced_2g", 2 * G]
+    assert (paced["live_send_bps"], paced["live_buffer_bytes"]) == (200_000_000, 1_200_000)
     assert paced["admission_drops_frames"] == 0
     assert paced["tcp_retransmits_segments"] == 0
-    assert paced["tcp_throughput_bps"] > 0.95 * 300e6
+    assert paced["tcp_throughput_bps"] > 0.95 * 200e6
     # Paced above the share (900 Mbit/s against 800 left), the queue overflows.
     assert outcome["paced_2g", 9 * G]["admission_drops_frames"] > 0
 
