@@ -13,25 +13,23 @@ impl Simulator {
             let mut engine = self.switches[i].lock();
             engine.advance(t);
             engine.drain_received_into(&mut self.outputs);
+            store_outputs(
+                &mut engine,
+                &mut self.outputs,
+                &mut self.frames,
+                &mut self.delivered,
+            );
             engine.next_event_ns()
         };
         self.switches[i].next_ns = next;
         self.deliver_outputs(i)
     }
 
-    /// Moves the engine's outputs into the frame store (handing it back buffers to
-    /// reuse) and sends each to the peer of its port.
+    /// Sends each frame the switch delivered (in the frame store since
+    /// [`store_outputs`]) to the peer of its port.
     pub(super) fn deliver_outputs(&mut self, i: usize) -> Result<(), SimError> {
-        if self.outputs.is_empty() {
+        if self.delivered.is_empty() {
             return Ok(());
-        }
-        {
-            let mut engine = self.switches[i].lock();
-            for out in self.outputs.drain(..) {
-                let (id, spare) = self.frames.put_swapped(out.frame);
-                engine.recycle(spare);
-                self.delivered.push((out.port, id, out.t_ns));
-            }
         }
         let mut delivered = std::mem::take(&mut self.delivered);
         for &(port, id, t) in &delivered {
@@ -67,6 +65,12 @@ impl Simulator {
             // The engine takes the frame's buffer and leaves a spare one in the store.
             let sent = engine.send_buffer(port, self.frames.get_mut(frame), t);
             engine.drain_received_into(&mut self.outputs);
+            store_outputs(
+                &mut engine,
+                &mut self.outputs,
+                &mut self.frames,
+                &mut self.delivered,
+            );
             (sent, engine.next_event_ns())
         };
         self.switches[i].next_ns = next;
@@ -92,5 +96,21 @@ impl Simulator {
                 frame,
             },
         );
+    }
+}
+
+/// Moves an engine's outputs into the frame store, handing the engine back spare
+/// buffers to reuse, and notes each as (port, frame, arrival time) in `delivered`;
+/// called with the engine already locked, so a step takes its lock once.
+fn store_outputs(
+    engine: &mut Engine,
+    outputs: &mut Vec<Output>,
+    frames: &mut FrameStore,
+    delivered: &mut Vec<(u16, FrameId, u64)>,
+) {
+    for out in outputs.drain(..) {
+        let (id, spare) = frames.put_swapped(out.frame);
+        engine.recycle(spare);
+        delivered.push((out.port, id, out.t_ns));
     }
 }
