@@ -4,6 +4,7 @@
 pub mod bits;
 pub mod engine;
 pub mod error;
+pub mod exact;
 pub mod exec;
 pub mod flat;
 pub mod hash;

@@ -6,6 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::bits::mask;
 use crate::error::RuntimeError;
+use crate::exact::ExactIndex;
 use crate::program::{LookupKind, MatchKind, TableDef, TableKey};
 use crate::state::{CounterCell, MeterCell};
 
@@ -130,7 +131,8 @@ pub struct TableState {
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
     len: usize,
-    exact: KeyMap,
+    // Created with the first entry, in the form the key's widths call for.
+    exact: Option<ExactIndex>,
     // Prefix length (longest first) → masked key → handle.
     lpm: Vec<(u32, KeyMap)>,
     // Handles sorted by (priority, handle).
@@ -178,7 +180,7 @@ impl TableState {
     #[inline]
     pub fn lookup(&self, def: &TableDef, key: &[u128], scratch: &mut Vec<u128>) -> Option<u32> {
         match def.lookup {
-            LookupKind::Exact => self.exact.get(key).copied(),
+            LookupKind::Exact => self.exact.as_ref()?.get(&def.keys, key),
             LookupKind::Lpm => {
                 let li = def.keys.iter().position(|k| k.kind == MatchKind::Lpm)?;
                 let width = def.keys[li].width;
@@ -319,7 +321,8 @@ impl TableState {
         match def.lookup {
             LookupKind::Exact => {
                 self.exact
-                    .insert(Self::hash_key(def, &entry.keys).0, handle);
+                    .get_or_insert_with(|| ExactIndex::for_keys(&def.keys))
+                    .insert(&def.keys, &Self::hash_key(def, &entry.keys).0, handle);
             }
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, &entry.keys);
@@ -355,7 +358,10 @@ impl TableState {
     /// Finds the handle of the entry with exactly this (normalised) key and priority.
     pub fn find(&self, def: &TableDef, keys: &[MatchValue], priority: i32) -> Option<u32> {
         match def.lookup {
-            LookupKind::Exact => self.exact.get(&Self::hash_key(def, keys).0).copied(),
+            LookupKind::Exact => self
+                .exact
+                .as_ref()?
+                .get(&def.keys, &Self::hash_key(def, keys).0),
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, keys);
                 self.lpm
@@ -382,7 +388,9 @@ impl TableState {
             })?;
         match def.lookup {
             LookupKind::Exact => {
-                self.exact.remove(&Self::hash_key(def, &entry.keys).0);
+                if let Some(index) = &mut self.exact {
+                    index.remove(&def.keys, &Self::hash_key(def, &entry.keys).0);
+                }
             }
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, &entry.keys);

@@ -1,0 +1,175 @@
+//! The index of an exact-match table: key → entry handle.
+//!
+//! Most exact keys are narrow (a port, a port and a queue, a MAC address), so
+//! the components are packed into one integer, most significant first: keys
+//! of at most [`DIRECT_BITS`] bits index an array directly, keys of at most 64
+//! bits hash one `u64`; only wider keys hash the component slice. The form is
+//! fixed by the key's widths, so a lookup neither allocates nor compares slices.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use crate::bits::mask;
+use crate::program::TableKey;
+use crate::tables::KeyHasher;
+
+/// Keys this narrow (in total) are array indices: 2^16 handles at most.
+pub const DIRECT_BITS: u32 = 16;
+
+/// An array slot with no entry.
+const NONE: u32 = u32::MAX;
+
+type Hasher = BuildHasherDefault<KeyHasher>;
+
+/// Exact-match index of one table.
+#[derive(Debug, Clone)]
+pub enum ExactIndex {
+    /// Packed keys of at most [`DIRECT_BITS`] bits index the handles (empty until
+    /// the first entry).
+    Direct(Vec<u32>),
+    /// Packed keys of at most 64 bits.
+    Packed(HashMap<u64, u32, Hasher>),
+    /// Wider keys, component by component.
+    Wide(HashMap<Box<[u128]>, u32, Hasher>),
+}
+
+impl ExactIndex {
+    /// The index for a table with these key components.
+    pub fn for_keys(keys: &[TableKey]) -> ExactIndex {
+        match keys.iter().map(|k| k.width).sum::<u32>() {
+            bits if bits <= DIRECT_BITS => ExactIndex::Direct(Vec::new()),
+            bits if bits <= 64 => ExactIndex::Packed(HashMap::default()),
+            _ => ExactIndex::Wide(HashMap::default()),
+        }
+    }
+
+    /// The handle of the entry with `key` (one value per component).
+    #[inline]
+    pub fn get(&self, keys: &[TableKey], key: &[u128]) -> Option<u32> {
+        match self {
+            ExactIndex::Direct(slots) => slots
+                .get(pack(keys, key) as usize)
+                .copied()
+                .filter(|&h| h != NONE),
+            ExactIndex::Packed(map) => map.get(&pack(keys, key)).copied(),
+            ExactIndex::Wide(map) => map.get(key).copied(),
+        }
+    }
+
+    /// Files `handle` under `key`.
+    pub fn insert(&mut self, keys: &[TableKey], key: &[u128], handle: u32) {
+        match self {
+            ExactIndex::Direct(slots) => {
+                if slots.is_empty() {
+                    let bits: u32 = keys.iter().map(|k| k.width).sum();
+                    *slots = vec![NONE; 1 << bits];
+                }
+                if let Some(slot) = slots.get_mut(pack(keys, key) as usize) {
+                    *slot = handle;
+                }
+            }
+            ExactIndex::Packed(map) => {
+                map.insert(pack(keys, key), handle);
+            }
+            ExactIndex::Wide(map) => {
+                map.insert(key.into(), handle);
+            }
+        }
+    }
+
+    /// Forgets `key`.
+    pub fn remove(&mut self, keys: &[TableKey], key: &[u128]) {
+        match self {
+            ExactIndex::Direct(slots) => {
+                if let Some(slot) = slots.get_mut(pack(keys, key) as usize) {
+                    *slot = NONE;
+                }
+            }
+            ExactIndex::Packed(map) => {
+                map.remove(&pack(keys, key));
+            }
+            ExactIndex::Wide(map) => {
+                map.remove(key);
+            }
+        }
+    }
+}
+
+/// The components of a key of at most 64 bits, concatenated most significant first.
+#[inline]
+fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
+    keys.iter().zip(key).fold(0u64, |acc, (k, &v)| {
+        (acc.checked_shl(k.width).unwrap_or(0)) | (v & mask(k.width)) as u64
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{Expr, MatchKind};
+
+    fn keys(widths: &[u32]) -> Vec<TableKey> {
+        widths
+            .iter()
+            .map(|&width| TableKey {
+                name: format!("k{width}"),
+                kind: MatchKind::Exact,
+                expr: Expr::Const(0),
+                width,
+                mask: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_form_follows_the_total_width() {
+        assert!(matches!(
+            ExactIndex::for_keys(&keys(&[9, 3])),
+            ExactIndex::Direct(_)
+        ));
+        assert!(matches!(
+            ExactIndex::for_keys(&keys(&[16])),
+            ExactIndex::Direct(_)
+        ));
+        assert!(matches!(
+            ExactIndex::for_keys(&keys(&[48])),
+            ExactIndex::Packed(_)
+        ));
+        assert!(matches!(
+            ExactIndex::for_keys(&keys(&[32, 32])),
+            ExactIndex::Packed(_)
+        ));
+        assert!(matches!(
+            ExactIndex::for_keys(&keys(&[64, 1])),
+            ExactIndex::Wide(_)
+        ));
+    }
+
+    #[test]
+    fn components_pack_most_significant_first() {
+        assert_eq!(pack(&keys(&[9, 3]), &[0x1ff, 0x5]), 0xffd);
+        assert_eq!(
+            pack(&keys(&[48, 16]), &[0xaabb_ccdd_eeff, 0x1234]),
+            0xaabb_ccdd_eeff_1234
+        );
+        assert_eq!(pack(&keys(&[64]), &[u128::from(u64::MAX)]), u64::MAX);
+    }
+
+    #[test]
+    fn every_form_finds_inserts_and_forgets() {
+        for widths in [&[9u32, 3][..], &[48, 9], &[64, 64]] {
+            let k = keys(widths);
+            let mut index = ExactIndex::for_keys(&k);
+            let a = vec![5u128, 1];
+            let b = vec![1u128, 5];
+            assert_eq!(index.get(&k, &a), None, "{widths:?}");
+            index.insert(&k, &a, 7);
+            index.insert(&k, &b, 8);
+            assert_eq!(index.get(&k, &a), Some(7), "{widths:?}");
+            assert_eq!(index.get(&k, &b), Some(8), "{widths:?}");
+            index.remove(&k, &a);
+            assert_eq!(index.get(&k, &a), None, "{widths:?}");
+            assert_eq!(index.get(&k, &b), Some(8), "{widths:?}");
+        }
+    }
+}
