@@ -22,6 +22,33 @@ pub fn sign_extend(v: u128, width: u32) -> u128 {
     (((v << shift) as i128) >> shift) as u128
 }
 
+/// Reads a field of whole bytes (`width` a multiple of 8, 8..=64) at bit
+/// `offset` (a multiple of 8) as one 8-byte big-endian load; None when fewer
+/// than 8 bytes follow it in `buf` (then [`get_bits`] reads it).
+#[inline]
+pub fn get_byte_field(buf: &[u8], offset: usize, width: u32) -> Option<u64> {
+    let bytes: [u8; 8] = buf.get(offset / 8..offset / 8 + 8)?.try_into().ok()?;
+    Some(u64::from_be_bytes(bytes) >> (64 - width))
+}
+
+/// Writes the low `width` bits of `v` as a field of whole bytes (`width` a
+/// multiple of 8, 8..=64) at bit `offset` (a multiple of 8) with one 8-byte
+/// store: the bytes after the field become zero, so fields must be written
+/// in increasing offset order into a zeroed buffer with 8 bytes to spare.
+#[inline]
+pub fn put_byte_field(buf: &mut [u8], offset: usize, width: u32, v: u64) {
+    if let Some(window) = buf.get_mut(offset / 8..offset / 8 + 8) {
+        window.copy_from_slice(&(v << (64 - width)).to_be_bytes());
+    }
+}
+
+/// Whether a field at bit `offset` of `width` bits is whole bytes of at most 64
+/// bits ([`get_byte_field`], [`put_byte_field`]).
+#[inline]
+pub fn is_byte_field(offset: u32, width: u32) -> bool {
+    offset.is_multiple_of(8) && width.is_multiple_of(8) && (8..=64).contains(&width)
+}
+
 /// Reads `width` (<= 128) bits starting at bit `offset` (MSB first) from
 /// `buf`; callers check the field lies inside `buf`.
 #[inline]
@@ -250,6 +277,27 @@ pub fn bytes_to_u128(b: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_fields_read_and_write_as_the_bit_helpers_do() {
+        let frame: Vec<u8> = (0u8..40).map(|b| b.wrapping_mul(37)).collect();
+        for (offset, width) in [(0, 8), (8, 16), (16, 48), (64, 32), (96, 64), (256, 8)] {
+            let want = get_bits(&frame, offset, width);
+            assert_eq!(
+                get_byte_field(&frame, offset, width).map(u128::from),
+                Some(want)
+            );
+            let mut a = vec![0u8; 48];
+            let mut b = vec![0u8; 48];
+            put_bits(&mut a, offset, width, want);
+            put_byte_field(&mut b, offset, width, want as u64);
+            assert_eq!(a, b, "offset {offset} width {width}");
+        }
+        // Fewer than 8 bytes after the field: the caller falls back to get_bits.
+        assert_eq!(get_byte_field(&frame, 34 * 8, 16), None);
+        assert!(is_byte_field(16, 48) && !is_byte_field(4, 8) && !is_byte_field(8, 12));
+        assert!(!is_byte_field(0, 72) && !is_byte_field(0, 0));
+    }
 
     #[test]
     fn unaligned_read() {

@@ -2,7 +2,10 @@
 //! checksums, match-action controls, primitives and deparser. Everything
 //! here works on indices resolved at load time and reuses scratch buffers.
 
-use crate::bits::{get_bits, mask, put_bits, sign_extend, BitReader, BitWriter};
+use crate::bits::{
+    get_bits, get_byte_field, is_byte_field, mask, put_bits, put_byte_field, sign_extend,
+    BitReader, BitWriter,
+};
 use crate::hash::{csum16, identity, xor16, xor32, Crc, Rng};
 use crate::packet::Packet;
 use crate::program::*;
@@ -788,6 +791,10 @@ fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
                 .iter()
                 .zip(&pkt.phv.fields[fields.clone()])
             {
+                if is_byte_field(wf.offset, wf.width) {
+                    put_byte_field(buf, wf.offset as usize, wf.width, lo);
+                    continue;
+                }
                 let hi = wf.high.map_or(0, |h| u128::from(pkt.phv.high[h as usize]));
                 put_bits(buf, wf.offset as usize, wf.width, hi << 64 | u128::from(lo));
             }
@@ -890,8 +897,13 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = first + k;
         match wf.kind {
             WireKind::Plain => {
-                let v = get_bits(&pkt.data, off, wf.width);
-                pkt.phv.set(p, f as FieldId, v);
+                let byte_field = off.is_multiple_of(8) && is_byte_field(0, wf.width);
+                match byte_field.then(|| get_byte_field(&pkt.data, off, wf.width)) {
+                    Some(Some(v)) => pkt.phv.fields[f] = v,
+                    _ => pkt
+                        .phv
+                        .set(p, f as FieldId, get_bits(&pkt.data, off, wf.width)),
+                }
                 off += wf.width as usize;
             }
             WireKind::Varbit(vs) => {
