@@ -816,8 +816,15 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
         // Fields of an invalid header are skipped: with it, all of them.
         Some(pk) if !pkt.phv.valid[pk.header as usize] => true,
         Some(pk) => w.push_packed(pk.bytes as usize, |b| {
+            // Offsets grow in input order, so a whole-byte field may be one 8-byte
+            // store (which zeroes the bytes after it, not yet written).
             for &(f, at) in &pk.fields {
-                put_bits(b, at as usize, p.wire[f as usize].width, pkt.phv.get(p, f));
+                let width = p.wire[f as usize].width;
+                if is_byte_field(at, width) {
+                    put_byte_field(b, at as usize, width, pkt.phv.get(p, f) as u64);
+                } else {
+                    put_bits(b, at as usize, width, pkt.phv.get(p, f));
+                }
             }
         }),
         None => false,
