@@ -160,6 +160,40 @@ enum Op {
         d: u8,
         array: u32,
     },
+    /// `r[d] &= constant` (`BinK` with `&`, the commonest operator forms have ops
+    /// of their own: one dispatch instead of a second one on the operator).
+    AndK {
+        d: u8,
+        k: u32,
+    },
+    /// `r[d] += field`.
+    AddF {
+        d: u8,
+        f: u32,
+    },
+    /// `r[d] -= field`.
+    SubF {
+        d: u8,
+        f: u32,
+    },
+    /// `r[d] = field == constant`.
+    FieldEqK {
+        d: u8,
+        f: u32,
+        k: u32,
+    },
+    /// Jumps unless `field == constant`.
+    JumpUnlessFieldEqK {
+        f: u32,
+        k: u32,
+        t: u32,
+    },
+    /// Jumps unless `field != constant`.
+    JumpUnlessFieldNeK {
+        f: u32,
+        k: u32,
+        t: u32,
+    },
     /// A node evaluated as a tree (see [`Code::exprs`]).
     Eval {
         d: u8,
@@ -281,6 +315,8 @@ fn jump_target(op: &mut Op) -> Option<&mut u32> {
         | Op::JumpIfNonZero { t, .. }
         | Op::JumpUnlessK { t, .. }
         | Op::JumpUnlessFK { t, .. }
+        | Op::JumpUnlessFieldEqK { t, .. }
+        | Op::JumpUnlessFieldNeK { t, .. }
         | Op::JumpIfValid { t, .. } => Some(t),
         _ => None,
     }
@@ -827,6 +863,50 @@ impl<'p> Builder<'p> {
     }
 }
 
+/// Gives the commonest operator forms (buffer_switch.p4's masks, counter sums,
+/// and equality tests) their own ops, one for one, so jump targets stay put.
+fn specialise(mut code: Code) -> Code {
+    for op in &mut code.ops {
+        *op = match *op {
+            Op::BinK {
+                op: BinOp::BitAnd,
+                d,
+                k,
+            } => Op::AndK { d, k },
+            Op::BinF {
+                op: BinOp::Add,
+                d,
+                f,
+            } => Op::AddF { d, f },
+            Op::BinF {
+                op: BinOp::Sub,
+                d,
+                f,
+            } => Op::SubF { d, f },
+            Op::FieldBinK {
+                op: BinOp::Eq,
+                d,
+                f,
+                k,
+            } => Op::FieldEqK { d, f, k },
+            Op::JumpUnlessFK {
+                op: BinOp::Eq,
+                f,
+                k,
+                t,
+            } => Op::JumpUnlessFieldEqK { f, k, t },
+            Op::JumpUnlessFK {
+                op: BinOp::Ne,
+                f,
+                k,
+                t,
+            } => Op::JumpUnlessFieldNeK { f, k, t },
+            other => other,
+        };
+    }
+    code
+}
+
 /// Builds the straight-line forms of `p`'s actions and controls.
 pub fn build(p: &Program) -> Flat {
     let actions = (0..p.actions.len() as u32)
@@ -834,13 +914,13 @@ pub fn build(p: &Program) -> Flat {
             let mut b = Builder::new(p);
             b.action(a, Data::Call);
             b.code.ops.push(Op::End);
-            b.code
+            specialise(b.code)
         })
         .collect();
     let control = |init| {
         let mut b = Builder::new(p);
         b.control(init);
-        b.code
+        specialise(b.code)
     };
     Flat {
         actions,
@@ -890,6 +970,26 @@ fn run(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, data: &[u128]
             }
             Op::FieldBinK { op, d, f, k: i } => {
                 regs[r(d)] = binop(op, u128::from(pkt.phv.fields[f as usize]), k(i));
+            }
+            Op::AndK { d, k: i } => regs[r(d)] &= k(i),
+            Op::AddF { d, f } => {
+                regs[r(d)] = regs[r(d)].wrapping_add(u128::from(pkt.phv.fields[f as usize]));
+            }
+            Op::SubF { d, f } => {
+                regs[r(d)] = regs[r(d)].wrapping_sub(u128::from(pkt.phv.fields[f as usize]));
+            }
+            Op::FieldEqK { d, f, k: i } => {
+                regs[r(d)] = u128::from(u128::from(pkt.phv.fields[f as usize]) == k(i));
+            }
+            Op::JumpUnlessFieldEqK { f, k: i, t } => {
+                if u128::from(pkt.phv.fields[f as usize]) != k(i) {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessFieldNeK { f, k: i, t } => {
+                if u128::from(pkt.phv.fields[f as usize]) == k(i) {
+                    pc = t as usize;
+                }
             }
             Op::AndSkip { d, t } => {
                 if regs[r(d)] == 0 {
@@ -1169,8 +1269,8 @@ mod tests {
         pkt
     }
 
-    /// Builds code with `emit` (action data fixed at build time or given per call) and runs
-    /// it on a copy of `pkt`.
+    /// Builds code with `emit` (action data fixed at build time or given per call),
+    /// specialised as `build` does, and runs it on a copy of `pkt`.
     fn built_and_run(
         p: &Program,
         st: &mut State,
@@ -1188,8 +1288,9 @@ mod tests {
         };
         emit(&mut b, d);
         b.code.ops.push(Op::End);
+        let code = specialise(b.code);
         let mut got = pkt.clone();
-        run(p, st, &mut got, &b.code, data, 0);
+        run(p, st, &mut got, &code, data, 0);
         got
     }
 
@@ -1265,6 +1366,92 @@ mod tests {
             }
             p.actions.pop();
         }
+    }
+
+    #[test]
+    fn specialised_operator_ops_match_the_tree_interpreter() {
+        let mut p = crate::load::load(FORWARD).expect("fixture loads");
+        let mut st = State::new(&p, 1);
+        let mut rng = Rng::new(5);
+        let narrow: Vec<u32> = (0..p.fields.len() as u32)
+            .filter(|&f| (8..=64).contains(&p.fields[f as usize].width))
+            .collect();
+        let field = |rng: &mut Rng| Box::new(Expr::Field(narrow[pick(rng, narrow.len())]));
+        let bin = |op, a, b| Box::new(Expr::Bin(op, a, b));
+        for _ in 0..2000 {
+            let pkt = random_packet(&p, &mut rng);
+            let k = |rng: &mut Rng| Box::new(Expr::Const(value(rng) & 0xff));
+            // ((a + b) - c) & k: AddF, SubF, AndK; (d == k): FieldEqK.
+            let sum = bin(
+                BinOp::BitAnd,
+                bin(
+                    BinOp::Sub,
+                    bin(BinOp::Add, field(&mut rng), field(&mut rng)),
+                    field(&mut rng),
+                ),
+                k(&mut rng),
+            );
+            let eq = bin(BinOp::Eq, field(&mut rng), k(&mut rng));
+            let (t1, t2) = (field(&mut rng), field(&mut rng));
+            // The tested field sometimes equals the constant, so both branches run.
+            let c = Expr::Const(if pick(&mut rng, 2) == 0 {
+                pkt.phv.get(&p, narrow[0])
+            } else {
+                3
+            });
+            let is = Expr::Bin(
+                BinOp::Eq,
+                Box::new(Expr::Field(narrow[0])),
+                Box::new(c.clone()),
+            );
+            let isnt = Expr::Bin(BinOp::Ne, Box::new(Expr::Field(narrow[0])), Box::new(c));
+            let (f1, f2, f3, f4) = (narrow[1], narrow[2], narrow[3], narrow[4]);
+            let assign = |f: u32, e: Expr| Prim::Assign(LValue::Field(f), e);
+            let prims = vec![
+                assign(f1, *sum.clone()),
+                assign(f2, *eq.clone()),
+                Prim::JumpIfZero(is.clone(), 4),
+                assign(f3, *t1.clone()),
+                Prim::JumpIfZero(isnt.clone(), 6),
+                assign(f4, *t2.clone()),
+            ];
+            let mut want = pkt.clone();
+            let m = |f: u32| mask(p.fields[f as usize].width);
+            let v = eval(&p, &st, &want, &[], &sum);
+            want.phv.set(&p, f1, v & m(f1));
+            let v = eval(&p, &st, &want, &[], &eq);
+            want.phv.set(&p, f2, v & m(f2));
+            if eval(&p, &st, &want, &[], &is) != 0 {
+                let v = eval(&p, &st, &want, &[], &t1);
+                want.phv.set(&p, f3, v & m(f3));
+            }
+            if eval(&p, &st, &want, &[], &isnt) != 0 {
+                let v = eval(&p, &st, &want, &[], &t2);
+                want.phv.set(&p, f4, v & m(f4));
+            }
+            p.actions.push(ActionDef {
+                name: "test".into(),
+                id: 0,
+                params: vec![],
+                prims,
+            });
+            let a = (p.actions.len() - 1) as u32;
+            let got = built_and_run(&p, &mut st, &pkt, &[], false, |b, d| b.action(a, d));
+            assert_eq!(got.phv, want.phv);
+            p.actions.pop();
+        }
+        let mut b = Builder::new(&p);
+        b.assign(
+            narrow[1],
+            &Expr::Bin(
+                BinOp::Eq,
+                Box::new(Expr::Field(narrow[0])),
+                Box::new(Expr::Const(1)),
+            ),
+            Data::Call,
+        );
+        let code = specialise(b.code);
+        assert!(matches!(code.ops[0], Op::FieldEqK { .. }), "{:?}", code.ops);
     }
 
     #[test]
