@@ -1269,6 +1269,17 @@ mod tests {
         pkt
     }
 
+    /// Adds an action of `prims` to `p` (the test pops it again); its index.
+    fn push_action(p: &mut Program, prims: Vec<Prim>) -> u32 {
+        p.actions.push(ActionDef {
+            name: "test".into(),
+            id: 0,
+            params: vec![],
+            prims,
+        });
+        (p.actions.len() - 1) as u32
+    }
+
     /// Builds code with `emit` (action data fixed at build time or given per call),
     /// specialised as `build` does, and runs it on a copy of `pkt`.
     fn built_and_run(
@@ -1353,13 +1364,7 @@ mod tests {
                 want.phv.set(&p, f[6], k[4] & m(f[6]));
             }
             want.phv.set(&p, f[7], k[5] & m(f[7]));
-            p.actions.push(ActionDef {
-                name: "test".into(),
-                id: 0,
-                params: vec![],
-                prims,
-            });
-            let a = (p.actions.len() - 1) as u32;
+            let a = push_action(&mut p, prims);
             for fixed in [false, true] {
                 let got = built_and_run(&p, &mut st, &pkt, &data, fixed, |b, d| b.action(a, d));
                 assert_eq!(got.phv, want.phv, "{c:?} (data fixed: {fixed})");
@@ -1429,13 +1434,7 @@ mod tests {
                 let v = eval(&p, &st, &want, &[], &t2);
                 want.phv.set(&p, f4, v & m(f4));
             }
-            p.actions.push(ActionDef {
-                name: "test".into(),
-                id: 0,
-                params: vec![],
-                prims,
-            });
-            let a = (p.actions.len() - 1) as u32;
+            let a = push_action(&mut p, prims);
             let got = built_and_run(&p, &mut st, &pkt, &[], false, |b, d| b.action(a, d));
             assert_eq!(got.phv, want.phv);
             p.actions.pop();
