@@ -1,0 +1,241 @@
+//! Running the straight-line form.
+
+use super::{r, Code, DataRef, Op, REGS};
+use crate::bits::{mask, sign_extend};
+use crate::exec::{apply_table, binop, eval, exec_prim, State};
+use crate::packet::Packet;
+use crate::program::{Node, Program};
+
+/// Runs one action's straight-line form with its data.
+pub fn run_action(p: &Program, st: &mut State, pkt: &mut Packet, action: u32, data: &[u128]) {
+    if let Some(code) = p.flat.actions.get(action as usize) {
+        run(p, st, pkt, code, data, 0);
+    }
+}
+
+/// Runs a control's straight-line form (`exit` stops it; the flag is
+/// cleared on the way out, as the control ends there).
+pub fn run_control(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code) {
+    run(p, st, pkt, code, &[], 1);
+    pkt.flags.exit = false;
+}
+
+/// Runs `code` from `pc` until `End`, or until `exit` is set.
+pub(super) fn run(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    data: &[u128],
+    mut pc: usize,
+) {
+    let mut regs = [0u128; REGS];
+    let data_of = |d: DataRef| -> &[u128] {
+        match d {
+            DataRef::Call => data,
+            DataRef::Fixed(i) => code.data.get(i as usize).map_or(&[], Vec::as_slice),
+        }
+    };
+    let k = |i: u32| code.consts.get(i as usize).copied().unwrap_or(0);
+    while let Some(op) = code.ops.get(pc) {
+        pc += 1;
+        match *op {
+            Op::Const { d, k: i } => regs[r(d)] = k(i),
+            Op::Field { d, f } => regs[r(d)] = u128::from(pkt.phv.fields[f as usize]),
+            Op::SignedField { d, f, w } => {
+                regs[r(d)] = sign_extend(u128::from(pkt.phv.fields[f as usize]), u32::from(w));
+            }
+            Op::Local { d, i } => regs[r(d)] = data.get(usize::from(i)).copied().unwrap_or(0),
+            Op::Valid { d, h } => regs[r(d)] = u128::from(pkt.phv.valid[h as usize]),
+            Op::Bin { op, d } => regs[r(d)] = binop(op, regs[r(d)], regs[r(d + 1)]),
+            Op::BinK { op, d, k: i } => regs[r(d)] = binop(op, regs[r(d)], k(i)),
+            Op::BinF { op, d, f } => {
+                regs[r(d)] = binop(op, regs[r(d)], u128::from(pkt.phv.fields[f as usize]));
+            }
+            Op::FieldBinK { op, d, f, k: i } => {
+                regs[r(d)] = binop(op, u128::from(pkt.phv.fields[f as usize]), k(i));
+            }
+            Op::AndK { d, k: i } => regs[r(d)] &= k(i),
+            Op::AddF { d, f } => {
+                regs[r(d)] = regs[r(d)].wrapping_add(u128::from(pkt.phv.fields[f as usize]));
+            }
+            Op::SubF { d, f } => {
+                regs[r(d)] = regs[r(d)].wrapping_sub(u128::from(pkt.phv.fields[f as usize]));
+            }
+            Op::FieldEqK { d, f, k: i } => {
+                regs[r(d)] = u128::from(u128::from(pkt.phv.fields[f as usize]) == k(i));
+            }
+            Op::JumpUnlessFieldEqK { f, k: i, t } => {
+                if u128::from(pkt.phv.fields[f as usize]) != k(i) {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessFieldNeK { f, k: i, t } => {
+                if u128::from(pkt.phv.fields[f as usize]) == k(i) {
+                    pc = t as usize;
+                }
+            }
+            Op::AndSkip { d, t } => {
+                if regs[r(d)] == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::OrSkip { d, t } => {
+                if regs[r(d)] != 0 {
+                    regs[r(d)] = 1;
+                    pc = t as usize;
+                }
+            }
+            Op::Not { d } => regs[r(d)] = u128::from(regs[r(d)] == 0),
+            Op::BitNot { d } => regs[r(d)] = !regs[r(d)],
+            Op::D2B { d } => regs[r(d)] = u128::from(regs[r(d)] != 0),
+            Op::TwoCompMod { d, w } => {
+                let w = u32::from(w);
+                regs[r(d)] = sign_extend(regs[r(d)] & mask(w), w);
+            }
+            Op::SatCast { d, w } => {
+                let v = regs[r(d)] as i128;
+                let w = u32::from(w).clamp(1, 128);
+                let (lo, hi) = if w == 128 {
+                    (i128::MIN, i128::MAX)
+                } else {
+                    (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+                };
+                regs[r(d)] = v.clamp(lo, hi) as u128;
+            }
+            Op::USatCast { d, w } => {
+                let v = regs[r(d)];
+                regs[r(d)] = if (v as i128) < 0 {
+                    0
+                } else {
+                    v.min(mask(u32::from(w)))
+                };
+            }
+            Op::RegisterGet { d, array } => {
+                let i = regs[r(d)];
+                regs[r(d)] = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| st.registers[array as usize].get(i).copied())
+                    .unwrap_or(0);
+            }
+            Op::Eval { d, e, data } => {
+                if let Some(e) = code.exprs.get(e as usize) {
+                    regs[r(d)] = eval(p, st, pkt, data_of(data), e);
+                }
+            }
+            Op::Store { f, a } => {
+                pkt.phv.fields[f as usize] = (regs[r(a)] & st.fmask[f as usize]) as u64;
+            }
+            Op::StoreConst { f, k: i } => pkt.phv.fields[f as usize] = k(i) as u64,
+            Op::StoreConsts { at, n } => {
+                let (at, n) = (at as usize, n as usize);
+                for &(f, v) in code.stores.get(at..at + n).unwrap_or(&[]) {
+                    pkt.phv.fields[f as usize] = v as u64;
+                }
+            }
+            Op::StoreLocals { at, n } => {
+                let (at, n) = (at as usize, n as usize);
+                for &(f, i) in code.locals.get(at..at + n).unwrap_or(&[]) {
+                    let v = data.get(usize::from(i)).copied().unwrap_or(0);
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+                }
+            }
+            Op::StoreLocal { f, i } => {
+                let v = data.get(usize::from(i)).copied().unwrap_or(0);
+                pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+            }
+            Op::Copy { f, src } => {
+                pkt.phv.fields[f as usize] =
+                    (u128::from(pkt.phv.fields[src as usize]) & st.fmask[f as usize]) as u64;
+            }
+            Op::RegisterRead { f, array, a } => {
+                if let Some(v) = usize::try_from(regs[r(a)])
+                    .ok()
+                    .and_then(|i| st.registers[array as usize].get(i).copied())
+                {
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+                }
+            }
+            Op::RegisterReadF { f, array, index } => {
+                if let Some(v) = usize::try_from(u128::from(pkt.phv.fields[index as usize]))
+                    .ok()
+                    .and_then(|i| st.registers[array as usize].get(i).copied())
+                {
+                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+                }
+            }
+            Op::RegisterWrite { array, a } => {
+                let v = regs[r(a + 1)] & mask(p.registers[array as usize].width);
+                if let Some(cell) = usize::try_from(regs[r(a)])
+                    .ok()
+                    .and_then(|i| st.registers[array as usize].get_mut(i))
+                {
+                    *cell = v;
+                }
+            }
+            Op::Count { array, a } => {
+                if let Some(c) = usize::try_from(regs[r(a)])
+                    .ok()
+                    .and_then(|i| st.counters[array as usize].get_mut(i))
+                {
+                    c.count(u64::from(pkt.ingress_len));
+                }
+            }
+            Op::Jump { t } => pc = t as usize,
+            Op::JumpIfZero { a, t } => {
+                if regs[r(a)] == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpIfNonZero { a, t } => {
+                if regs[r(a)] != 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessK { op, a, k: i, t } => {
+                if binop(op, regs[r(a)], k(i)) == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpUnlessFK { op, f, k: i, t } => {
+                if binop(op, u128::from(pkt.phv.fields[f as usize]), k(i)) == 0 {
+                    pc = t as usize;
+                }
+            }
+            Op::JumpIfValid { h, valid, t } => {
+                if pkt.phv.valid[h as usize] == valid {
+                    pc = t as usize;
+                }
+            }
+            Op::Prim { p: i, data } => {
+                if let Some(prim) = code.prims.get(i as usize) {
+                    exec_prim(p, st, pkt, data_of(data), prim);
+                    if pkt.flags.exit {
+                        return;
+                    }
+                }
+            }
+            Op::Exit => {
+                pkt.flags.exit = true;
+                return;
+            }
+            Op::Inline { table, t } => {
+                if !st.tables[table as usize].is_empty() {
+                    pc = t as usize;
+                }
+            }
+            Op::Table { table } => {
+                let next = apply_table(p, st, pkt, table);
+                if pkt.flags.exit {
+                    return;
+                }
+                pc = match next {
+                    None => 0,
+                    Some(Node::Table(t)) => code.table_labels[t as usize] as usize,
+                    Some(Node::Cond(c)) => code.cond_labels[c as usize] as usize,
+                };
+            }
+            Op::End => return,
+        }
+    }
+}
