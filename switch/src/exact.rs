@@ -11,7 +11,7 @@ use std::hash::BuildHasherDefault;
 
 use crate::bits::mask;
 use crate::program::TableKey;
-use crate::tables::KeyHasher;
+use crate::tables::{KeyHasher, KeyMap};
 
 /// Keys this narrow (in total) are array indices: 2^16 handles at most.
 pub const DIRECT_BITS: u32 = 16;
@@ -19,25 +19,23 @@ pub const DIRECT_BITS: u32 = 16;
 /// An array slot with no entry.
 const NONE: u32 = u32::MAX;
 
-type Hasher = BuildHasherDefault<KeyHasher>;
-
 /// Exact-match index of one table.
 #[derive(Debug, Clone)]
 pub enum ExactIndex {
-    /// Packed keys of at most [`DIRECT_BITS`] bits index the handles (empty until
-    /// the first entry).
+    /// Packed keys of at most [`DIRECT_BITS`] bits index the handles.
     Direct(Vec<u32>),
     /// Packed keys of at most 64 bits.
-    Packed(HashMap<u64, u32, Hasher>),
+    Packed(HashMap<u64, u32, BuildHasherDefault<KeyHasher>>),
     /// Wider keys, component by component.
-    Wide(HashMap<Box<[u128]>, u32, Hasher>),
+    Wide(KeyMap),
 }
 
 impl ExactIndex {
-    /// The index for a table with these key components.
+    /// The (empty) index for a table with these key components; the table makes it
+    /// with its first entry, so an array is allocated only for a table in use.
     pub fn for_keys(keys: &[TableKey]) -> ExactIndex {
         match keys.iter().map(|k| k.width).sum::<u32>() {
-            bits if bits <= DIRECT_BITS => ExactIndex::Direct(Vec::new()),
+            bits if bits <= DIRECT_BITS => ExactIndex::Direct(vec![NONE; 1 << bits]),
             bits if bits <= 64 => ExactIndex::Packed(HashMap::default()),
             _ => ExactIndex::Wide(HashMap::default()),
         }
@@ -60,10 +58,6 @@ impl ExactIndex {
     pub fn insert(&mut self, keys: &[TableKey], key: &[u128], handle: u32) {
         match self {
             ExactIndex::Direct(slots) => {
-                if slots.is_empty() {
-                    let bits: u32 = keys.iter().map(|k| k.width).sum();
-                    *slots = vec![NONE; 1 << bits];
-                }
                 if let Some(slot) = slots.get_mut(pack(keys, key) as usize) {
                     *slot = handle;
                 }

@@ -904,10 +904,13 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = first + k;
         match wf.kind {
             WireKind::Plain => {
-                let byte_field = off.is_multiple_of(8) && is_byte_field(0, wf.width);
-                match byte_field.then(|| get_byte_field(&pkt.data, off, wf.width)) {
-                    Some(Some(v)) => pkt.phv.fields[f] = v,
-                    _ => pkt
+                let whole_bytes = off.is_multiple_of(8) && is_byte_field(0, wf.width);
+                match whole_bytes
+                    .then(|| get_byte_field(&pkt.data, off, wf.width))
+                    .flatten()
+                {
+                    Some(v) => pkt.phv.fields[f] = v,
+                    None => pkt
                         .phv
                         .set(p, f as FieldId, get_bits(&pkt.data, off, wf.width)),
                 }

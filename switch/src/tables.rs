@@ -11,7 +11,7 @@ use crate::program::{LookupKind, MatchKind, TableDef, TableKey};
 use crate::state::{CounterCell, MeterCell};
 
 /// Hash map from a (masked) key to an entry handle.
-type KeyMap = HashMap<Box<[u128]>, u32, BuildHasherDefault<KeyHasher>>;
+pub(crate) type KeyMap = HashMap<Box<[u128]>, u32, BuildHasherDefault<KeyHasher>>;
 
 /// A fast multiplicative hasher for table keys: keys are control-plane data,
 /// so SipHash's flooding resistance buys nothing on the packet path.
