@@ -35,7 +35,10 @@ class Univariate:
 def describe(values: Iterable[float], percentiles: Sequence[float] = DEFAULT_PERCENTILES
              ) -> Univariate:
     """Univariate statistics of ``values``; an empty sample is an error."""
-    data = np.asarray(list(values), dtype=float)
+    # An array or a sequence converts as a whole; only a bare iterator goes through a list
+    # (a list of a large array would make a Python float per element).
+    data = np.asarray(values if isinstance(values, np.ndarray | Sequence) else list(values),
+                      dtype=float)
     if data.size == 0:
         raise ValueError("no values to describe")
     if not np.all(np.isfinite(data)):
@@ -43,12 +46,15 @@ def describe(values: Iterable[float], percentiles: Sequence[float] = DEFAULT_PER
     for p in percentiles:
         if not 0 <= p <= 100:
             raise ValueError(f"percentile {p} outside 0..100")
+    # The median and every percentile from one partition of the sample.
+    ranks = [50.0, *(float(p) for p in percentiles)]
+    at = np.percentile(data, ranks)
     return Univariate(
         n=int(data.size),
         min=float(data.min()),
         max=float(data.max()),
         mean=float(data.mean()),
-        median=float(np.median(data)),
+        median=float(at[0]),
         stdev=float(data.std(ddof=1)) if data.size > 1 else 0.0,
-        percentiles={float(p): float(np.percentile(data, p)) for p in percentiles},
+        percentiles={p: float(v) for p, v in zip(ranks[1:], at[1:], strict=True)},
     )

@@ -161,12 +161,13 @@ impl CapturedFrame {
     /// Bytes of one record in [`CapturedFrame::write_le`]'s layout.
     pub const RECORD_BYTES: usize = 24;
 
-    /// Appends the record little-endian: flow u32, seq u32, tx_ns u64, rx_ns u64.
-    pub fn write_le(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&u32::from(self.flow).to_le_bytes());
-        out.extend_from_slice(&self.seq.to_le_bytes());
-        out.extend_from_slice(&self.tx_ns.to_le_bytes());
-        out.extend_from_slice(&self.rx_ns.to_le_bytes());
+    /// Writes the record little-endian into `out` (one record's bytes): flow u32, seq u32,
+    /// tx_ns u64, rx_ns u64.
+    pub fn write_le(&self, out: &mut [u8; Self::RECORD_BYTES]) {
+        out[0..4].copy_from_slice(&u32::from(self.flow).to_le_bytes());
+        out[4..8].copy_from_slice(&self.seq.to_le_bytes());
+        out[8..16].copy_from_slice(&self.tx_ns.to_le_bytes());
+        out[16..24].copy_from_slice(&self.rx_ns.to_le_bytes());
     }
 }
 

@@ -598,11 +598,14 @@ impl PySimulator {
     /// seq u32, tx_ns u64, rx_ns u64), in arrival order.
     fn captured<'py>(&self, py: Python<'py>, host: &str) -> PyResult<Bound<'py, PyBytes>> {
         let frames = self.sim.captured(host).map_err(to_py)?;
-        let mut out = Vec::with_capacity(frames.len() * CapturedFrame::RECORD_BYTES);
-        for f in frames {
-            f.write_le(&mut out);
-        }
-        Ok(PyBytes::new(py, &out))
+        // Written in place: a capture can hold millions of frames.
+        PyBytes::new_with(py, frames.len() * CapturedFrame::RECORD_BYTES, |out| {
+            let (records, _) = out.as_chunks_mut::<{ CapturedFrame::RECORD_BYTES }>();
+            for (f, record) in frames.iter().zip(records) {
+                f.write_le(record);
+            }
+            Ok(())
+        })
     }
 
     /// Events run, frames handed to switches (frame-hops), frames in flight.

@@ -301,14 +301,15 @@ fn a_capturing_host_records_each_data_frame_with_its_flow_sequence_and_times() {
             (0, 2, 2_400, 6_000),
         ]
     );
-    let mut record = Vec::new();
+    let mut record = [0xAA; bufferlab_sim::host::CapturedFrame::RECORD_BYTES];
     sim.captured("h3").expect("a host")[1].write_le(&mut record);
-    assert_eq!(
-        record.len(),
-        bufferlab_sim::host::CapturedFrame::RECORD_BYTES
-    );
     assert_eq!(record[..4], [1, 0, 0, 0]);
     assert_eq!(record[16..], 3_600u64.to_le_bytes());
+    sim.captured("h3").expect("a host")[2].write_le(&mut record);
+    assert_eq!(record[..4], [0, 0, 0, 0]);
+    assert_eq!(record[4..8], 1u32.to_le_bytes());
+    assert_eq!(record[8..16], 1_200u64.to_le_bytes());
+    assert_eq!(record[16..], 4_800u64.to_le_bytes());
     assert!(sim.capture("s1").is_err());
     assert!(sim.captured("nobody").is_err());
 }
