@@ -1,0 +1,252 @@
+//! The parser: the state machine, header extraction and checksum verification.
+
+use super::calc::calc_value;
+use super::eval::{eval, store};
+use super::prims::{exec_prim, set_valid};
+use super::State;
+use crate::bits::{get_bits, get_byte_field, is_byte_field, mask, BitReader};
+use crate::packet::Packet;
+use crate::program::*;
+
+/// Most parse states one packet may visit before the parser gives up
+/// (protects against loops in the state graph).
+const MAX_PARSE_STEPS: u32 = 4096;
+
+enum ParseOutcome {
+    Done,
+    Error(u32),
+}
+
+fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> Result<(), u32> {
+    let hi = &p.headers[h as usize];
+    let ec = p.error_codes;
+    let vl = vl_bits.unwrap_or(0);
+    if let Some(bits) = vl_bits {
+        if bits % 8 != 0 {
+            return Err(ec.parser_invalid_argument);
+        }
+        // BMv2's max_length bounds the whole header, fixed fields included.
+        if hi.fixed_bits + bits > hi.varbit_max_bytes * 8 {
+            return Err(ec.header_too_short);
+        }
+    }
+    let total_bits = (hi.fixed_bits + vl) as usize;
+    let start = pkt.cursor * 8;
+    if start + total_bits > pkt.data.len() * 8 {
+        return Err(ec.packet_too_short);
+    }
+    let mut off = start;
+    let first = hi.first_field as usize;
+    for (k, wf) in p.wire[first..first + hi.num_fields as usize]
+        .iter()
+        .enumerate()
+    {
+        let f = first + k;
+        match wf.kind {
+            WireKind::Plain => {
+                let whole_bytes = off.is_multiple_of(8) && is_byte_field(0, wf.width);
+                match whole_bytes
+                    .then(|| get_byte_field(&pkt.data, off, wf.width))
+                    .flatten()
+                {
+                    Some(v) => pkt.phv.fields[f] = v,
+                    None => pkt
+                        .phv
+                        .set(p, f as FieldId, get_bits(&pkt.data, off, wf.width)),
+                }
+                off += wf.width as usize;
+            }
+            WireKind::Varbit(vs) => {
+                let vb = &mut pkt.phv.varbits[vs as usize];
+                vb.clear();
+                if off.is_multiple_of(8) {
+                    vb.extend_from_slice(&pkt.data[off / 8..off / 8 + (vl / 8) as usize]);
+                } else {
+                    let mut r = BitReader::new(&pkt.data, off / 8);
+                    r.read((off % 8) as u32);
+                    vb.extend((0..vl / 8).map(|_| r.read(8) as u8));
+                }
+                pkt.phv.fields[f] = u64::from(vl);
+                off += vl as usize;
+            }
+            WireKind::Wide(at) => {
+                let at = at as usize;
+                let out = &mut pkt.phv.wide[at..at + wf.width.div_ceil(8) as usize];
+                crate::wide::read_bits_into(&pkt.data, off, wf.width, out);
+                off += wf.width as usize;
+            }
+        }
+    }
+    set_valid(p, pkt, h);
+    pkt.cursor += total_bits / 8;
+    Ok(())
+}
+
+fn extract_target(
+    p: &Program,
+    pkt: &mut Packet,
+    t: &ExtractTarget,
+    vl: Option<u32>,
+) -> Result<(), u32> {
+    match t {
+        ExtractTarget::Header(h) => extract(p, pkt, *h, vl),
+        ExtractTarget::Stack(s) => {
+            let next = pkt.phv.stack_next[*s as usize];
+            let Some(&h) = p.stacks[*s as usize].headers.get(next as usize) else {
+                return Err(p.error_codes.stack_out_of_bounds);
+            };
+            extract(p, pkt, h, vl)?;
+            pkt.phv.stack_next[*s as usize] += 1;
+            Ok(())
+        }
+        ExtractTarget::UnionStack(us, member) => {
+            let next = pkt.phv.ustack_next[*us as usize];
+            let Some(&u) = p.union_stacks[*us as usize].unions.get(next as usize) else {
+                return Err(p.error_codes.stack_out_of_bounds);
+            };
+            extract(p, pkt, p.unions[u as usize].headers[*member as usize], vl)?;
+            pkt.phv.ustack_next[*us as usize] += 1;
+            Ok(())
+        }
+    }
+}
+
+/// Lookahead bits an expression needs past the cursor (0 if none), so the
+/// parser can raise PacketTooShort before reading beyond the frame.
+pub(crate) fn lookahead_need(e: &Expr) -> usize {
+    match e {
+        Expr::Lookahead { offset, width } => (*offset + *width) as usize,
+        Expr::Bin(_, a, b) => lookahead_need(a).max(lookahead_need(b)),
+        Expr::Not(a)
+        | Expr::BitNot(a)
+        | Expr::D2B(a)
+        | Expr::TwoCompMod(a, _)
+        | Expr::SatCast(a, _)
+        | Expr::USatCast(a, _) => lookahead_need(a),
+        Expr::Cond(a, b, c) => lookahead_need(a)
+            .max(lookahead_need(b))
+            .max(lookahead_need(c)),
+        _ => 0,
+    }
+}
+
+fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
+    let ec = p.error_codes;
+    let mut state = p.init_state;
+    let mut steps = 0;
+    while let Some(si) = state {
+        steps += 1;
+        if steps > MAX_PARSE_STEPS {
+            return ParseOutcome::Error(
+                p.errors
+                    .iter()
+                    .find(|(n, _)| n == "ParserTimeout")
+                    .map_or(5, |e| e.1),
+            );
+        }
+        let s = &p.parse_states[si as usize];
+        for op in &s.ops {
+            let r = match op {
+                ParserOp::Extract(t) => extract_target(p, pkt, t, None),
+                ParserOp::ExtractVl(t, len) => {
+                    let bits = eval(p, st, pkt, &[], len);
+                    let bits = u32::try_from(bits).unwrap_or(u32::MAX);
+                    extract_target(p, pkt, t, Some(bits))
+                }
+                ParserOp::Set(lv, e) => {
+                    if pkt.cursor * 8 + lookahead_need(e) > pkt.data.len() * 8 {
+                        Err(ec.packet_too_short)
+                    } else {
+                        let v = eval(p, st, pkt, &[], e);
+                        store(p, st, pkt, &[], lv, v);
+                        Ok(())
+                    }
+                }
+                ParserOp::Verify(c, e) => {
+                    if eval(p, st, pkt, &[], c) == 0 {
+                        Err(eval(p, st, pkt, &[], e) as u32)
+                    } else {
+                        Ok(())
+                    }
+                }
+                ParserOp::Advance(bits) => {
+                    let bits = eval(p, st, pkt, &[], bits);
+                    if !bits.is_multiple_of(8) {
+                        Err(ec.parser_invalid_argument)
+                    } else if (pkt.cursor as u128) * 8 + bits > (pkt.data.len() as u128) * 8 {
+                        Err(ec.packet_too_short)
+                    } else {
+                        pkt.cursor += (bits / 8) as usize;
+                        Ok(())
+                    }
+                }
+                ParserOp::Primitive(prim) => {
+                    exec_prim(p, st, pkt, &[], prim);
+                    Ok(())
+                }
+            };
+            if let Err(code) = r {
+                return ParseOutcome::Error(code);
+            }
+        }
+        if s.transitions.is_empty() {
+            break;
+        }
+        if pkt.cursor * 8 + s.key_lookahead > pkt.data.len() * 8 {
+            return ParseOutcome::Error(ec.packet_too_short);
+        }
+        st.key.clear();
+        for k in &s.key {
+            let v = eval(p, st, pkt, &[], &k.expr) & mask(k.width);
+            st.key.push(v);
+        }
+        state = None;
+        for t in &s.transitions {
+            let hit = match &t.on {
+                TransitionMatch::Default => true,
+                TransitionMatch::Value(vm) => vm.iter().zip(&st.key).all(|((v, m), k)| k & m == *v),
+                TransitionMatch::ValueSet(vs, vmask) => {
+                    let cat = crate::load::concat_components(&st.key, &s.key)
+                        & vmask.unwrap_or(u128::MAX);
+                    st.vsets[*vs as usize].iter().any(|(v, m)| cat & m == *v)
+                }
+            };
+            if hit {
+                state = t.next;
+                break;
+            }
+        }
+    }
+    ParseOutcome::Done
+}
+
+/// Parses the packet and verifies checksums, recording errors in
+/// `standard_metadata` (packets are not dropped for them).
+pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
+    pkt.cursor = 0;
+    if let ParseOutcome::Error(code) = run_parser(p, st, pkt) {
+        st.stats.parser_errors += 1;
+        if let Some(f) = p.std.parser_error {
+            pkt.phv.set(p, f, u128::from(code));
+        }
+    }
+    let mut bad = false;
+    for c in p.checksums.iter().filter(|c| c.verify) {
+        if c.cond
+            .as_ref()
+            .is_some_and(|e| eval(p, st, pkt, &[], e) == 0)
+        {
+            continue;
+        }
+        let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
+        if v & st.fmask[c.target as usize] != pkt.phv.get(p, c.target) {
+            bad = true;
+        }
+    }
+    if bad {
+        st.stats.checksum_errors += 1;
+        if let Some(f) = p.std.checksum_error {
+            pkt.phv.set(p, f, 1);
+        }
+    }
+}
