@@ -2,14 +2,23 @@
 //! sequential bit writing/reading, and BMv2 `hexstr` parsing. Values are
 //! `u128` in two's complement.
 
+/// [`mask`] of each width 0..=128: a load instead of a 128-bit shift, which
+/// takes a dozen instructions and branches (masks are taken several times per
+/// field a packet moves).
+const MASKS: [u128; 129] = {
+    let mut masks = [0u128; 129];
+    let mut width = 1;
+    while width <= 128 {
+        masks[width] = u128::MAX >> (128 - width);
+        width += 1;
+    }
+    masks
+};
+
 /// Mask with the low `width` bits set (all ones for width >= 128).
 #[inline]
 pub fn mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << width) - 1
-    }
+    MASKS[width.min(128) as usize]
 }
 
 /// Sign-extends the low `width` bits of `v` to 128 bits.
@@ -277,6 +286,20 @@ pub fn bytes_to_u128(b: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn masks_have_the_low_width_bits_set() {
+        assert_eq!(mask(0), 0);
+        assert_eq!(mask(1), 1);
+        assert_eq!(mask(9), 0x1ff);
+        assert_eq!(mask(64), u128::from(u64::MAX));
+        assert_eq!(mask(127), u128::MAX >> 1);
+        assert_eq!(mask(128), u128::MAX);
+        assert_eq!(mask(1000), u128::MAX);
+        for width in 0..128 {
+            assert_eq!(mask(width), (1u128 << width) - 1, "width {width}");
+        }
+    }
 
     #[test]
     fn byte_fields_read_and_write_as_the_bit_helpers_do() {
