@@ -31,19 +31,29 @@ pub fn sign_extend(v: u128, width: u32) -> u128 {
     (((v << shift) as i128) >> shift) as u128
 }
 
-/// Reads a field of whole bytes (`width` a multiple of 8, 8..=64) at bit
-/// `offset` (a multiple of 8) as one 8-byte big-endian load; None when fewer
-/// than 8 bytes follow it in `buf` (then [`get_bits`] reads it).
+/// Whether a field at bit `offset` of `width` bits lies within the 8 bytes
+/// from its first byte, so one 8-byte load or store reaches it
+/// ([`get_window`], [`or_window`]): most header fields, aligned or not.
 #[inline]
-pub fn get_byte_field(buf: &[u8], offset: usize, width: u32) -> Option<u64> {
+pub fn fits_window(offset: u32, width: u32) -> bool {
+    width >= 1 && offset % 8 + width <= 64
+}
+
+/// Reads a field that [`fits_window`] with one 8-byte big-endian load; None
+/// when fewer than 8 bytes follow its first byte in `buf` (then [`get_bits`]
+/// reads it).
+#[inline]
+pub fn get_window(buf: &[u8], offset: usize, width: u32) -> Option<u64> {
     let bytes: [u8; 8] = buf.get(offset / 8..offset / 8 + 8)?.try_into().ok()?;
-    Some(u64::from_be_bytes(bytes) >> (64 - width))
+    Some((u64::from_be_bytes(bytes) << (offset % 8)) >> (64 - width))
 }
 
 /// Writes the low `width` bits of `v` as a field of whole bytes (`width` a
 /// multiple of 8, 8..=64) at bit `offset` (a multiple of 8) with one 8-byte
 /// store: the bytes after the field become zero, so fields must be written
 /// in increasing offset order into a zeroed buffer with 8 bytes to spare.
+/// (A store, not a read-modify-write: a load of bytes the previous field's
+/// store just wrote, at another offset, stalls the CPU's store forwarding.)
 #[inline]
 pub fn put_byte_field(buf: &mut [u8], offset: usize, width: u32, v: u64) {
     if let Some(window) = buf.get_mut(offset / 8..offset / 8 + 8) {
@@ -52,7 +62,7 @@ pub fn put_byte_field(buf: &mut [u8], offset: usize, width: u32, v: u64) {
 }
 
 /// Whether a field at bit `offset` of `width` bits is whole bytes of at most 64
-/// bits ([`get_byte_field`], [`put_byte_field`]).
+/// bits ([`put_byte_field`]).
 #[inline]
 pub fn is_byte_field(offset: u32, width: u32) -> bool {
     offset.is_multiple_of(8) && width.is_multiple_of(8) && (8..=64).contains(&width)
@@ -302,22 +312,41 @@ mod tests {
     }
 
     #[test]
-    fn byte_fields_read_and_write_as_the_bit_helpers_do() {
+    fn window_and_byte_fields_read_and_write_as_the_bit_helpers_do() {
         let frame: Vec<u8> = (0u8..40).map(|b| b.wrapping_mul(37)).collect();
-        for (offset, width) in [(0, 8), (8, 16), (16, 48), (64, 32), (96, 64), (256, 8)] {
+        let fields = [
+            (0, 8),
+            (8, 16),
+            (16, 48),
+            (64, 32),
+            (96, 64),
+            (256, 8),
+            (3, 9),
+            (100, 4),
+            (107, 57),
+            (161, 1),
+            (200, 13),
+        ];
+        for (offset, width) in fields {
+            assert!(fits_window(offset as u32, width), "{offset} {width}");
             let want = get_bits(&frame, offset, width);
             assert_eq!(
-                get_byte_field(&frame, offset, width).map(u128::from),
-                Some(want)
+                get_window(&frame, offset, width).map(u128::from),
+                Some(want),
+                "offset {offset} width {width}"
             );
-            let mut a = vec![0u8; 48];
-            let mut b = vec![0u8; 48];
-            put_bits(&mut a, offset, width, want);
-            put_byte_field(&mut b, offset, width, want as u64);
-            assert_eq!(a, b, "offset {offset} width {width}");
+            if is_byte_field(offset as u32, width) {
+                let mut a = vec![0u8; 48];
+                let mut b = vec![0u8; 48];
+                put_bits(&mut a, offset, width, want);
+                put_byte_field(&mut b, offset, width, want as u64);
+                assert_eq!(a, b, "offset {offset} width {width}");
+            }
         }
-        // Fewer than 8 bytes after the field: the caller falls back to get_bits.
-        assert_eq!(get_byte_field(&frame, 34 * 8, 16), None);
+        // Fewer than 8 bytes after the field's first byte: the caller falls back to get_bits.
+        assert_eq!(get_window(&frame, 34 * 8, 16), None);
+        assert!(fits_window(7, 57) && !fits_window(7, 58) && !fits_window(0, 65));
+        assert!(!fits_window(0, 0) && fits_window(0, 64) && !fits_window(1, 64));
         assert!(is_byte_field(16, 48) && !is_byte_field(4, 8) && !is_byte_field(8, 12));
         assert!(!is_byte_field(0, 72) && !is_byte_field(0, 0));
     }

@@ -4,7 +4,7 @@ use super::calc::calc_value;
 use super::eval::{eval, store};
 use super::prims::{exec_prim, set_valid};
 use super::State;
-use crate::bits::{get_bits, get_byte_field, is_byte_field, mask, BitReader};
+use crate::bits::{fits_window, get_bits, get_window, mask, BitReader};
 use crate::packet::Packet;
 use crate::program::*;
 
@@ -44,9 +44,10 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = first + k;
         match wf.kind {
             WireKind::Plain => {
-                let whole_bytes = off.is_multiple_of(8) && is_byte_field(0, wf.width);
-                match whole_bytes
-                    .then(|| get_byte_field(&pkt.data, off, wf.width))
+                // A field's bit offset in the frame is its offset in the header
+                // plus whole bytes: whether it fits a window is the header's say.
+                match fits_window(wf.offset, wf.width)
+                    .then(|| get_window(&pkt.data, off, wf.width))
                     .flatten()
                 {
                     Some(v) => pkt.phv.fields[f] = v,
