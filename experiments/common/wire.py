@@ -73,8 +73,13 @@ def last_bit_in_ns(count: int, frame_bytes: int, rate_bps: int, load: Fraction =
     step = slot.numerator * own.denominator
     first = own.numerator * slot.denominator
     if count * step + first < 2**63:
-        k = np.arange(count, dtype=np.int64)
-        return start_ns + (k * step + first) // den
+        # In place: a full-size trial has millions of frames per port.
+        t = np.arange(count, dtype=np.int64)
+        t *= step
+        t += first
+        t //= den
+        t += start_ns
+        return t
     # Rates whose exact slot has a large denominator: whole integers, one frame at a time.
     return np.array([start_ns + (k * step + first) // den for k in range(count)],
                     dtype=np.int64)
