@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use crate::bits::mask;
-use crate::program::TableKey;
+use crate::program::{FieldId, TableKey};
 use crate::tables::{KeyHasher, KeyMap};
 
 /// Keys this narrow (in total) are array indices: 2^16 handles at most.
@@ -31,12 +31,15 @@ pub enum ExactIndex {
 }
 
 impl ExactIndex {
+    /// Keys this narrow (in total) pack into one `u64` ([`ExactIndex::get_packed`]).
+    pub const PACKED_BITS: u32 = 64;
+
     /// The (empty) index for a table with these key components; the table makes it
     /// with its first entry, so an array is allocated only for a table in use.
     pub fn for_keys(keys: &[TableKey]) -> ExactIndex {
         match keys.iter().map(|k| k.width).sum::<u32>() {
             bits if bits <= DIRECT_BITS => ExactIndex::Direct(vec![NONE; 1 << bits]),
-            bits if bits <= 64 => ExactIndex::Packed(HashMap::default()),
+            bits if bits <= Self::PACKED_BITS => ExactIndex::Packed(HashMap::default()),
             _ => ExactIndex::Wide(HashMap::default()),
         }
     }
@@ -45,12 +48,20 @@ impl ExactIndex {
     #[inline]
     pub fn get(&self, keys: &[TableKey], key: &[u128]) -> Option<u32> {
         match self {
-            ExactIndex::Direct(slots) => slots
-                .get(pack(keys, key) as usize)
-                .copied()
-                .filter(|&h| h != NONE),
-            ExactIndex::Packed(map) => map.get(&pack(keys, key)).copied(),
             ExactIndex::Wide(map) => map.get(key).copied(),
+            _ => self.get_packed(pack(keys, key)),
+        }
+    }
+
+    /// The handle of the entry whose key packs to `key` (components
+    /// concatenated most significant first, as [`pack_fields`] does); none
+    /// in the wide form, whose keys do not pack.
+    #[inline]
+    pub fn get_packed(&self, key: u64) -> Option<u32> {
+        match self {
+            ExactIndex::Direct(slots) => slots.get(key as usize).copied().filter(|&h| h != NONE),
+            ExactIndex::Packed(map) => map.get(&key).copied(),
+            ExactIndex::Wide(_) => None,
         }
     }
 
@@ -94,6 +105,16 @@ impl ExactIndex {
 fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
     keys.iter().zip(key).fold(0u64, |acc, (k, &v)| {
         (acc.checked_shl(k.width).unwrap_or(0)) | (v & mask(k.width)) as u64
+    })
+}
+
+/// A key of whole fields packed as [`pack`] packs their values: (slot, width)
+/// components of `fields`, most significant first.
+#[inline]
+pub fn pack_fields(fields: &[u64], key: &[(FieldId, u32)]) -> u64 {
+    key.iter().fold(0u64, |acc, &(f, width)| {
+        let v = fields.get(f as usize).copied().unwrap_or(0);
+        acc.checked_shl(width).unwrap_or(0) | (v & (u64::MAX >> (64 - width.clamp(1, 64))))
     })
 }
 
@@ -147,6 +168,42 @@ mod tests {
             0xaabb_ccdd_eeff_1234
         );
         assert_eq!(pack(&keys(&[64]), &[u128::from(u64::MAX)]), u64::MAX);
+    }
+
+    #[test]
+    fn fields_pack_as_their_values_do() {
+        let phv = [
+            0x1ff,
+            0x5,
+            0xaabb_ccdd_eeff,
+            u64::MAX,
+            0xffff_ffff_ffff_1234,
+        ];
+        for (slots, widths) in [
+            (&[0u32, 1][..], &[9u32, 3][..]),
+            (&[2, 4], &[48, 16]),
+            (&[3], &[64]),
+            (&[4, 1], &[12, 2]),
+        ] {
+            let key: Vec<(FieldId, u32)> =
+                slots.iter().copied().zip(widths.iter().copied()).collect();
+            let values: Vec<u128> = slots.iter().map(|&f| u128::from(phv[f as usize])).collect();
+            assert_eq!(
+                pack_fields(&phv, &key),
+                pack(&keys(widths), &values),
+                "{key:?}"
+            );
+        }
+        let k = keys(&[9, 3]);
+        let mut index = ExactIndex::for_keys(&k);
+        index.insert(&k, &[0x1ff, 0x5], 7);
+        assert_eq!(
+            index.get_packed(pack_fields(&phv, &[(0, 9), (1, 3)])),
+            Some(7)
+        );
+        assert_eq!(index.get_packed(pack_fields(&phv, &[(1, 9), (0, 3)])), None);
+        let wide = keys(&[64, 64]);
+        assert_eq!(ExactIndex::for_keys(&wide).get_packed(0), None);
     }
 
     #[test]

@@ -631,6 +631,10 @@ pub struct TableDef {
     pub fields: Vec<MatchField>,
     /// Lookup structure.
     pub lookup: LookupKind,
+    /// An exact key made of whole plain fields, at most 64 bits together:
+    /// (slot, width) most significant first, packed straight from the PHV
+    /// for the exact index instead of evaluating the key.
+    pub field_key: Option<Box<[(FieldId, u32)]>>,
     /// Implementation type.
     pub ty: TableType,
     /// Action profile (indirect tables).

@@ -176,6 +176,12 @@ impl TableState {
             .filter_map(|(i, e)| e.as_ref().map(|e| (i as u32, e)))
     }
 
+    /// The entry an exact table's packed key finds (see [`TableDef::field_key`]).
+    #[inline]
+    pub fn lookup_packed(&self, key: u64) -> Option<u32> {
+        self.exact.as_ref()?.get_packed(key)
+    }
+
     /// Looks up `key` (one value per key element, masks applied); returns the handle.
     #[inline]
     pub fn lookup(&self, def: &TableDef, key: &[u128], scratch: &mut Vec<u128>) -> Option<u32> {
@@ -460,6 +466,7 @@ mod tests {
                 })
                 .collect(),
             lookup,
+            field_key: None,
             ty: TableType::Simple,
             profile: None,
             max_size: 16,

@@ -5,6 +5,7 @@ use super::eval::eval;
 use super::prims::exec_action;
 use super::State;
 use crate::bits::mask;
+use crate::exact::pack_fields;
 use crate::packet::Packet;
 use crate::program::*;
 use crate::tables::EntryAction;
@@ -77,6 +78,8 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
     let keyless_miss = def.keys.is_empty() && state.is_empty();
     let hit = if keyless_miss {
         None
+    } else if let Some(key) = &def.field_key {
+        state.lookup_packed(pack_fields(&pkt.phv.fields, key))
     } else {
         let mut key = std::mem::take(&mut st.key);
         key.clear();

@@ -344,6 +344,36 @@ mod tests {
     }
 
     #[test]
+    fn exact_keys_of_plain_fields_pack_from_the_phv() {
+        let p = load(include_str!("../../../tests/engine/fixtures/tables.json"))
+            .expect("fixture loads");
+        let table = |name: &str| {
+            p.tables
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("{name} is in the fixture"))
+        };
+        let dst = p
+            .fields
+            .iter()
+            .position(|f| f.name == "ipv4.dstAddr")
+            .expect("ipv4.dstAddr is a field") as FieldId;
+        assert_eq!(
+            table("MyIngress.t_const").field_key.as_deref(),
+            Some(&[(dst, 32)][..])
+        );
+        // A masked component and 73 bits in all; LPM; ternary; no key at all.
+        for name in [
+            "MyIngress.t_exact_multi",
+            "MyIngress.t_lpm",
+            "MyIngress.t_ternary",
+            "tbl_hit",
+        ] {
+            assert_eq!(table(name).field_key, None, "{name}");
+        }
+    }
+
+    #[test]
     fn errors_name_the_object() {
         let e = load(r#"{"header_types": [{"name": "h_t", "id": 0, "fields": [["f", "x"]]}]}"#)
             .unwrap_err();

@@ -2,6 +2,7 @@
 //! bindings and checksums.
 
 use super::*;
+use crate::exact::ExactIndex;
 use crate::keys::Bytes;
 
 /// Lookup components of a `width`-bit key on the wide field at byte `at`,
@@ -269,11 +270,13 @@ impl Loader {
             .and_then(Value::as_u64)
             .unwrap_or(1024)
             .max(const_entries.len() as u64) as usize;
+        let field_key = field_key(lookup, &keys);
         Ok(TableDef {
             name,
             keys,
             fields,
             lookup,
+            field_key,
             ty,
             profile,
             max_size,
@@ -492,4 +495,21 @@ impl Loader {
 fn is_contiguous(m: u128) -> bool {
     let run = m >> m.trailing_zeros();
     run & run.wrapping_add(1) == 0
+}
+
+/// An exact table's key as plain fields of at most 64 bits together (see
+/// [`TableDef::field_key`]), if it is one.
+fn field_key(lookup: LookupKind, keys: &[TableKey]) -> Option<Box<[(FieldId, u32)]>> {
+    if lookup != LookupKind::Exact
+        || keys.is_empty()
+        || keys.iter().map(|k| k.width).sum::<u32>() > ExactIndex::PACKED_BITS
+    {
+        return None;
+    }
+    keys.iter()
+        .map(|k| match (&k.expr, k.mask) {
+            (Expr::Field(f), None) if k.width >= 1 => Some((*f, k.width)),
+            _ => None,
+        })
+        .collect()
 }
