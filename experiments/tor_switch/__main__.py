@@ -31,8 +31,8 @@ def _parser() -> argparse.ArgumentParser:
                         "in Mininet with the RFC 2544 tester (root; its own grid, ~2 min)")
     p.add_argument("--full", action="store_true",
                    help="the seed's whole grid (7 frame sizes × 12 thresholds × 5 loads; "
-                        "9 min on two quiet cores here, 17-20 CPU-minutes) instead of the short "
-                        "default grid")
+                        "about 5 min on two cores here, about 10 CPU-minutes) instead of the "
+                        "short default grid")
     p.add_argument("--out", default="results/tor_switch",
                    help="folder for CSV, plots and report.md (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0,
