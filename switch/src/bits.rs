@@ -32,8 +32,8 @@ pub fn sign_extend(v: u128, width: u32) -> u128 {
 }
 
 /// Whether a field at bit `offset` of `width` bits lies within the 8 bytes
-/// from its first byte, so one 8-byte load or store reaches it
-/// ([`get_window`], [`or_window`]): most header fields, aligned or not.
+/// from its first byte, so one 8-byte load reads it ([`get_window`]): most
+/// header fields, aligned or not.
 #[inline]
 pub fn fits_window(offset: u32, width: u32) -> bool {
     width >= 1 && offset % 8 + width <= 64

@@ -44,9 +44,9 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
         let f = first + k;
         match wf.kind {
             WireKind::Plain => {
-                // A field's bit offset in the frame is its offset in the header
-                // plus whole bytes: whether it fits a window is the header's say.
-                match fits_window(wf.offset, wf.width)
+                // Its place in the frame, not in the header: a varbit before it
+                // may have a length other than its maximum.
+                match fits_window((off % 8) as u32, wf.width)
                     .then(|| get_window(&pkt.data, off, wf.width))
                     .flatten()
                 {
