@@ -108,8 +108,8 @@ fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
     })
 }
 
-/// A key of whole fields packed as [`pack`] packs their values: (slot, width)
-/// components of `fields`, most significant first.
+/// A key of whole fields packed as the index packs key values (components
+/// concatenated most significant first): (slot, width) components of `fields`.
 #[inline]
 pub fn pack_fields(fields: &[u64], key: &[(FieldId, u32)]) -> u64 {
     key.iter().fold(0u64, |acc, &(f, width)| {

@@ -278,7 +278,7 @@ pub struct Code {
 /// Straight-line forms of a program's actions and controls.
 #[derive(Debug, Clone, Default)]
 pub struct Flat {
-    /// One per action, indexed like [`Program::actions`].
+    /// One per action, indexed like [`crate::program::Program::actions`].
     pub actions: Vec<Code>,
     /// The ingress control.
     pub ingress: Code,

@@ -29,7 +29,7 @@ pub struct PauseEvent {
     pub opcode: u16,
     /// PFC class-enable vector (0 for PAUSE).
     pub class_enable: u8,
-    /// PAUSE: quanta[0]; PFC: the time of each class.
+    /// PAUSE: `quanta[0]`; PFC: the time of each class.
     pub quanta: [u16; PFC_CLASSES],
 }
 
