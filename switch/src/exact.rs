@@ -103,9 +103,9 @@ impl ExactIndex {
 /// The components of a key of at most 64 bits, concatenated most significant first.
 #[inline]
 fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
-    keys.iter().zip(key).fold(0u64, |acc, (k, &v)| {
-        (acc.checked_shl(k.width).unwrap_or(0)) | (v & mask(k.width)) as u64
-    })
+    keys.iter()
+        .zip(key)
+        .fold(0u64, |acc, (k, &v)| shift_in(acc, k.width, v as u64))
 }
 
 /// A key of whole fields packed as the index packs key values (components
@@ -113,9 +113,15 @@ fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
 #[inline]
 pub fn pack_fields(fields: &[u64], key: &[(FieldId, u32)]) -> u64 {
     key.iter().fold(0u64, |acc, &(f, width)| {
-        let v = fields.get(f as usize).copied().unwrap_or(0);
-        acc.checked_shl(width).unwrap_or(0) | (v & (u64::MAX >> (64 - width.clamp(1, 64))))
+        shift_in(acc, width, fields.get(f as usize).copied().unwrap_or(0))
     })
+}
+
+/// `acc` with the low `width` bits of `v` appended: the one packing rule both
+/// the index's keys and keys taken from the PHV follow.
+#[inline]
+fn shift_in(acc: u64, width: u32, v: u64) -> u64 {
+    acc.checked_shl(width).unwrap_or(0) | (v & mask(width) as u64)
 }
 
 #[cfg(test)]
