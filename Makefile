@@ -10,13 +10,15 @@ P4SRC      := p4src
 P4C        ?= $(VENV)/bin/bufferlab-p4c
 PROGRAMS   := $(basename $(notdir $(wildcard $(P4SRC)/*.p4)))
 # chromium and its driver: the headless browser the live view's test loads the page in.
-APT_PKGS   := mininet bridge-utils iperf3 tcpdump ethtool iproute2 iputils-ping net-tools cpp python3-venv python3-dev build-essential chromium chromium-driver
+# sudo: the p4lang tutorials run their tools through it (make tutorials-install).
+APT_PKGS   := mininet bridge-utils iperf3 tcpdump ethtool iproute2 iputils-ping net-tools cpp python3-venv python3-dev build-essential chromium chromium-driver sudo
 RUST_SRC   := $(shell find switch traffic sim -name "*.rs" -o -name Cargo.toml 2>/dev/null) Cargo.toml
 PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run run-bcn run-qbss run-esnet stop cli
+.PHONY: setup build test lint bench clean run run-bcn run-qbss run-esnet stop cli \
+        tutorials-install tutorials-uninstall
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
 # tutorials"): each template of switch/compat/bin with the venv's path filled in.
@@ -53,6 +55,17 @@ $(COMPAT_BIN)/%: switch/compat/bin/%.py .stamp-install
 $(COMPAT_BIN)/%: switch/compat/bin/%.sh .stamp-install
 	@mkdir -p $(@D)
 	@sed 's|@VENV@|$(abspath $(VENV))|g' $< > $@ && chmod 755 $@ && echo "compat: $@"
+
+# The p4lang tutorials through sudo (README "Running the p4lang tutorials"): links to the compat
+# tools in /usr/local/bin (sudo's secure_path) and a .pth that lets Debian's python3, run
+# through sudo, import the venv's packages; recorded in .venv/compat/tutorials-installed.json.
+# The only targets that change anything outside the checkout but apt's; uninstall undoes it.
+tutorials-install: setup
+	$(PY) switch/compat/tutorials.py install
+
+tutorials-uninstall:
+	@if test -x $(PY); then $(PY) switch/compat/tutorials.py uninstall; \
+	else echo "tutorials-uninstall: no $(VENV), nothing recorded"; fi
 
 build: setup
 	@mkdir -p $(BUILD_DIR)
