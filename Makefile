@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench clean run run-bcn run-qbss run-esnet stop cli \
+.PHONY: setup build test lint bench bench-compare clean run run-bcn run-qbss run-esnet stop cli \
         tutorials-install tutorials-uninstall
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
@@ -140,6 +140,12 @@ fuzz: build .stamp-fuzz
 
 bench: build
 	@for b in bench/*.py; do [ -e "$$b" ] && $(PY) $$b; done; true
+
+# A/B against a fixed commit (bench/tools/compare.py): BASE built in a scratch worktree with its
+# own venv and target dir, each benchmark run N times per side, interleaved; BENCH=a,b picks.
+bench-compare: build
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [N=5] [BENCH=engine_pps,...]" >&2; exit 2; }
+	$(PY) bench/tools/compare.py $(BASE) $(if $(N),--runs $(N)) $(if $(BENCH),--bench $(BENCH)) $(if $(KEEP),--keep)
 
 # The main experiment: seed 000's ToR buffer and forwarding-delay study. FULL=1 runs the whole grid.
 run: build
