@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
+from ..arch import v1model
 from ..diagnostics import CompileError
 from .calculations import Calculations
 from .context import Context, field_width, strip_type, unsupported
@@ -259,7 +260,7 @@ class Externs:
     def fn_mark_to_drop(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
         """`mark_to_drop(standard_metadata)`."""
         target = sl.exprs.resolve(args[0], env) if args and args[0] is not None else None
-        name = target.name if isinstance(target, HeaderRef) else "standard_metadata"
+        name = target.name if isinstance(target, HeaderRef) else v1model.STANDARD_METADATA
         sl.emit("mark_to_drop", [{"type": "header", "value": name}], node)
 
     def _clone(self, sl: Any, args: list, env: Env, node: Any, list_id: int) -> None:

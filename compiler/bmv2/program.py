@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
+from ..arch import v1model
 from ..diagnostics import CompileError, SourcePos
 from .actions import Actions, DeclaredIn
 from .calculations import Calculations
@@ -30,15 +31,15 @@ from .storage import Env, StructRef
 
 P4INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "p4include")
 
-V1SWITCH_ARGS = ("p", "vr", "ig", "eg", "ck", "dep")
+V1SWITCH_ARGS = v1model.PACKAGE_ARGS
 
 
-def from_arch_file(node: Any) -> bool:
-    """Whether `node` was declared in our core.p4/v1model.p4."""
+def from_arch_file(node: Any, arch_files: tuple[str, ...] = v1model.ARCH.arch_files) -> bool:
+    """Whether `node` was declared in one of our declaration files `arch_files`."""
     pos = getattr(node, "pos", None)
     if pos is None:
         return False
-    return os.path.basename(pos.file) in ("core.p4", "v1model.p4") and (
+    return os.path.basename(pos.file) in arch_files and (
         P4INCLUDE in os.path.abspath(pos.file) or not os.path.exists(pos.file)
         or os.path.dirname(os.path.abspath(pos.file)) == P4INCLUDE
     )
@@ -92,6 +93,9 @@ def _block_arguments(checked: Any) -> dict[str, tuple[Any, list[ast.Argument]]]:
 class ProgramLowering:
     """Lowers one checked v1model program."""
 
+    # The architecture's declaration files: their enums are not the program's.
+    arch_files: tuple[str, ...] = v1model.ARCH.arch_files
+
     def __init__(self, checked: Any, program_path: str) -> None:
         self.checked = checked
         self.ctx = Context(program_path)
@@ -112,7 +116,7 @@ class ProgramLowering:
             raise CompileError(_end_of(ctx.program_path),
                                "the program has no `main` package instantiation")
         package = getattr(checked.package, "name", "")
-        if package != "V1Switch":
+        if package not in v1model.ARCH.packages:
             raise CompileError(checked.main.pos, f"package {package} is not supported: only v1model's V1Switch")
         args = [package_arguments(checked).get(name) for name in V1SWITCH_ARGS]
         if any(a is None for a in args):
@@ -125,8 +129,8 @@ class ProgramLowering:
         std_type = self.std_metadata_type()
         hdr_type = strip_type(checked.type_args.get("H"))
         meta_type = strip_type(checked.type_args.get("M"))
-        ctx.header_type(std_type, "standard_metadata")
-        std = ctx.add_header("standard_metadata", std_type, True)
+        ctx.header_type(std_type, v1model.STANDARD_METADATA)
+        std = ctx.add_header(v1model.STANDARD_METADATA, std_type, True)
         headers = self.headers_storage(hdr_type)
         meta = self.metadata_storage(meta_type)
         storages = {"H": (hdr_type, headers), "M": (meta_type, meta), "S": (std_type, std)}
@@ -191,13 +195,13 @@ class ProgramLowering:
                 self.root.bind(decl, DeclaredIn(self.root))
                 if decl.name == "NoAction":
                     ctx.noaction = decl
-            elif isinstance(decl, ast.EnumDeclaration) and not from_arch_file(decl):
+            elif isinstance(decl, ast.EnumDeclaration) and not from_arch_file(decl, self.arch_files):
                 entries = []
                 for code, member in enumerate(decl.members):
                     entries.append([member.name, code])
                     ctx.enum_values[(decl.name, member.name)] = code
                 ctx.enums.append({"name": decl.name, "entries": entries})
-            elif isinstance(decl, ast.SerEnumDeclaration) and not from_arch_file(decl):
+            elif isinstance(decl, ast.SerEnumDeclaration) and not from_arch_file(decl, self.arch_files):
                 enum_type = decl.p4type
                 if isinstance(enum_type, t.SerEnum):
                     ctx.cp.serializable_enums.append(
@@ -210,13 +214,13 @@ class ProgramLowering:
 
     def std_metadata_type(self) -> t.StructLike:
         """`standard_metadata_t` from v1model.p4, with its `@alias` field aliases recorded."""
-        decl = self.checked.declaration("standard_metadata_t")
+        decl = self.checked.declaration(v1model.STANDARD_METADATA_TYPE)
         if not isinstance(decl, ast.StructDeclaration) or decl.p4type is None:
-            raise CompileError(None, "standard_metadata_t is not declared (include v1model.p4)")
+            raise CompileError(None, f"{v1model.STANDARD_METADATA_TYPE} is not declared (include v1model.p4)")
         for f in decl.fields:
             alias = annotation_string(f.annotations, "alias")
             if alias:
-                self.ctx.field_aliases.append([alias, ["standard_metadata", f.name]])
+                self.ctx.field_aliases.append([alias, [v1model.STANDARD_METADATA, f.name]])
         return decl.p4type
 
     def headers_storage(self, hdr_type: t.P4Type) -> StructRef:

@@ -32,7 +32,8 @@ class CheckedProgram:
     `V1Switch`); `main_args` maps each package parameter name (`p`, `vr`,
     `ig`, `eg`, `ck`, `dep` for V1Switch) to the parser/control declaration
     passed for it; `type_args` the package's bound type parameters (`H`, `M`).
-    `errors` and `match_kinds` list the members in declaration order.
+    `errors` and `match_kinds` list the members in declaration order; `arch` is
+    the `compiler.arch.Architecture` and `target` the device the front end chose.
     """
 
     program: ast.Program
@@ -44,6 +45,8 @@ class CheckedProgram:
     match_kinds: list[str] = field(default_factory=list)
     warnings: list[CompileWarning] = field(default_factory=list)
     top_level: dict[str, list[object]] = field(default_factory=dict)
+    arch: object = None
+    target: str = ""
 
     def declaration(self, name: str) -> object | None:
         """The top-level declaration called `name` (the first, for overloads)."""

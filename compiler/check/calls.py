@@ -15,6 +15,7 @@ from ..types import (
     Bits,
     Bool,
     ControlType,
+    DontCare,
     Extern,
     Header,
     InfInt,
@@ -377,6 +378,12 @@ class CallChecker(ExpressionChecker):
         type_params = getattr(base, "type_params", ())
         if type_params:
             missing = [n for n in type_params if n not in bindings]
+            if isinstance(base, PackageType):
+                # Type variables only an omitted @optional block uses (pipe1..pipe3 of a
+                # one-pipe Switch) stay unbound: nothing constrains them.
+                for name in missing:
+                    bindings[name] = DontCare()
+                missing = []
             if missing:
                 raise self.fail(e.pos, f"cannot infer type argument {missing[0]} of {base.name}")
             return Specialized(base, tuple(bindings[n] for n in type_params))
@@ -430,36 +437,100 @@ class CallChecker(ExpressionChecker):
             if want_base != got_base:
                 raise self.fail(pos, f"{what}: expected {want}, got {got}")
             return
+        if isinstance(want_base, PackageType):
+            self._match_package(want, got, bindings, pos, what)
+            return
         inner = (
             dict(zip(want_base.type_params, want.args, strict=False))
             if isinstance(want, Specialized)
             else {}
         )
+        for wp, gp in self.fit_block_params(want, got_base, inner, bindings, pos, what):
+            expected = substitute(substitute(wp.p4type, inner), bindings)
+            if isinstance(expected, TypeVar):
+                bindings[expected.name] = gp.p4type
+
+    def fit_block_params(
+        self,
+        want: P4Type,
+        got_base: P4Type,
+        inner: dict[str, P4Type],
+        bindings: dict[str, P4Type],
+        pos: object,
+        what: str,
+    ) -> list[tuple[ast.Parameter, ast.Parameter]]:
+        """Pair the parameters of block `got_base` with those of the block type `want`.
+
+        In order; a parameter of `want` marked `@optional` (TNA's intrinsic metadata) may
+        be left off, anywhere in the list, when the block's next parameter does not fit it.
+        """
+        want_base = want.base if isinstance(want, Specialized) else want
         wparams, gparams = list(want_base.params), list(got_base.params)
-        if len(wparams) != len(gparams):
-            raise self.fail(
-                pos,
-                f"{what}: {got_base.name} has {len(gparams)} parameters, {want} needs {len(wparams)}",
-            )
-        for wp, gp in zip(wparams, gparams, strict=True):
+        pairs: list[tuple[ast.Parameter, ast.Parameter]] = []
+        local = dict(bindings)
+        index = 0
+        for wp in wparams:
+            gp = gparams[index] if index < len(gparams) else None
+            optional = _optional(wp)
+            if gp is None:
+                if optional:
+                    continue
+                raise self.fail(
+                    pos,
+                    f"{what}: {got_base.name} has {len(gparams)} parameters, {want} needs "
+                    f"{sum(1 for p in wparams if not _optional(p))} or more (parameter "
+                    f"'{wp.name}' is missing)" if any(_optional(p) for p in wparams) else
+                    f"{what}: {got_base.name} has {len(gparams)} parameters, {want} needs {len(wparams)}",
+                )
+            expected = substitute(substitute(wp.p4type, inner), local)
             # A block that only reads what the package lets it write fits, as p4c accepts
             # (`control vc(in H hdr, inout M meta)` for VerifyChecksum).
             reads_only = wp.direction is ast.Direction.INOUT and gp.direction is ast.Direction.IN
-            if wp.direction is not gp.direction and not reads_only:
+            direction_ok = wp.direction is gp.direction or reads_only
+            type_ok = isinstance(expected, TypeVar) or expected == gp.p4type
+            if optional and not (direction_ok and type_ok):
+                continue
+            if not direction_ok:
                 raise self.fail(
                     gp.pos,
                     f"{what}: parameter '{gp.name}' of {got_base.name} has direction "
                     f"{gp.direction.value or 'none'}, {want} needs {wp.direction.value or 'none'}",
                 )
-            expected = substitute(substitute(wp.p4type, inner), bindings)
-            actual = gp.p4type
-            if isinstance(expected, TypeVar):
-                bindings[expected.name] = actual
-            elif expected != actual:
+            if not type_ok:
                 raise self.fail(
                     gp.pos,
-                    f"{what}: parameter '{gp.name}' of {got_base.name} has type {actual}, {want} needs {expected}",
+                    f"{what}: parameter '{gp.name}' of {got_base.name} has type {gp.p4type}, "
+                    f"{want} needs {expected}",
                 )
+            if isinstance(expected, TypeVar):
+                local[expected.name] = gp.p4type
+            pairs.append((wp, gp))
+            index += 1
+        if index < len(gparams):
+            extra = gparams[index]
+            raise self.fail(
+                extra.pos,
+                f"{what}: parameter '{extra.name}' of {got_base.name} matches no parameter of {want}",
+            )
+        return pairs
+
+    def _match_package(
+        self, want: P4Type, got: P4Type, bindings: dict[str, P4Type], pos: object, what: str
+    ) -> None:
+        """A package instance passed to a package (TNA's `Switch(pipe)`): same package type,
+        binding the outer package's type variables to the instance's type arguments."""
+        want_base = want.base if isinstance(want, Specialized) else want
+        got_base = got.base if isinstance(got, Specialized) else got
+        if want_base.decl is not got_base.decl:
+            raise self.fail(pos, f"{what}: expected a {want_base.name}, got {got}")
+        wargs = want.args if isinstance(want, Specialized) else ()
+        gargs = got.args if isinstance(got, Specialized) else ()
+        for warg, garg in zip(wargs, gargs, strict=False):
+            expected = substitute(warg, bindings)
+            if isinstance(expected, TypeVar):
+                bindings[expected.name] = garg
+            elif expected != garg:
+                raise self.fail(pos, f"{what}: expected {want}, got {got}")
 
 
 class _Params:

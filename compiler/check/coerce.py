@@ -46,6 +46,19 @@ def substitute(t: P4Type, bindings: dict[str, P4Type]) -> P4Type:
     return t
 
 
+def _fits_wildcards(src: P4Type, target: P4Type) -> bool:
+    """`Register<bit<32>, bit<16>>` where `Register<_, _>` is wanted: `_` type arguments
+    accept any type (TNA's `RegisterAction(Register<_, _> reg)`)."""
+    if not (isinstance(src, Specialized) and isinstance(target, Specialized)):
+        return False
+    if src.base != target.base or len(src.args) != len(target.args):
+        return False
+    return all(
+        isinstance(want, DontCare) or want == got or _fits_wildcards(got, want)
+        for got, want in zip(src.args, target.args, strict=True)
+    )
+
+
 class Coercer(CheckerBase):
     """Implicit conversion of an expression to the type its context needs."""
 
@@ -57,7 +70,7 @@ class Coercer(CheckerBase):
         if isinstance(expr, ast.DontCareExpression):
             expr.type = target
             return
-        if src == target:
+        if src == target or _fits_wildcards(src, target):
             return
         if isinstance(src, InfInt) and isinstance(target, Bits):
             value = expr.const_value

@@ -6,6 +6,7 @@ from .. import ast
 from ..types import (
     Callable,
     ControlType,
+    DontCare,
     Extern,
     NewType,
     P4Type,
@@ -13,9 +14,12 @@ from ..types import (
     ParserStateType,
     ParserType,
     Set,
+    Specialized,
     Struct,
+    TypeVar,
     Void,
 )
+from .coerce import substitute
 from .context import Where
 from .tables import TableChecker
 
@@ -330,10 +334,74 @@ class DeclarationChecker(TableChecker):
         self.scope.declare(d.name, d, d.pos)
 
     def _d_Instantiation(self, d: ast.Instantiation) -> None:
-        if d.initializer is not None:
-            raise self.fail(
-                d.pos, "instance initialisers (abstract method implementations) are not supported"
-            )
         t = self.resolve_type(d.type_node)
         d.p4type = self.constructor_call(d, t, d.args, [])
+        if d.initializer is not None:
+            self._check_initializer(d, t)
         self.scope.declare(d.name, d, d.pos)
+
+    def _check_initializer(self, d: ast.Instantiation, t: P4Type) -> None:
+        """`Ext(args) x = { void apply(...) {...} };`: each function implements one of the
+        extern's abstract methods (TNA's RegisterAction.apply), with the instance's type
+        arguments; @optional parameters may be left off; every abstract method that is
+        not itself @optional must be implemented."""
+        base = t.base if isinstance(t, Specialized) else t
+        if not isinstance(base, Extern):
+            raise self.fail(d.pos, f"only extern instances take an initialiser, not {t}")
+        bindings = d.p4type.bindings() if isinstance(d.p4type, Specialized) else {}
+        abstract = {m.name: m for m in base.decl.methods if m.is_abstract}
+        implemented: set[str] = set()
+        for item in d.initializer:
+            if not isinstance(item, ast.FunctionDeclaration):
+                raise self.fail(item.pos, f"an initialiser of {base.name} holds only method implementations")
+            proto = abstract.get(item.name)
+            if proto is None:
+                names = ", ".join(sorted(abstract)) or "none"
+                raise self.fail(
+                    item.pos, f"{base.name} has no abstract method {item.name} (abstract: {names})"
+                )
+            if item.name in implemented:
+                raise self.fail(item.pos, f"abstract method {item.name} is implemented twice")
+            implemented.add(item.name)
+            with self.scoped():
+                self._d_FunctionDeclaration(item)
+            self._match_implementation(item, proto, bindings, base.name)
+        for name, proto in abstract.items():
+            if name not in implemented and ast.find_annotation(proto.annotations, "optional") is None:
+                raise self.fail(d.pos, f"{d.name}: abstract method {name} of {base.name} is not implemented")
+
+    def _match_implementation(
+        self, impl: ast.FunctionDeclaration, proto: ast.MethodPrototype, bindings: dict, what: str
+    ) -> None:
+        """The implementation's signature against the abstract prototype's."""
+        want_ret = proto.return_type.resolved if proto.return_type is not None else Void()
+        want_ret = substitute(want_ret, bindings)
+        if impl.p4type.return_type != want_ret:
+            raise self.fail(
+                impl.pos, f"{what}.{impl.name} returns {want_ret}, not {impl.p4type.return_type}"
+            )
+        params = list(impl.params)
+        index = 0
+        for wp in proto.params:
+            p = params[index] if index < len(params) else None
+            expected = substitute(wp.p4type, bindings)
+            optional = ast.find_annotation(wp.annotations, "optional") is not None
+            fits = p is not None and p.direction is wp.direction and (
+                p.p4type == expected or isinstance(expected, TypeVar | DontCare)
+            )
+            if fits:
+                index += 1
+                continue
+            if optional:
+                continue
+            if p is None:
+                raise self.fail(impl.pos, f"{what}.{impl.name} needs parameter '{wp.name}' ({expected})")
+            raise self.fail(
+                p.pos,
+                f"{what}.{impl.name}: parameter '{p.name}' is {p.direction.value or 'directionless'} "
+                f"{p.p4type}, the abstract method needs {wp.direction.value or 'directionless'} {expected}",
+            )
+        if index < len(params):
+            raise self.fail(
+                params[index].pos, f"{what}.{impl.name} has no parameter like '{params[index].name}'"
+            )

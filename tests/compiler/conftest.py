@@ -76,3 +76,20 @@ def control_error(p4_error, prelude):
         )
 
     return run
+
+
+def _load_tna_programs():
+    """tna_programs.py beside this file (test modules are imported by path, not as a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("tna_programs", Path(__file__).with_name("tna_programs.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def tna():
+    """Helpers building TNA test programs (`tna.tna_program(...)`, `tna.line_of`, `tna.TNA_DIR`)."""
+    return _load_tna_programs()
