@@ -22,7 +22,7 @@ use bufferlab_tm::{TmConfig, TrafficManager};
 
 use crate::bits::mask;
 use crate::error::{LoadError, RuntimeError};
-use crate::exec::{self, State};
+use crate::exec::State;
 use crate::packet::Packet;
 use crate::program::{FieldId, Program};
 
@@ -44,11 +44,11 @@ pub mod instance {
 
 /// Pipeline passes one received frame may cause (resubmits and
 /// recirculations), so a program that loops forever cannot hang the engine.
-const MAX_PASSES: u32 = 256;
+pub(crate) const MAX_PASSES: u32 = 256;
 
 /// Digests kept until the controller takes them; further ones are counted
 /// and dropped (BMv2's learn queue is bounded too).
-const MAX_PENDING_DIGESTS: usize = 65536;
+pub(crate) const MAX_PENDING_DIGESTS: usize = 65536;
 
 /// Delivered-frame buffers kept for reuse once the caller hands them back.
 const MAX_SPARE_BUFFERS: usize = 65536;
@@ -136,17 +136,17 @@ pub struct Engine {
     /// Tables, stateful objects, scratch.
     pub st: State,
     pub(crate) tm: TrafficManager<u32>,
-    pool: Vec<Packet>,
-    free: Vec<u32>,
-    passes: Vec<u32>,
+    pub(crate) pool: Vec<Packet>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) passes: Vec<u32>,
     pub(crate) mcast: HashMap<u16, Vec<(u16, u16)>>,
     pub(crate) sessions: HashMap<u32, CloneSession>,
-    pending: BinaryHeap<Reverse<(u64, u64, u16, u32)>>,
-    out_bufs: Vec<Vec<u8>>,
-    free_bufs: Vec<u32>,
-    spare: Vec<Vec<u8>>,
-    delivered: VecDeque<Output>,
-    packet_in: VecDeque<Output>,
+    pub(crate) pending: BinaryHeap<Reverse<(u64, u64, u16, u32)>>,
+    pub(crate) out_bufs: Vec<Vec<u8>>,
+    pub(crate) free_bufs: Vec<u32>,
+    pub(crate) spare: Vec<Vec<u8>>,
+    pub(crate) delivered: VecDeque<Output>,
+    pub(crate) packet_in: VecDeque<Output>,
     pub(crate) digests: VecDeque<Digest>,
     /// CPU port (`--cpu-port`): frames sent to it go to the packet-in queue.
     pub cpu_port: Option<u16>,
@@ -154,15 +154,15 @@ pub struct Engine {
     honour_pause: [u64; 8],
     // (port, priority) pairs whose out-of-range drop was logged (a bit per priority), so a
     // misconfigured port logs once instead of once per packet.
-    priority_logged: Vec<[u64; 4]>,
-    now: u64,
-    seq: u64,
+    pub(crate) priority_logged: Vec<[u64; 4]>,
+    pub(crate) now: u64,
+    pub(crate) seq: u64,
     /// Counters.
     pub stats: EngineStats,
 }
 
 #[inline]
-fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
+pub(crate) fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
     if let Some(f) = f {
         pkt.phv.set(p, f, v & width_mask);
     }
@@ -229,7 +229,7 @@ impl Engine {
         self.now
     }
 
-    fn alloc(&mut self) -> u32 {
+    pub(crate) fn alloc(&mut self) -> u32 {
         let h = match self.free.pop() {
             Some(h) => h,
             None => {
@@ -244,21 +244,21 @@ impl Engine {
 
     /// A pool packet for a copy of `parent`: it inherits the parent's pass
     /// count so clone/recirculate chains stay bounded too.
-    fn alloc_copy(&mut self, parent: u32) -> u32 {
+    pub(crate) fn alloc_copy(&mut self, parent: u32) -> u32 {
         let c = self.alloc();
         self.passes[c as usize] = self.passes[parent as usize];
         c
     }
 
-    fn release(&mut self, h: u32) {
+    pub(crate) fn release(&mut self, h: u32) {
         self.free.push(h);
     }
 
-    fn fmask(&self, f: Option<FieldId>) -> u128 {
+    pub(crate) fn fmask(&self, f: Option<FieldId>) -> u128 {
         f.map_or(0, |f| mask(self.prog.fields[f as usize].width))
     }
 
-    fn field(&self, h: u32, f: FieldId) -> u128 {
+    pub(crate) fn field(&self, h: u32, f: FieldId) -> u128 {
         self.pool[h as usize].phv.get(&self.prog, f)
     }
 
@@ -506,332 +506,6 @@ impl Engine {
         if self.spare.len() < MAX_SPARE_BUFFERS {
             self.spare.push(frame);
         }
-    }
-
-    fn reset_for_pass(&mut self, h: u32, list: u32, itype: u128) {
-        let sm = self.prog.std;
-        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
-        let pkt = &mut self.pool[h as usize];
-        pkt.phv.reset(&self.prog);
-        exec::restore_field_list(&self.prog, &self.st, pkt, list);
-        pkt.phv.set(&self.prog, sm.instance_type, itype);
-        pkt.phv
-            .set(&self.prog, sm.packet_length, u128::from(pkt.ingress_len));
-        pkt.cursor = 0;
-        pkt.len_reg = i64::from(pkt.ingress_len);
-        pkt.flags = Default::default();
-    }
-
-    fn ingress(&mut self, h: u32, now: u64) {
-        let sm = self.prog.std;
-        loop {
-            self.passes[h as usize] += 1;
-            if self.passes[h as usize] > MAX_PASSES {
-                self.stats.dropped_pass_limit += 1;
-                self.release(h);
-                return;
-            }
-            let pkt = &mut self.pool[h as usize];
-            pkt.now = now;
-            exec::parse(&self.prog, &mut self.st, pkt);
-            crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.ingress);
-            if pkt.flags.assert_failed {
-                self.stats.dropped_by_assert += 1;
-                self.release(h);
-                return;
-            }
-            let flags = pkt.flags;
-            if let Some(session) = flags.clone_session {
-                self.clone_ingress(h, session, flags.clone_field_list, now);
-            }
-            if let Some(list) = flags.digest {
-                self.digest(h, list, now);
-            }
-            if let Some(list) = flags.resubmit {
-                self.stats.resubmitted += 1;
-                self.reset_for_pass(h, list, instance::RESUBMIT);
-                continue;
-            }
-            break;
-        }
-        let grp = sm.mcast_grp.map_or(0, |f| self.field(h, f));
-        if grp != 0 {
-            self.replicate(h, grp as u16, instance::REPLICATION, now);
-            self.release(h);
-            return;
-        }
-        let spec = self.field(h, sm.egress_spec);
-        if spec == u128::from(self.st.drop_port) {
-            self.stats.dropped_by_program += 1;
-            self.release(h);
-            return;
-        }
-        self.pool[h as usize]
-            .phv
-            .set(&self.prog, sm.instance_type, instance::NORMAL);
-        self.enqueue(h, spec as u16, now);
-    }
-
-    fn digest(&mut self, h: u32, list: u32, now: u64) {
-        if self.digests.len() >= MAX_PENDING_DIGESTS {
-            self.stats.digests_dropped += 1;
-            return;
-        }
-        if let Some(l) = self.prog.learn_lists.get(&list) {
-            let pkt = &self.pool[h as usize];
-            let values = l
-                .fields
-                .iter()
-                .map(|f| pkt.phv.get(&self.prog, *f))
-                .collect();
-            self.digests.push_back(Digest {
-                list_id: list,
-                name: l.name.clone(),
-                values,
-                t_ns: now,
-            });
-        }
-    }
-
-    fn clone_ingress(&mut self, h: u32, session: u32, list: u32, now: u64) {
-        let Some(cs) = self.sessions.get(&session).copied() else {
-            return;
-        };
-        self.stats.cloned += 1;
-        let sm = self.prog.std;
-        let c = self.alloc_copy(h);
-        let port = self.field(h, sm.ingress_port);
-        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
-        let (orig, copy) = two(&mut self.pool, h, c);
-        copy.receive(&self.prog, &orig.data, now);
-        copy.phv.set(&self.prog, sm.ingress_port, port);
-        // The copy is the packet as it was when ingress started: re-parse it.
-        exec::parse(&self.prog, &mut self.st, copy);
-        copy.phv.reset_metadata(&self.prog);
-        exec::restore_field_list(&self.prog, &self.st, copy, list);
-        copy.phv
-            .set(&self.prog, sm.instance_type, instance::INGRESS_CLONE);
-        copy.phv
-            .set(&self.prog, sm.packet_length, u128::from(copy.ingress_len));
-        copy.flags.truncate = cs.truncate;
-        self.send_to_session(c, cs, instance::INGRESS_CLONE, now);
-    }
-
-    fn send_to_session(&mut self, c: u32, cs: CloneSession, itype: u128, now: u64) {
-        if let Some(g) = cs.mcast_grp {
-            self.replicate(c, g, itype, now);
-        }
-        match cs.port {
-            Some(p) => self.enqueue(c, p, now),
-            None => self.release(c),
-        }
-    }
-
-    fn replicate(&mut self, h: u32, grp: u16, itype: u128, now: u64) {
-        let n = self.mcast.get(&grp).map_or(0, Vec::len);
-        let sm = self.prog.std;
-        let rid_mask = self.fmask(sm.egress_rid);
-        for i in 0..n {
-            let (rid, port) = self.mcast[&grp][i];
-            let c = self.alloc_copy(h);
-            let (orig, copy) = two(&mut self.pool, h, c);
-            copy.copy_from(orig);
-            copy.phv.set(&self.prog, sm.instance_type, itype);
-            set(&self.prog, copy, sm.egress_rid, rid_mask, u128::from(rid));
-            self.stats.replicated += 1;
-            self.enqueue(c, port, now);
-        }
-    }
-
-    fn enqueue(&mut self, h: u32, port: u16, now: u64) {
-        let sm = self.prog.std;
-        let prio = sm.priority.map_or(0, |f| self.field(h, f));
-        let pkt = &mut self.pool[h as usize];
-        let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
-        match self.tm.enqueue(now, port, prio.min(255) as u8, bytes, h) {
-            Ok(e) => {
-                let m1 = self.fmask(sm.enq_timestamp);
-                let m2 = self.fmask(sm.enq_qdepth);
-                let pkt = &mut self.pool[h as usize];
-                set(
-                    &self.prog,
-                    pkt,
-                    sm.enq_timestamp,
-                    m1,
-                    u128::from(now / 1000),
-                );
-                set(
-                    &self.prog,
-                    pkt,
-                    sm.enq_qdepth,
-                    m2,
-                    u128::from(e.enq_qdepth_pkts),
-                );
-            }
-            Err(r) => {
-                // The reason is counted per queue and port by the traffic manager.
-                self.stats.dropped_by_tm += 1;
-                if r.reason == bufferlab_tm::DropReason::QueueOutOfRange {
-                    self.priority_out_of_range(port, prio);
-                }
-                self.release(r.item);
-            }
-        }
-    }
-
-    /// Counts a drop for a priority the port has no queue for, and logs the first one of
-    /// each (port, priority).
-    fn priority_out_of_range(&mut self, port: u16, prio: u128) {
-        self.stats.dropped_priority_out_of_range += 1;
-        let Some(seen) = self.priority_logged.get_mut(usize::from(port)) else {
-            return;
-        };
-        let bit = prio.min(255) as usize;
-        if seen[bit / 64] & (1 << (bit % 64)) != 0 {
-            return;
-        }
-        seen[bit / 64] |= 1 << (bit % 64);
-        let queues = self.tm.port_config(port).map_or(0, |c| c.num_queues);
-        exec::push_log(
-            &mut self.st,
-            format!(
-                "Priority out of range: port {port} has {queues} queue(s), priority {prio}; \
-                 its packets are dropped (counted per port)"
-            ),
-        );
-    }
-
-    fn egress(&mut self, d: bufferlab_tm::Dequeued<u32>) {
-        let h = d.item;
-        let sm = self.prog.std;
-        let t = d.tx_start;
-        let masks = [
-            self.fmask(sm.egress_global_timestamp),
-            self.fmask(sm.deq_timedelta),
-            self.fmask(sm.deq_qdepth),
-            self.fmask(sm.qid),
-        ];
-        let drop_port = self.st.drop_port;
-        let spec_mask = mask(self.prog.fields[sm.egress_spec as usize].width);
-        let pkt = &mut self.pool[h as usize];
-        pkt.now = t;
-        set(
-            &self.prog,
-            pkt,
-            sm.egress_global_timestamp,
-            masks[0],
-            u128::from(t / 1000),
-        );
-        set(
-            &self.prog,
-            pkt,
-            sm.deq_timedelta,
-            masks[1],
-            u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
-        );
-        set(
-            &self.prog,
-            pkt,
-            sm.deq_qdepth,
-            masks[2],
-            u128::from(d.deq_qdepth_pkts),
-        );
-        set(&self.prog, pkt, sm.qid, masks[3], u128::from(d.queue));
-        pkt.phv.set(&self.prog, sm.egress_port, u128::from(d.port));
-        pkt.phv.set(
-            &self.prog,
-            sm.egress_spec,
-            (u128::from(drop_port) + 1) & spec_mask,
-        );
-        pkt.phv
-            .set(&self.prog, sm.packet_length, pkt.len_reg.max(0) as u128);
-        pkt.flags.clone_session = None;
-        pkt.flags.recirculate = None;
-        crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.egress);
-        if pkt.flags.assert_failed {
-            self.stats.dropped_by_assert += 1;
-            self.release(h);
-            return;
-        }
-        let flags = pkt.flags;
-        if let Some(session) = flags.clone_session {
-            // An E2E clone is another pass of egress: counted, so a program
-            // that clones every clone cannot loop forever.
-            let within_limit = self.passes[h as usize] < MAX_PASSES;
-            if !within_limit && self.sessions.contains_key(&session) {
-                self.stats.dropped_pass_limit += 1;
-            }
-            if let Some(cs) = self
-                .sessions
-                .get(&session)
-                .copied()
-                .filter(|_| within_limit)
-            {
-                self.stats.cloned += 1;
-                let c = self.alloc_copy(h);
-                self.passes[c as usize] += 1;
-                exec::save_field_list(
-                    &self.prog,
-                    &mut self.st,
-                    &self.pool[h as usize],
-                    flags.clone_field_list,
-                );
-                let (orig, copy) = two(&mut self.pool, h, c);
-                copy.copy_from(orig);
-                copy.phv.reset_metadata(&self.prog);
-                exec::restore_field_list(&self.prog, &self.st, copy, flags.clone_field_list);
-                copy.phv
-                    .set(&self.prog, sm.instance_type, instance::EGRESS_CLONE);
-                copy.flags = Default::default();
-                copy.flags.truncate = cs.truncate;
-                self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
-            }
-        }
-        if self.field(h, sm.egress_spec) == u128::from(drop_port) {
-            self.stats.dropped_by_program += 1;
-            self.release(h);
-            return;
-        }
-        let pkt = &mut self.pool[h as usize];
-        exec::deparse(&self.prog, &mut self.st, pkt);
-        if let Some(list) = flags.recirculate {
-            self.stats.recirculated += 1;
-            let pkt = &mut self.pool[h as usize];
-            std::mem::swap(&mut pkt.data, &mut pkt.out);
-            pkt.ingress_len = pkt.data.len() as u32;
-            self.reset_for_pass(h, list, instance::RECIRC);
-            self.ingress(h, t);
-            return;
-        }
-        let buf = match self.free_bufs.pop() {
-            Some(b) => b,
-            None => {
-                self.out_bufs.push(Vec::new());
-                (self.out_bufs.len() - 1) as u32
-            }
-        };
-        // Hand the deparsed buffer over instead of copying it; the packet
-        // keeps the recycled one for its next use.
-        std::mem::swap(
-            &mut self.out_bufs[buf as usize],
-            &mut self.pool[h as usize].out,
-        );
-        self.seq += 1;
-        self.pending
-            .push(Reverse((d.arrival, self.seq, d.port, buf)));
-        self.release(h);
-    }
-}
-
-/// Two distinct packets of the pool, borrowed together.
-fn two(pool: &mut [Packet], a: u32, b: u32) -> (&mut Packet, &mut Packet) {
-    let (a, b) = (a as usize, b as usize);
-    if a < b {
-        let (x, y) = pool.split_at_mut(b);
-        (&mut x[a], &mut y[0])
-    } else {
-        let (x, y) = pool.split_at_mut(a);
-        (&mut y[0], &mut x[b])
     }
 }
 

@@ -1,6 +1,7 @@
 //! bufferlab's switch engine: BMv2 JSON with v1model semantics and a traffic
 //! manager, exposed to Python as `bufferlab.switch._engine`.
 
+pub mod arch;
 pub mod bits;
 pub mod engine;
 pub mod error;
