@@ -1,4 +1,5 @@
-"""`bufferlab-p4c`: the command line of p4c-bm2-ss (BMv2 JSON plus P4Info files)."""
+"""`bufferlab-p4c`: the command line of p4c-bm2-ss (BMv2 JSON plus P4Info files), and of
+bf-p4c for TNA/T2NA programs (`--arch tna|t2na`, `--target tofino|tofino2`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .api import compile_program
+from .arch import ARCHITECTURES
 from .diagnostics import CompileError
 from .jsonwriter import dumps
 from .p4info.files import FORMAT_SUFFIX, write_p4info
@@ -28,7 +30,8 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 def argument_parser() -> argparse.ArgumentParser:
     """The options p4c-bm2-ss users pass."""
-    p = _ArgumentParser(prog=PROG, description="P4_16 v1model compiler for BMv2 (a peer of p4c-bm2-ss)",
+    p = _ArgumentParser(prog=PROG, description="P4_16 compiler for BMv2 v1model (a peer of p4c-bm2-ss) "
+                                               "and Tofino's TNA/T2NA",
                         allow_abbrev=False)
     p.add_argument("source", help="P4_16 program")
     p.add_argument("-o", dest="output", metavar="FILE",
@@ -48,8 +51,15 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--p4v", default="16", help="language version as the tutorials pass it (only 16)")
     p.add_argument("-v", dest="verbose", action="count", default=0,
                    help="accepted for compatibility (diagnostics are always printed)")
-    p.add_argument("--arch", default="v1model", help="architecture (only v1model)")
-    p.add_argument("--target", default="bmv2", help="target (only bmv2)")
+    p.add_argument("--arch", default=None,
+                   help="architecture: v1model, tna or t2na (default: the one the program includes, "
+                        "else v1model)")
+    p.add_argument("--target", default=None,
+                   help="target: bmv2 (v1model), tofino or tofino2 (tna), tofino2 (t2na); "
+                        "default: the architecture's")
+    p.add_argument("--p4runtime-force-std-externs", action="store_true",
+                   help="accepted as bf-p4c takes it: TNA registers, counters, meters, digests and "
+                        "action profiles are always standard P4Runtime entities here")
     p.add_argument("--Wdisable", action="append", default=[], metavar="WARNING", nargs="?",
                    help="accepted for compatibility; warnings are still printed")
     p.add_argument("--version", action="version", version=f"{PROG} 0.1.0")
@@ -62,10 +72,13 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--std {args.std}: only p4-16 is supported")
     if args.p4v != "16":
         raise UsageError(f"--p4v {args.p4v}: only P4_16 (16) is supported")
-    if args.arch != "v1model":
-        raise UsageError(f"--arch {args.arch}: only v1model is supported")
-    if args.target != "bmv2":
-        raise UsageError(f"--target {args.target}: only bmv2 is supported")
+    if args.arch is not None and args.arch not in ARCHITECTURES:
+        raise UsageError(f"--arch {args.arch}: known architectures are {', '.join(ARCHITECTURES)}")
+    if args.target is not None:
+        archs = [ARCHITECTURES[args.arch]] if args.arch else list(ARCHITECTURES.values())
+        if not any(args.target in a.targets for a in archs):
+            known = sorted({t for a in archs for t in a.targets})
+            raise UsageError(f"--target {args.target}: known targets are {', '.join(known)}")
     if args.p4runtime_format and not args.p4runtime_file:
         raise UsageError("--p4runtime-format needs --p4runtime-file")
 
@@ -97,7 +110,7 @@ def run(argv: list[str]) -> int:
         # The p4c driver's `-o` names a directory: the JSON goes there as <program>.json.
         output = output / (source.stem + ".json")
     try:
-        result = compile_program(source, args.include, args.define)
+        result = compile_program(source, args.include, args.define, args.arch, args.target)
         for warning in result.warnings:
             print(warning.format(), file=sys.stderr)
         try:

@@ -22,14 +22,15 @@ ALGORITHMS = {
 class Calculations:
     """Creates named calculations and checksum entries."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, algorithms: dict[str, str] = ALGORITHMS) -> None:
         self.ctx = ctx
+        self.algorithms = algorithms
 
     def add(
         self, algo: str, inputs: list[tuple[dict, int]], node: Any, payload: bool = False
     ) -> str:
         """A new calculation `calc`, `calc_0`, … over `inputs` (field refs or constants)."""
-        if algo not in ALGORITHMS:
+        if algo not in self.algorithms:
             raise self.ctx_error(node, f"hash algorithm {algo} is not supported by BMv2")
         items = []
         for operand, width in inputs:
@@ -44,7 +45,7 @@ class Calculations:
         info = self.ctx.source_info(node)
         if info is not None:
             entry["source_info"] = info
-        entry["algo"] = ALGORITHMS[algo]
+        entry["algo"] = self.algorithms[algo]
         entry["input"] = items
         self.ctx.calculations.append(entry)
         return name

@@ -139,6 +139,9 @@ class Context:
         self.table_order: dict[str, tuple] = {}
         self.field_list_members: dict[int, list[FieldRef]] = {}
         self._scalar_names: set[str] = set()
+        # Architecture match kinds -> the table match type an engine runs (TNA's
+        # atcam_partition_index is exact); empty for v1model.
+        self.match_kinds: dict[str, str] = {}
 
     # ---------------------------------------------------------------- ids and names
 

@@ -541,6 +541,11 @@ class StatementLowering:
     def assign(self, target: Any, right: ast.Expression, env: Env, node: Any) -> None:
         """Assign expression `right` to binding `target`."""
         if isinstance(target, HeaderRef | UnionRef | StackRef | StructRef | DynamicElement):
+            call = right.call if isinstance(right, ast.MethodCallExpression) else None
+            if call is not None and call.kind in (ast.CallKind.EXTERN_METHOD, ast.CallKind.EXTERN_FUNCTION):
+                # `md.port = port_metadata_unpack<T>(pkt)`: the extern fills the composite.
+                self.externs.value_call(self, right, env, target, node)
+                return
             self.assign_composite(target, right, env, node)
             return
         if isinstance(strip_type(right.type), t.Varbit):

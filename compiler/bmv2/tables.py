@@ -238,7 +238,7 @@ class TableBuilder:
         widths: list[tuple[str, int]] = []
         prop = self.prop("key")
         for element in (prop.elements if prop is not None else []):
-            kind = element.match_kind.name
+            kind = self.ctx.match_kinds.get(element.match_kind.name, element.match_kind.name)
             name = annotation_string(element.annotations, "name") or key_text(element.expr)
             target, mask, width = self.key_target(element.expr)
             cp_keys.append(CpParam(name, width, annotation_int(element.annotations, "id"), kind))
@@ -475,6 +475,9 @@ class TableBuilder:
             handler(fake, name)
         else:
             binding = self.exprs.resolve(e, self.env)
+            if isinstance(binding, InstanceRef) and binding.name in getattr(stateful, "algorithmic", ()):
+                # TNA's Alpm/Atcam: an algorithmic layout of a direct LPM/ternary table.
+                return None
             if not isinstance(binding, InstanceRef) or binding.name not in stateful.profiles:
                 raise CompileError(e.pos, "implementation must be an action_profile or action_selector")
             name = binding.name

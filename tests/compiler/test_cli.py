@@ -75,7 +75,9 @@ def test_unknown_option_is_a_clear_error(tmp_path, capsys):
 
 def test_unsupported_architecture_and_std(capsys):
     assert run([str(P4 / "basic_l2_forward.p4"), "--arch", "psa"]) == 2
-    assert "only v1model" in capsys.readouterr().err
+    assert "--arch psa: known architectures are v1model, tna, t2na" in capsys.readouterr().err
+    assert run([str(P4 / "basic_l2_forward.p4"), "--target", "tofino3"]) == 2
+    assert "--target tofino3: known targets are" in capsys.readouterr().err
     assert run([str(P4 / "basic_l2_forward.p4"), "--std", "p4-14"]) == 2
 
 

@@ -1,0 +1,317 @@
+"""One gress of one TNA pipe (ingress, egress or ghost) as a BMv2 JSON document.
+
+The ingress (or egress) parser, control and deparser of a pipe share one header and
+metadata layout, which is the other gress's only through what the ingress deparser
+emits, so each gress is lowered on its own, with the v1model back end's parser, control
+and table lowering, TNA's extern lowering, and the architecture's intrinsic metadata as
+header instances named by the architecture's parameter names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import ast
+from ... import types as t
+from ...arch import Architecture
+from ..actions import Actions
+from ..context import annotation_string, strip_type, unsupported
+from ..deparser import emitted_headers
+from ..externs import instance_type_name
+from ..parsers import ParserLowering
+from ..pipelines import ControlLowering
+from ..program import ProgramLowering
+from ..statements import StatementLowering
+from ..storage import Env, FieldRef, HeaderRef, StructRef
+from .externs import TnaExterns
+from .stateful import CALCULATION_ALGORITHMS, TnaStateful
+
+
+class GressLowering(ProgramLowering):
+    """Lowers the blocks of one gress: `blocks` maps role (parser/control/deparser) to a
+    list of (declaration, constructor arguments); `hdr_type`/`meta_type` are its H and M."""
+
+    def __init__(self, checked: Any, program_path: str, arch: Architecture, gress: str,
+                 blocks: dict[str, list[tuple[Any, list]]], hdr_type: Any, meta_type: Any) -> None:
+        super().__init__(checked, program_path)
+        self.arch = arch
+        self.arch_files = arch.arch_files
+        self.gress = gress
+        self.blocks = blocks
+        self.hdr_type = hdr_type
+        self.meta_type = meta_type
+        self.ctx.match_kinds = dict(arch.match_kinds)
+        self.calcs.algorithms = CALCULATION_ALGORITHMS
+        self.stateful = TnaStateful(self.ctx, self.lower_register_action)
+        self.externs = TnaExterns(self.ctx, self.calcs, self.lists, self.stateful)
+        self.actions = Actions(self.ctx, self.externs)
+        self.intrinsic_storage: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- whole gress
+
+    def lower(self) -> tuple[dict, Any]:
+        """The gress's BMv2 JSON document and control-plane model."""
+        ctx = self.ctx
+        for index, name in enumerate(self.checked.errors):
+            ctx.errors[name] = index
+        ctx.cp.errors = list(self.checked.errors)
+        self.declarations()
+        storages: dict[str, tuple[t.P4Type, Any]] = {}
+        if self.hdr_type is not None:
+            storages["H"] = (self.hdr_type, self.headers_storage(self.hdr_type))
+        if self.meta_type is not None:
+            storages["M"] = (self.meta_type, self.metadata_storage(self.meta_type))
+        intrinsic = []
+        for item in self.arch.intrinsic.get(self.gress, ()):
+            decl = self.checked.declaration(item.type_name)
+            p4type = getattr(decl, "p4type", None)
+            if not isinstance(p4type, t.StructLike):
+                continue  # not declared by this architecture revision
+            storage = ctx.add_header(item.name, p4type, not item.prepended)
+            storages[item.name] = (p4type, storage)
+            intrinsic.append({"name": item.name, "type": item.type_name, "role": item.role,
+                              "prepended": item.prepended})
+        self.block_args = {}
+        parsers = []
+        for index, (decl, args) in enumerate(self.blocks.get("parser", [])):
+            self.block_args["parser"] = args
+            env = self.block_env(decl, storages, "parser")
+            parser = ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(decl, env)
+            parser["name"] = "parser" if index == 0 else f"parser_{index}"
+            parsers.append(parser)
+        pipelines = []
+        controls = [(self.gress, "control", block) for block in self.blocks.get("control", [])]
+        controls += [("ghost", "ghost", block) for block in self.blocks.get("ghost", [])]
+        for rank, (name, kind, (decl, args)) in enumerate(controls, start=1):
+            self.block_args[kind] = args
+            self.actions.control_rank = rank
+            env = self.block_env(decl, storages, kind)
+            pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs)
+                             .lower(name, decl, env))
+            self.bind_direct_registers(decl, env)
+            for profile in pipelines[-1]["action_profiles"]:
+                if "selector" in profile:
+                    profile["selector"].update(self.stateful.selector_details(profile["name"]))
+        ctx.renumber_actions(pipelines)
+        self.check_unique_names(pipelines)
+        deparsers = []
+        for decl, args in self.blocks.get("deparser", []):
+            self.block_args["deparser"] = args
+            deparsers.append(self.lower_deparser(decl, self.block_env(decl, storages, "deparser")))
+        self.stateful.drop_unused_direct()
+        document = {
+            "header_types": [ctx.scalars_type(), *ctx.header_types],
+            "headers": [
+                {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": True, "pi_omit": True},
+                *ctx.headers,
+            ],
+            "header_stacks": ctx.header_stacks,
+            "header_union_types": ctx.header_union_types,
+            "header_unions": ctx.header_unions,
+            "header_union_stacks": ctx.header_union_stacks,
+            "field_lists": ctx.field_lists,
+            "errors": [[name, code] for name, code in ctx.errors.items()],
+            "enums": ctx.enums,
+            "intrinsic_metadata": intrinsic,
+            "parsers": parsers,
+            "parse_vsets": ctx.parse_vsets,
+            "deparsers": deparsers,
+            "meter_arrays": [self.meter_json(m) for m in ctx.meter_arrays],
+            "counter_arrays": [self.counter_json(c) for c in ctx.counter_arrays],
+            "register_arrays": ctx.register_arrays,
+            "register_actions": self.stateful.register_actions,
+            "calculations": ctx.calculations,
+            "learn_lists": ctx.learn_lists,
+            "actions": ctx.actions,
+            "pipelines": pipelines,
+            "checksums": ctx.checksums,
+            "force_arith": [],
+            "extern_instances": self.stateful.extern_instances,
+            "field_aliases": ctx.field_aliases,
+        }
+        return document, ctx.cp
+
+    def declarations(self) -> None:
+        """Top-level actions and enums; a top-level extern instance belongs to the gress whose
+        blocks use it (Tofino keeps ingress and egress state apart)."""
+        saved = self.checked.program.declarations
+        used = referenced([decl for blocks in self.blocks.values() for decl, _ in blocks])
+        self.checked.program.declarations = [
+            d for d in saved
+            if not (isinstance(d, ast.Instantiation) and (_is_package(d) or id(d) not in used))
+        ]
+        try:
+            super().declarations()
+        finally:
+            self.checked.program.declarations = saved
+
+    @staticmethod
+    def meter_json(entry: dict) -> dict:
+        """A meter array; TNA's carry the colour values their meters write."""
+        out = ProgramLowering.meter_json(entry)
+        if "color_values" in entry and "color_values" not in out:
+            out["color_values"] = entry["color_values"]
+        return out
+
+    # ---------------------------------------------------------------- deparser
+
+    def lower_deparser(self, decl: ast.ControlDeclaration, env: Env) -> dict:
+        """A deparser: `order` from the top-level `emit` calls, `primitives` from everything
+        else (checksum updates, Mirror/Resubmit/Digest/Pktgen calls and the conditions
+        around them), which an engine runs before it emits."""
+        for local in decl.locals:
+            if isinstance(local, ast.Instantiation):
+                self.stateful.instantiate(local, env)
+            else:
+                raise unsupported(local, "this declaration in a TNA deparser (extern instances only)")
+        sl = StatementLowering(self.ctx, self.externs)
+        order: list[str] = []
+        rest: list[Any] = []
+        for s in _flatten(decl.body.components):
+            call = s.call.call if isinstance(s, ast.MethodCallStatement) else None
+            if call is not None and getattr(call.target, "name", "") == "emit" and _is_packet_out(call):
+                for name in emitted_headers(sl.exprs.resolve(call.args[0], env), s):
+                    if name not in order:
+                        order.append(name)
+            else:
+                rest.append(s)
+        self.externs.where = "deparser"
+        try:
+            primitives = sl.lower_statements(rest, env) if rest else []
+        finally:
+            self.externs.where = "control"
+        deparser: dict = {"name": "deparser", "id": self.ctx.next_id("deparser")}
+        info = self.ctx.source_info(decl)
+        if info is not None:
+            deparser["source_info"] = info
+        deparser["order"] = order
+        deparser["primitives"] = primitives
+        return deparser
+
+    # ---------------------------------------------------------------- stateful ALU
+
+    def lower_register_action(self, decl: ast.Instantiation, name: str, register: str, env: Env) -> dict:
+        """A RegisterAction's apply body as primitives over a state header: `value` (the
+        cell, read before and written back after) and `rv1`..`rv4` (what execute returns)."""
+        apply = next(d for d in decl.initializer if isinstance(d, ast.FunctionDeclaration) and d.name == "apply")
+        params = list(apply.params)
+        if not params or params[0].direction is not ast.Direction.INOUT:
+            raise unsupported(apply, "an apply without the inout register value as its first parameter")
+        value_type = strip_type(params[0].p4type)
+        outs = [p for p in params[1:] if p.direction is ast.Direction.OUT]
+        if len(outs) != len(params) - 1:
+            raise unsupported(apply, f"{decl.name}.apply parameters other than the value and out results")
+        # A struct cell (Tofino's paired registers, {lo, hi}) is one field per member.
+        cell = list(value_type.fields) if isinstance(value_type, t.Struct) else [("", value_type)]
+        fields = [(f"value_{n}" if n else "value", strip_type(ft)) for n, ft in cell]
+        fields += [(f"rv{k}", strip_type(p.p4type)) for k, p in enumerate(outs, start=1)]
+        state_name = self.ctx.unique(f"{decl.name}_state")
+        state_type = t.Struct(f"{state_name}_t", None, tuple(fields))
+        state = self.ctx.add_header(state_name, state_type, True)
+        value = state.member("value") if not isinstance(value_type, t.Struct) else StructRef(
+            value_type, {n: state.member(f"value_{n}") for n, _ in cell})
+        body_env = Env(parent=env, prefix=env.prefix)
+        body_env.bind(params[0], value)
+        for k, p in enumerate(outs, start=1):
+            body_env.bind(p, state.member(f"rv{k}"))
+        sl = StatementLowering(self.ctx, self.externs)
+        primitives = sl.lower_statements(apply.body.components, body_env)
+        entry: dict = {"name": name, "id": len(self.stateful.register_actions),
+                       "type": _base_kind(decl), "register": register}
+        info = self.ctx.source_info(decl)
+        if info is not None:
+            entry["source_info"] = info
+        entry["state"] = state_name
+        entry["value"] = _field_names(value)
+        entry["results"] = [_field_names(state.member(f"rv{k}"))[0] for k in range(1, len(outs) + 1)]
+        entry["primitives"] = primitives
+        return entry
+
+    def bind_direct_registers(self, decl: ast.ControlDeclaration, env: Env) -> None:
+        """A table's `registers = r` property binds DirectRegister `r` to it."""
+        for local in decl.locals:
+            if not isinstance(local, ast.TableDeclaration):
+                continue
+            prop = local.property("registers")
+            if prop is None:
+                continue
+            ref = env.lookup(getattr(prop.value, "ref", None))
+            entry = self.stateful.direct_registers.get(getattr(ref, "name", ""))
+            if entry is None:
+                raise unsupported(prop, "a registers property that does not name a DirectRegister")
+            table = annotation_name(local) or f"{env.prefix}.{local.name}"
+            entry["binding"] = table
+
+
+def annotation_name(decl: Any) -> str | None:
+    """A declaration's `@name`, without a leading dot."""
+    name = annotation_string(getattr(decl, "annotations", []), "name")
+    return name.lstrip(".") if name else None
+
+
+def _base_kind(decl: ast.Instantiation) -> str:
+    """RegisterAction, DirectRegisterAction or MinMaxAction (numbered forms included)."""
+    return instance_type_name(decl).rstrip("234")
+
+
+def _field_names(binding: Any) -> list[list[str]]:
+    """`[header, field]` of every leaf of a bound value."""
+    if isinstance(binding, FieldRef):
+        return [[binding.header, binding.field]]
+    if isinstance(binding, StructRef):
+        out: list[list[str]] = []
+        for value in binding.fields.values():
+            out += _field_names(value)
+        return out
+    if isinstance(binding, HeaderRef):
+        return [[binding.name, f] for f, _ in binding.p4type.fields]
+    return []
+
+
+def referenced(decls: list[Any]) -> set[int]:
+    """Ids of every declaration the given blocks name, through the sub-parsers and
+    sub-controls they instantiate."""
+    seen: set[int] = set()
+    stack: list[Any] = list(decls)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, ast.Node):
+            continue
+        for key, value in vars(node).items():
+            if key in ("type", "const_value", "p4type"):
+                continue
+            if key == "ref" or (key == "call" and isinstance(value, ast.CallInfo)):
+                target = value.target if isinstance(value, ast.CallInfo) else value
+                if isinstance(target, ast.Node) and id(target) not in seen:
+                    seen.add(id(target))
+                    if isinstance(target, ast.ParserDeclaration | ast.ControlDeclaration | ast.Instantiation):
+                        stack.append(target)
+                continue
+            if isinstance(value, ast.Node | list):
+                stack.append(value)
+    return seen
+
+
+def _flatten(statements: list[Any]) -> list[Any]:
+    """Top-level statements with plain blocks opened."""
+    out: list[Any] = []
+    for s in statements:
+        if isinstance(s, ast.BlockStatement):
+            out += _flatten(s.components)
+        elif not isinstance(s, ast.EmptyStatement):
+            out.append(s)
+    return out
+
+
+def _is_packet_out(call: ast.CallInfo) -> bool:
+    receiver_type = getattr(call.receiver, "type", None)
+    return getattr(strip_type(receiver_type), "name", "") == "packet_out" if receiver_type else False
+
+
+def _is_package(decl: ast.Instantiation) -> bool:
+    p4type = decl.p4type
+    base = p4type.base if isinstance(p4type, t.Specialized) else p4type
+    return isinstance(base, t.PackageType)
