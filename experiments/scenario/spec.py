@@ -24,20 +24,27 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from bufferlab.controller.config import Config, ConfigError, load_config
 from bufferlab.mininet.topology import Topology, TopologyError, load_topology, parse_topology
 from bufferlab.sim.network import BcnReaction, Source
+from bufferlab.traffic import _hosts
 
 SOURCE_KEYS = {
     "name", "host", "destination", "pattern", "rate_bps", "load", "sizes_bytes", "on_ns",
     "off_ns", "exponential", "start_ns", "stop_ns", "dscp", "priority", "udp_ports",
     "rlq_bytes", "when_full", "reaction", "response_ns",
 }
-BCN_KEYS = {"model", "gi", "gd_per_page", "ru_bps", "fb_max_pages", "min_rate_bps"}
+BCN_KEYS = {"model"} | {f.name for f in fields(BcnReaction)}
+#: The BCN reaction point's options that are words, and those that are whole numbers.
+BCN_CHOICES = {"severe", "positive_from", "initial_rate"}
+#: The line rate the BCN options are checked against before a host gives the real one.
+CHECK_LINE_RATE_BPS = 1e15
+BCN_INTS = {"fb_max_pages", "drift_interval_ns", "backoff_max_ns", "fb_bits", "fb_range_pages",
+            "rate_window_ns"}
 
 
 class ScenarioError(ValueError):
@@ -168,14 +175,35 @@ def _reaction(raw: Any, key: str) -> Any:
     raw = _object(raw, key)
     model = raw.get("model")
     if model == "bcn":
-        _keys(raw, BCN_KEYS, key)
-        numbers = {k: _number(v, f"{key}.{k}") for k, v in raw.items() if k != "model"}
-        if "fb_max_pages" in numbers:
-            numbers["fb_max_pages"] = _int(raw["fb_max_pages"], f"{key}.fb_max_pages", 1)
-        return BcnReaction(**numbers)
+        return _bcn(raw, key)
     if model == "python":
         return python_model(raw, key)
     raise ScenarioError(f"{key}.model", f"{model!r}: use 'bcn' or 'python'")
+
+
+def _bcn(raw: dict[str, Any], key: str) -> BcnReaction:
+    _keys(raw, BCN_KEYS, key)
+    values: dict[str, Any] = {}
+    for k, v in raw.items():
+        if k in BCN_CHOICES:
+            if not isinstance(v, str):
+                raise ScenarioError(f"{key}.{k}", f"{v!r}: need a string")
+            values[k] = v
+        elif k in BCN_INTS:
+            values[k] = _int(v, f"{key}.{k}", 1)
+        elif k != "model":
+            values[k] = _number(v, f"{key}.{k}")
+    reaction = BcnReaction(**values)
+    # The reaction point checks its own values; the host's link gives the line rate when
+    # the source is added, so here it is any rate above every other one.
+    gains = {k: v for k, v in asdict(reaction).items()
+             if k in ("gi", "gd_per_page", "ru_bps", "fb_max_pages")}
+    try:
+        _hosts.RpConfig(CHECK_LINE_RATE_BPS, reaction.min_rate_bps, **gains,
+                        **reaction.features())
+    except ValueError as error:
+        raise ScenarioError(key, str(error)) from None
+    return reaction
 
 
 def _source(i: int, raw: Any, hosts: set[str]) -> Source:

@@ -44,13 +44,37 @@ class SwitchEngine(EngineApi, _sim.Engine):
 @dataclass(frozen=True)
 class BcnReaction:
     """The BCN reaction point's parameters (congestion.md §1.4): Gi, Gd per 64-byte page,
-    Ru in bit/s, |Fb| saturation in pages, the lowest regulated rate in bit/s."""
+    Ru in bit/s, |Fb| saturation in pages, the lowest regulated rate in bit/s; then the
+    2006 features, each off when None (experiments/bcn/README.md has their sources):
+    the largest cut and increase as fractions of R; self-increase of ``drift_step_bps``
+    every ``drift_interval_ns``; ``severe="stop"`` for BCN(0,0) (stop up to
+    ``backoff_max_ns``, restart at ``restart_rate_bps``); |Fb| in ``fb_bits`` bits over
+    ``fb_range_pages`` (default Fbmax); ``positive_from="any"`` congestion point rather
+    than the tagged one; ``initial_rate="current"`` (measured over ``rate_window_ns``)
+    rather than the line rate."""
 
     gi: float = 0.53
     gd_per_page: float = 2.6e-4
     ru_bps: float = 1e6
     fb_max_pages: int = 1875
     min_rate_bps: float = 1e6
+    max_decrease: float | None = None
+    max_increase: float | None = None
+    drift_interval_ns: int | None = None
+    drift_step_bps: float | None = None
+    severe: str | None = None
+    backoff_max_ns: int | None = None
+    restart_rate_bps: float | None = None
+    fb_bits: int | None = None
+    fb_range_pages: int | None = None
+    positive_from: str | None = None
+    initial_rate: str | None = None
+    rate_window_ns: int | None = None
+
+    def features(self) -> dict[str, Any]:
+        """The features that are on, by keyword."""
+        gains = {"gi", "gd_per_page", "ru_bps", "fb_max_pages", "min_rate_bps"}
+        return {k: v for k, v in asdict(self).items() if k not in gains and v is not None}
 
 
 @dataclass(frozen=True)

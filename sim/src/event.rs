@@ -33,6 +33,8 @@ pub enum Event {
     },
     /// A host acts on a BCN (its response time after the frame arrived).
     Feedback { source: u32, bcn: BcnFeedback },
+    /// A source's BCN reaction point asked for its timer (drift) at this time.
+    RpTimer { source: u32 },
     /// A host's Python reaction model gets a feedback frame.
     HookFeedback { source: u32, frame: FrameId },
     /// A timer a Python reaction model set.

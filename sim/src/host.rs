@@ -111,6 +111,8 @@ pub struct SimSource {
     pub reaction: Reaction,
     /// Time between a feedback frame's arrival and the reaction, ns.
     pub response_ns: u64,
+    /// When the BCN reaction point's timer is scheduled, ns.
+    pub rp_timer_ns: Option<u64>,
     /// RLT cpid its frames carry.
     pub tag: Option<u64>,
     /// Next sequence number.

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use bufferlab_engine::py::PyEngine;
-use bufferlab_hosts::bcn::{RpConfig, ETHERTYPE_BCN};
+use bufferlab_hosts::bcn::{FeatureOptions, RpConfig, ETHERTYPE_BCN};
 use bufferlab_hosts::source::{OnOff, Pattern, SizeMix, SourceSpec};
 
 use crate::host::{CapturedFrame, WhenFull};
@@ -280,6 +280,10 @@ impl PySimulator {
                         start_ns = 0, stop_ns = None, dscp = 0, priority = 0, udp_ports = (5000, 5000),
                         rlq_bytes = 150_000, when_full = "drop", reaction = None, gi = 0.53,
                         gd_per_page = 2.6e-4, ru_bps = 1e6, fb_max_pages = 1875, min_rate_bps = 1e6,
+                        max_decrease = None, max_increase = None, drift_interval_ns = None,
+                        drift_step_bps = None, severe = None, backoff_max_ns = None,
+                        restart_rate_bps = None, fb_bits = None, fb_range_pages = None,
+                        positive_from = None, initial_rate = None, rate_window_ns = None,
                         response_ns = 0, hook = None))]
     #[allow(clippy::too_many_arguments)]
     fn add_source(
@@ -309,6 +313,18 @@ impl PySimulator {
         ru_bps: f64,
         fb_max_pages: i32,
         min_rate_bps: f64,
+        max_decrease: Option<f64>,
+        max_increase: Option<f64>,
+        drift_interval_ns: Option<u64>,
+        drift_step_bps: Option<f64>,
+        severe: Option<String>,
+        backoff_max_ns: Option<u64>,
+        restart_rate_bps: Option<f64>,
+        fb_bits: Option<u8>,
+        fb_range_pages: Option<i32>,
+        positive_from: Option<String>,
+        initial_rate: Option<String>,
+        rate_window_ns: Option<u64>,
         response_ns: u64,
         hook: Option<Py<PyAny>>,
     ) -> PyResult<u32> {
@@ -383,14 +399,31 @@ impl PySimulator {
         };
         let reaction = match (reaction, &hook) {
             (None, _) | (Some("none"), _) => ReactionSpec::None,
-            (Some("bcn"), None) => ReactionSpec::Bcn(RpConfig {
-                line_rate_bps: 0.0,
-                min_rate_bps,
-                gd_per_page,
-                gi,
-                ru_bps,
-                fb_max_pages,
-            }),
+            (Some("bcn"), None) => {
+                let options = FeatureOptions {
+                    max_decrease,
+                    max_increase,
+                    drift_interval_ns,
+                    drift_step_bps,
+                    severe,
+                    backoff_max_ns,
+                    restart_rate_bps,
+                    fb_bits,
+                    fb_range_pages,
+                    positive_from,
+                    initial_rate,
+                    rate_window_ns,
+                };
+                ReactionSpec::Bcn(RpConfig {
+                    line_rate_bps: 0.0,
+                    min_rate_bps,
+                    gd_per_page,
+                    gi,
+                    ru_bps,
+                    fb_max_pages,
+                    features: options.features(fb_max_pages).map_err(bad)?,
+                })
+            }
             (Some("bcn"), Some(_)) => {
                 return Err(bad("reaction 'bcn' and a hook exclude each other".into()))
             }

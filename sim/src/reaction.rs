@@ -60,8 +60,8 @@ pub trait ReactionHook: Send + Sync {
 pub enum Reaction {
     /// Ignores feedback.
     None,
-    /// The BCN reaction point of `bufferlab_hosts::bcn`.
-    Bcn(ReactionPoint),
+    /// The BCN reaction point of `bufferlab_hosts::bcn` (boxed: it is the largest model).
+    Bcn(Box<ReactionPoint>),
     /// A hook.
     Hook(Box<dyn ReactionHook>),
 }

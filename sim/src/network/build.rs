@@ -235,10 +235,12 @@ impl Simulator {
             ReactionSpec::None => Reaction::None,
             ReactionSpec::Bcn(mut rp) => {
                 rp.line_rate_bps = line_rate as f64;
-                Reaction::Bcn(
-                    bufferlab_hosts::bcn::ReactionPoint::new(rp)
+                // BCN(0,0) back-offs: a stream of the run's seed apart from the sources'.
+                let seed = Rng::stream(!self.seed, self.sources.len() as u64).next_u64();
+                Reaction::Bcn(Box::new(
+                    bufferlab_hosts::bcn::ReactionPoint::seeded(rp, seed)
                         .map_err(|e| SimError::Config(format!("{what}: {e}")))?,
-                )
+                ))
             }
         };
         let (src_host, dst_host) = (&self.hosts[h as usize], &self.hosts[d as usize]);
@@ -265,6 +267,7 @@ impl Simulator {
             blocked: None,
             reaction,
             response_ns: cfg.response_ns,
+            rp_timer_ns: None,
             tag: None,
             seq: 0,
             counters: SourceCounters::default(),

@@ -116,6 +116,14 @@ impl Simulator {
             &header,
         );
         let bytes = self.frames.get(id).len() as u64;
+        if let Reaction::Bcn(rp) = &mut s.reaction {
+            // Only a limiter that starts from the current rate measures anything.
+            let overhead = self.hosts[host as usize]
+                .nic
+                .as_ref()
+                .map_or(0, |n| n.model.wire_overhead_bytes);
+            rp.note_sent(t, bytes + u64::from(overhead));
+        }
         // A source held by its full queue goes on now that a frame left.
         if let Some(blocked) = s.blocked.take() {
             match s.rlq.offer(blocked, blocked.size) {
@@ -145,6 +153,39 @@ impl Simulator {
         let busy_until = nic.busy_until_ns;
         self.schedule_arrival(peer, arrival, id);
         self.schedule_wake(host, busy_until);
+    }
+
+    /// Applies what the BCN reaction point decided: the pacing rate, the tag, a BCN(0,0)
+    /// hold; then re-arms its timer and lets the host send.
+    pub(super) fn apply_rate_change(&mut self, source: u32, change: &RateChange, t: u64) {
+        let s = &mut self.sources[source as usize];
+        let rate = change
+            .limited
+            .then(|| change.rate_bps.round().max(1.0) as u64);
+        // A positive rate cannot fail to apply.
+        let _ = s.rlq.set_rate(t, rate);
+        s.tag = change.rlt_cpid;
+        if let Some(until) = change.hold_until_ns {
+            s.rlq.hold_until(until);
+        }
+        let host = s.host;
+        self.schedule_rp_timer(source);
+        self.nic_try_send(host, t);
+    }
+
+    /// Schedules the reaction point's timer if it wants one earlier than the one pending.
+    pub(super) fn schedule_rp_timer(&mut self, source: u32) {
+        let s = &mut self.sources[source as usize];
+        let Reaction::Bcn(rp) = &s.reaction else {
+            return;
+        };
+        let Some(at) = rp.next_timer_ns() else {
+            return;
+        };
+        if s.rp_timer_ns.is_none_or(|pending| at < pending) {
+            s.rp_timer_ns = Some(at);
+            self.events.push(at, Event::RpTimer { source });
+        }
     }
 
     pub(super) fn host_receive(

@@ -14,7 +14,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use bufferlab_engine::engine::{Engine, Output};
-use bufferlab_hosts::bcn::{parse_bcn, ETHERTYPE_BCN};
+use bufferlab_hosts::bcn::{parse_bcn, RateChange, ETHERTYPE_BCN};
 use bufferlab_hosts::frame::{
     parse_data_frame, write_data_frame, FlowAddress, ETHERTYPE_RLT, RLT_BYTES,
 };
@@ -267,20 +267,32 @@ impl Simulator {
                 }
             }
             Event::Feedback { source, bcn } => {
-                let host = self.sources[source as usize].host;
                 let s = &mut self.sources[source as usize];
                 s.counters.feedback_frames += 1;
-                if let Reaction::Bcn(rp) = &mut s.reaction {
-                    if let Some(change) = rp.on_bcn(t, &bcn) {
-                        s.counters.feedback_applied += 1;
-                        let rate = change
-                            .limited
-                            .then(|| change.rate_bps.round().max(1.0) as u64);
-                        // A positive rate cannot fail to apply.
-                        let _ = s.rlq.set_rate(t, rate);
-                        s.tag = change.rlt_cpid;
-                        self.nic_try_send(host, t);
-                    }
+                let change = match &mut s.reaction {
+                    Reaction::Bcn(rp) => rp.on_bcn(t, &bcn),
+                    _ => None,
+                };
+                if let Some(change) = change {
+                    self.sources[source as usize].counters.feedback_applied += 1;
+                    self.apply_rate_change(source, &change, t);
+                }
+                Ok(())
+            }
+            Event::RpTimer { source } => {
+                let s = &mut self.sources[source as usize];
+                // A timer the reaction point no longer wants (its limiter went) is stale.
+                if s.rp_timer_ns != Some(t) {
+                    return Ok(());
+                }
+                s.rp_timer_ns = None;
+                let change = match &mut s.reaction {
+                    Reaction::Bcn(rp) => rp.on_timer(t),
+                    _ => None,
+                };
+                match change {
+                    Some(change) => self.apply_rate_change(source, &change, t),
+                    None => self.schedule_rp_timer(source),
                 }
                 Ok(())
             }
