@@ -9,7 +9,9 @@ what it created and nothing else: its switch processes, hosts, links and namespa
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
+import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +28,27 @@ from bufferlab.traffic import tc
 
 GRPC_BASE_PORT = 50051
 THRIFT_BASE_PORT = 9090
+#: This Python's command folder (the venv's bin): bufferlab's tools and the python3 that
+#: imports bufferlab. The banners print `h1 bufferlab-gen …` and `h1 python3 -m
+#: bufferlab.traffic.agents …`, so every host's shell has it first on its PATH.
+TOOLS_DIR = sysconfig.get_path("scripts")
+
+
+def put_tools_on_path() -> None:
+    """TOOLS_DIR first on this process's PATH: Mininet's `sh` command and whatever this
+    process starts find bufferlab's tools as the banners print them."""
+    parts = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != TOOLS_DIR]
+    os.environ["PATH"] = os.pathsep.join([TOOLS_DIR, *parts])
 
 
 class P4Host(MininetHost):
-    """A host whose interface is `eth0`, with offloads and IPv6 off (as the tutorials' hosts)."""
+    """A host whose interface is `eth0`, with offloads and IPv6 off (as the tutorials' hosts),
+    and bufferlab's tools first on its shell's PATH."""
 
     def config(self, **params: object) -> dict[str, object]:
         """Configure addresses, then rename the interface and quiet the kernel's extras."""
         result = super().config(**params)
+        self.cmd(f"export PATH={shlex.quote(TOOLS_DIR)}:\"$PATH\"")
         intf = self.defaultIntf()
         for offload in ("rx", "tx", "sg"):
             self.cmd(f"ethtool --offload {intf} {offload} off")

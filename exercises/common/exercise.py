@@ -3,7 +3,8 @@
     python exercises/common/exercise.py run|check --exercise-dir DIR --json F --p4info F [--view]
 
 The exercise folder holds `topology.json`, `s1-config.json` (a controller config,
-controller/README.md) and `check.py`, which names what to try in the CLI (`HINTS`) and how
+controller/README.md) and `check.py`, which names what to try in the CLI (`HINTS`, each line
+as the student types it; `{ctl}` stands for bufferlab-ctl at this run's switch) and how
 to tell whether the program behaves (`check(lab)`: it sends frames and reads counters,
 returning one `Outcome` per expectation). `run` opens the Mininet CLI on the network (with
 `--view`, the live web view too); `check` brings the same network up on free ports, runs
@@ -32,6 +33,7 @@ from bufferlab.experiments.common.live_lab import (
     open_cli,
 )
 from bufferlab.experiments.common.ports import free_port_block
+from bufferlab.mininet.network import put_tools_on_path
 from bufferlab.mininet.topology import load_topology
 from bufferlab.traffic.generate import send
 from bufferlab.traffic.receive import Receiver
@@ -184,12 +186,21 @@ def main(argv: list[str] | None = None) -> int:
         args.grpc_base_port, args.thrift_base_port = base, base + 1
         args.netns_prefix = f"blx{base % 10000}-"
     configs = {SWITCH: load_config(exercise / f"{SWITCH}-config.json")}
+    # The hints' `sh bufferlab-ctl …` lines run from the CLI's own PATH.
+    put_tools_on_path()
     with ExerciseLab(load_topology(exercise / "topology.json"), configs,
                      Program(args.json, args.p4info), network_options(args)) as lab:
         if args.action == "check":
             return run_check(lab, checks.check)
-        open_cli(lab, args, f"exercise {exercise.name}", checks.HINTS)
+        open_cli(lab, args, f"exercise {exercise.name}", hints(checks.HINTS, lab))
     return 0
+
+
+def hints(lines: list[str], lab: ExerciseLab) -> list[str]:
+    """The exercise's hints with `{ctl}` spelled out: bufferlab-ctl at this lab's switch."""
+    ctl = (f"bufferlab-ctl --grpc-addr {lab.network.grpc_address(SWITCH)}"
+           f" --device-id {lab.device_id(SWITCH)}")
+    return [line.replace("{ctl}", ctl) for line in lines]
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ HINTS = [
     "  (port 3 alone: its occupancy settles at alpha*B/(1+alpha) = 16,000 bytes)",
     "  h2 bufferlab-gen --dst 10.0.1.4 --rate-bps 8Mbit --frame-size 1000 --duration-s 30 &",
     "  (ports 3 and 4 together: alpha*B/(1+2*alpha) = 10,666 bytes each)",
-    "Compare with a static share, live: bufferlab-ctl set 3 threshold 50%  (back: set 3 alpha 1)",
+    "Compare with a static share, live (in this CLI):",
+    "  sh {ctl} set 3 threshold 50%     (port 3 keeps 16,000 bytes whatever port 4 does)",
+    "  sh {ctl} set 3 alpha 1           (the dynamic share again)",
 ]
 FRAMES_PER_SENDER = 60
 POOL_BYTES = 32_000

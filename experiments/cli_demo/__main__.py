@@ -32,6 +32,7 @@ from bufferlab.experiments.common.live_lab import (
     network_options,
     open_cli,
 )
+from bufferlab.mininet.network import put_tools_on_path
 from bufferlab.mininet.topology import load_topology
 
 DEMO_DIR = Path(__file__).resolve().parent
@@ -42,7 +43,7 @@ TRAFFIC_HINTS = [
     "  h1 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
     "  h2 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
     "then watch port 3's occupancy sit at its threshold and its drops grow, and change the"
-    " threshold with bufferlab-ctl (above).",
+    " threshold with bufferlab-ctl (above; in this CLI, put `sh ` before it).",
 ]
 
 
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
 
     program = build(args.build_dir)
     configs = {"s1": load_config(DEMO_DIR / "s1-config.json")}
+    # `sh bufferlab-ctl …` in the CLI finds the tool as the hosts' shells do.
+    put_tools_on_path()
     with LiveLab(load_topology(DEMO_DIR / "topology.json"), configs, program,
                  network_options(args)) as lab:
         if args.pingall:
