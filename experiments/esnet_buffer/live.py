@@ -23,6 +23,7 @@ again, up to `attempts` times, and is reported invalid if it never came out clea
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -48,7 +49,7 @@ from bufferlab.experiments.common.host_tools import (
 from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
-from bufferlab.experiments.common.realtime import make_realtime
+from bufferlab.experiments.common.realtime import REALTIME_PRIORITY, make_realtime
 from bufferlab.experiments.common.traffic_tools import (
     iperf_client_argv,
     iperf_server_argv,
@@ -93,6 +94,15 @@ BACKGROUND_LEAD_S = 1.0
 BACKGROUND_TAIL_S = 1.0
 #: The program's pool: larger than any buffer under test, so only the queue's cap binds.
 PROGRAM_POOL_BYTES = 200_000_000
+#: SCHED_FIFO priority of each switch's packet thread, above the hosts' tools (iperf3, the
+#: generator, the receiver: REALTIME_PRIORITY, as the switches' other threads). At one
+#: priority FIFO threads do not preempt each other, so on two cores a switch waited behind
+#: the senders and receivers, 12-108 ms at a time on a loaded machine (measured); a switch
+#: that stalls while a background burst holds the bottleneck reads the burst late and
+#: queues it at once, which overflowed the paced trials' buffer in full test runs.
+PACKET_THREAD_PRIORITY = REALTIME_PRIORITY + 10
+#: The name bufferlab-switch gives its packet thread (switch/src/live).
+PACKET_THREAD_NAME = "packets"
 
 
 def host_ip(host: str) -> str:
@@ -216,7 +226,8 @@ class EsnetLab:
                             Program(json_path, p4info_path), options).start()
         network = self._lab.network
         for sw in self.names:
-            make_realtime(network.host(sw).process.pid)
+            make_realtime(self.switch_pid(sw))
+            raise_packet_thread(self.switch_pid(sw))
             connection = SwitchConnection(network.grpc_address(sw), self._lab.device_id(sw))
             if not connection.connect():
                 connection.close()
@@ -259,6 +270,12 @@ class EsnetLab:
                 self._lab = None
             if self._own_dir:
                 shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def switch_pid(self, name: str) -> int:
+        """The process id of switch ``name``."""
+        if self._lab is None:
+            raise RuntimeError("the lab is not started (use it as a context manager)")
+        return self._lab.network.host(name).process.pid
 
     def netns(self, host: str) -> str:
         """The named namespace of ``host``."""
@@ -382,6 +399,18 @@ class EsnetLab:
         accounting = account(before, after, self.names[SEND_SIDE], TRUNK_PORT, BOTTLENECK_QUEUE,
                              tm_admission=spec.hold_packets is not None)
         return Trial(spec, iperf, sent, received, accounting)
+
+
+def raise_packet_thread(pid: int) -> None:
+    """The switch ``pid``'s packet thread SCHED_FIFO at PACKET_THREAD_PRIORITY (root);
+    RuntimeError if the switch has no such thread."""
+    tasks = Path(f"/proc/{pid}/task")
+    tids = [int(t.name) for t in tasks.iterdir()
+            if (t / "comm").read_text().strip() == PACKET_THREAD_NAME]
+    if not tids:
+        raise RuntimeError(f"switch {pid} has no thread named {PACKET_THREAD_NAME!r}")
+    for tid in tids:
+        os.sched_setscheduler(tid, os.SCHED_FIFO, os.sched_param(PACKET_THREAD_PRIORITY))
 
 
 def describe(config: EsnetConfig, names: tuple[str, str] = switch_names()

@@ -7,12 +7,21 @@ afterwards, also after a failure."""
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
+from bufferlab.experiments.common.realtime import REALTIME_PRIORITY
 from bufferlab.experiments.esnet_buffer.config import QUICK
 from bufferlab.experiments.esnet_buffer.experiment import run
-from bufferlab.experiments.esnet_buffer.live import HOSTS, EsnetLab, describe, switch_names
+from bufferlab.experiments.esnet_buffer.live import (
+    HOSTS,
+    PACKET_THREAD_NAME,
+    PACKET_THREAD_PRIORITY,
+    EsnetLab,
+    describe,
+    switch_names,
+)
 
 pytestmark = [
     pytest.mark.root,
@@ -43,14 +52,39 @@ def _switch_interfaces() -> set[str]:
                 tuple(f"{n}-" for n in NAMES))}
 
 
+def _thread_priorities(pid: int) -> dict[str, set[tuple[int, int]]]:
+    """(policy, priority) of a process's threads, by thread name."""
+    found: dict[str, set[tuple[int, int]]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        tid = int(task.name)
+        found.setdefault((task / "comm").read_text().strip(), set()).add(
+            (os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority))
+    return found
+
+
+SCHEDULING: dict[str, dict[str, set[tuple[int, int]]]] = {}
+
+
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory):
     out = tmp_path_factory.mktemp("esnet_live")
     with EsnetLab(CONFIG, work_dir=out / "work", netns_prefix=PREFIX,
                   first_switch=FIRST_SWITCH) as lab:
         assert _netns_names() & OURS == OURS
+        for sw in NAMES:
+            SCHEDULING[sw] = _thread_priorities(lab.switch_pid(sw))
         result = run(CONFIG, lab, out, describe(CONFIG, NAMES), progress=lambda _: None)
     return {(r["table"], r["seed_setting"]): r for r in result.rows}
+
+
+def test_the_switches_packet_threads_preempt_the_hosts_tools(outcome):
+    # The hosts' tools run SCHED_FIFO at REALTIME_PRIORITY; a switch's packet thread at the
+    # same priority waited behind them (see PACKET_THREAD_PRIORITY).
+    for sw in NAMES:
+        threads = SCHEDULING[sw]
+        assert threads.pop(PACKET_THREAD_NAME) == {(os.SCHED_FIFO, PACKET_THREAD_PRIORITY)}
+        assert set().union(*threads.values()) == {(os.SCHED_FIFO, REALTIME_PRIORITY)}
+    assert PACKET_THREAD_PRIORITY > REALTIME_PRIORITY
 
 
 def test_the_bigger_buffer_drops_less_and_carries_more(outcome):
