@@ -55,6 +55,36 @@ def test_rp_config_defaults_are_seed_003_and_reach_the_reaction_point():
     assert rp.on_bcn(0, _hosts.BcnFeedback(1, 0, 0, -4000)).rate_bps == pytest.approx(500e6)
 
 
+def test_the_2006_features_are_keywords_that_read_back_and_act():
+    config = _hosts.RpConfig(10e9, 10e6, max_decrease=0.1, drift_interval_ns=100_000,
+                             drift_step_bps=50e6, severe="stop", backoff_max_ns=1_000,
+                             restart_rate_bps=100e6)
+    assert config.features == {"max_decrease": 0.1, "drift_interval_ns": 100_000,
+                               "drift_step_bps": 50e6, "severe": "stop",
+                               "backoff_max_ns": 1_000, "restart_rate_bps": 100e6}
+    assert _hosts.RpConfig(10e9, 10e6).features == {}
+    assert "max_decrease=0.1" in repr(config)
+    rp = _hosts.ReactionPoint.from_config(config, seed=3)
+    # The cut is capped at 10 %: 10 → 9 Gbit/s; the drift timer runs from then.
+    assert rp.on_bcn(1_000_000, _hosts.BcnFeedback(7, 0, 0, -1875)).rate_bps == pytest.approx(
+        9e9)
+    assert rp.next_timer_ns == 1_100_000
+    assert rp.on_timer(1_050_000) is None
+    assert rp.on_timer(1_200_000).rate_bps == pytest.approx(9.1e9)  # two steps of 50 Mbit/s
+    # BCN(0,0): held for (0, 1 µs], then 100 Mbit/s.
+    change = rp.on_bcn(2_000_000, _hosts.BcnFeedback(7, 0, 0, 0, severe=True))
+    assert change.rate_bps == 100e6 and 2_000_000 < change.hold_until_ns <= 2_001_000
+
+
+def test_a_limiter_from_the_current_rate_reads_what_was_sent():
+    rp = _hosts.ReactionPoint.from_config(_hosts.RpConfig(10e9, 10e6, initial_rate="current"))
+    for k in range(400):  # 1,500 bytes every 2.4 µs: 5 Gbit/s
+        rp.note_sent(k * 2_400, 1_500)
+    # 5 Gbit/s × (1 − 2.6e-4 × 1000) = 3.7 Gbit/s
+    assert rp.on_bcn(960_000, _hosts.BcnFeedback(7, 0, 0, -1000)).rate_bps == pytest.approx(
+        3.7e9, rel=0.01)
+
+
 # --- PAUSE / PFC ------------------------------------------------------------------------
 
 
@@ -214,6 +244,14 @@ def _rp():
     (lambda: _hosts.RpConfig(1e9, 1e6, gi=-1.0), "gi >= 0"),
     (lambda: _hosts.RpConfig(1e9, 1e6, fb_max_pages=2**31), "fb_max_pages must be in"),
     (lambda: _hosts.ReactionPoint(1e9, 0.0), "min_rate_bps"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, max_increase=0.0), "max_increase must be positive"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, drift_step_bps=1e6), "go together"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, severe="stop", backoff_max_ns=10,
+                             restart_rate_bps=2e9), "restart_rate_bps <= line rate"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, fb_bits=300), "fb_bits must be in 0..=255"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, positive_from="all"), "positive_from"),
+    (lambda: _hosts.RpConfig(1e9, 1e6, drift_interval_ns=-1, drift_step_bps=1.0),
+     "drift_interval_ns must be in"),
     (lambda: _hosts.BcnFeedback(2**64, 0, 0, 0), "cpid must be in"),
     (lambda: _hosts.BcnFeedback(0, 40_000, 0, 0), r"qoff_pages must be in -32768\.\.=32767"),
     (lambda: _rp().on_bcn(-5, _hosts.BcnFeedback(1, 0, 0, -1)), "now_ns must be in"),

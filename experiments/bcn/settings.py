@@ -1,0 +1,163 @@
+"""The reaction-point and congestion-point settings the calibration tries (issue 27).
+
+Each feature the seeds do not state takes its documented values (experiments/bcn/README.md,
+"The 2006 features", has the sources); the seeds' own parameters (Qeq, W, sampling, Gi, Gd,
+Ru, buffers, times) stay as their scenario files give them. A `Setting` is one choice per
+feature; `apply` puts it into a scenario.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bufferlab.experiments.scenario import Scenario
+from bufferlab.sim.network import BcnReaction
+
+#: Intel's BCN reaction-point defaults (openlldp test/nltest.c set_hw_bcn; field meanings
+#: from its nltest.h and Linux ixgbe_dcb.h struct bcn_config), read with Ru = 1 Mbit/s
+#: and times in µs (the sources give no units).
+INTEL_MAX_DECREASE = 0.5
+INTEL_MAX_INCREASE = 0.1
+INTEL_DRIFT_INTERVAL_NS = 100_000
+INTEL_DRIFT_STEP_BPS = 1e6
+INTEL_BACKOFF_MAX_NS = 100_000
+INTEL_RESTART_RATE_BPS = 100e6
+#: QCN's feedback field: 6 bits of |Fb| over Qeq·(1 + 2W) (IEEE 802.1Qau; the HPE
+#: FlexFabric QCN guide's CNM layout), Fbmax = 1,875 pages here.
+QCN_FB_BITS = 6
+#: The severe-congestion threshold the BCN(0,0) settings use at the congestion point:
+#: 1 MB less one full sampling interval (150 KB), so a queue about to overflow seed
+#: 001's buffer triggers it; the seeds name no Qsc.
+QSC_BYTES = 1_048_576 - 150_000
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One value of one feature: what the reaction point and the congestion point get."""
+
+    label: str
+    reaction: dict[str, Any] = field(default_factory=dict)
+    qsc_bytes: int = 0
+
+
+#: Each feature's values, the first being "off" (congestion.md §1.4's reaction point).
+FEATURES: dict[str, tuple[Choice, ...]] = {
+    "max decrease": (Choice("uncapped"),
+                     Choice("0.5 R", {"max_decrease": INTEL_MAX_DECREASE})),
+    "max increase": (Choice("uncapped"),
+                     Choice("0.1 R", {"max_increase": INTEL_MAX_INCREASE})),
+    "drift": (Choice("off"),
+              Choice("+1 Mbit/s per 100 µs", {"drift_interval_ns": INTEL_DRIFT_INTERVAL_NS,
+                                              "drift_step_bps": INTEL_DRIFT_STEP_BPS})),
+    "severe": (Choice("largest cut"),
+               Choice("BCN(0,0): stop ≤ 100 µs, restart 100 Mbit/s",
+                      {"severe": "stop", "backoff_max_ns": INTEL_BACKOFF_MAX_NS,
+                       "restart_rate_bps": INTEL_RESTART_RATE_BPS}, qsc_bytes=QSC_BYTES)),
+    "Fb quantisation": (Choice("none"),
+                        Choice("6 bits over Fbmax", {"fb_bits": QCN_FB_BITS})),
+    "positive feedback": (Choice("tagged CP only"),
+                          Choice("any CP", {"positive_from": "any"})),
+    "initial rate": (Choice("line rate"),
+                     Choice("current rate", {"initial_rate": "current"})),
+}
+
+#: Not a documented value: |Fb| carried as a page count in a field of `bits` bits, i.e.
+#: saturating at 2^bits − 1 pages (a cut of at most Gd × that). It is the one knob that
+#: sets the cut a saturated BCN makes, which the README's sensitivity table shows the
+#: seeds' transient depends on; the calibration reports it apart, as evidence, never as
+#: a default.
+NARROW_FB_FIELDS = (8, 9)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One choice per feature (by feature name), plus a name for tables."""
+
+    choices: tuple[tuple[str, Choice], ...]
+    documented: bool = True
+
+    @property
+    def name(self) -> str:
+        """The features that are on, or "all off"."""
+        on = [f"{feature}: {choice.label}" for feature, choice in self.choices
+              if choice is not FEATURES.get(feature, (None,))[0]]
+        return "; ".join(on) or "all off"
+
+    @property
+    def reaction(self) -> dict[str, Any]:
+        """The reaction point's feature keywords."""
+        out: dict[str, Any] = {}
+        for _, choice in self.choices:
+            out.update(choice.reaction)
+        return out
+
+    @property
+    def qsc_bytes(self) -> int:
+        """The congestion point's severe threshold, bytes (0: none)."""
+        return max((choice.qsc_bytes for _, choice in self.choices), default=0)
+
+    def label(self, feature: str) -> str:
+        """This setting's value of ``feature``."""
+        return dict(self.choices)[feature].label
+
+
+def setting(**on: int) -> Setting:
+    """The setting with ``feature_index`` choices (by feature name with spaces as
+    underscores; unnamed features off)."""
+    picked = []
+    for feature, values in FEATURES.items():
+        picked.append((feature, values[on.get(feature.replace(" ", "_"), 0)]))
+    return Setting(tuple(picked))
+
+
+def narrow_field(base: Setting, bits: int) -> Setting:
+    """``base`` with |Fb| in a page-count field of ``bits`` bits (undocumented)."""
+    choice = Choice(f"{bits}-bit page field (≤ {2 ** bits - 1} pages; undocumented)",
+                    {"fb_bits": bits, "fb_range_pages": 2 ** bits - 1})
+    choices = tuple((f, choice if f == "Fb quantisation" else c) for f, c in base.choices)
+    return Setting(choices, documented=False)
+
+
+def one_at_a_time() -> list[Setting]:
+    """All off, then each feature on alone."""
+    out = [setting()]
+    for feature, values in FEATURES.items():
+        key = feature.replace(" ", "_")
+        out += [setting(**{key: i}) for i in range(1, len(values))]
+    return out
+
+
+def factorial() -> list[Setting]:
+    """Every combination of every feature's documented values."""
+    ranges = [range(len(values)) for values in FEATURES.values()]
+    keys = [feature.replace(" ", "_") for feature in FEATURES]
+    return [setting(**dict(zip(keys, combo, strict=True))) for combo in itertools.product(*ranges)]
+
+
+def apply(scenario: Scenario, chosen: Setting) -> Scenario:
+    """``scenario`` with every BCN reaction point given ``chosen``'s features and every
+    congestion point its severe threshold."""
+    sources = []
+    for source in scenario.sources:
+        if isinstance(source.reaction, BcnReaction):
+            source = dataclasses.replace(
+                source, reaction=dataclasses.replace(source.reaction, **chosen.reaction))
+        sources.append(source)
+    switches = {}
+    for name, spec in scenario.switches.items():
+        if spec.config is not None and chosen.qsc_bytes:
+            ports = {p: dataclasses.replace(c, bcn=dataclasses.replace(
+                         c.bcn, qsc_bytes=chosen.qsc_bytes))
+                     if c.bcn.enable else c for p, c in spec.config.ports.items()}
+            spec = dataclasses.replace(spec, config=dataclasses.replace(spec.config, ports=ports))
+        switches[name] = spec
+    return dataclasses.replace(scenario, sources=sources, switches=switches)
+
+
+def features_on(settings: Sequence[Setting]) -> list[str]:
+    """The features some setting turns on, in `FEATURES` order."""
+    return [f for f in FEATURES if any(s.label(f) != FEATURES[f][0].label for s in settings)]
