@@ -138,14 +138,20 @@ def factorial() -> list[Setting]:
     return [setting(**dict(zip(keys, combo, strict=True))) for combo in itertools.product(*ranges)]
 
 
+def features_off(reaction: BcnReaction) -> BcnReaction:
+    """``reaction``'s gains with every feature off, whatever its scenario file turned on."""
+    return dataclasses.replace(reaction, **{k: None for k in reaction.features()})
+
+
 def apply(scenario: Scenario, chosen: Setting) -> Scenario:
-    """``scenario`` with every BCN reaction point given ``chosen``'s features and every
-    congestion point its severe threshold."""
+    """``scenario`` with every BCN reaction point given exactly ``chosen``'s features (those
+    the scenario file turns on are replaced) and every congestion point its severe
+    threshold."""
     sources = []
     for source in scenario.sources:
         if isinstance(source.reaction, BcnReaction):
-            source = dataclasses.replace(
-                source, reaction=dataclasses.replace(source.reaction, **chosen.reaction))
+            reaction = dataclasses.replace(features_off(source.reaction), **chosen.reaction)
+            source = dataclasses.replace(source, reaction=reaction)
         sources.append(source)
     switches = {}
     for name, spec in scenario.switches.items():

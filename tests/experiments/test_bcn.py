@@ -78,7 +78,7 @@ def test_a_reduced_study_runs_every_scenario_and_writes_its_outputs(tmp_path):
     assert all(p.exists() and p.stat().st_size > 0 for p in outcome.plots)
 
 
-def test_the_sensitivity_sweep_changes_only_the_decrease_gain():
+def test_the_sensitivity_sweep_changes_the_decrease_gain_with_every_feature_off():
     from bufferlab.experiments.bcn.sensitivity import with_gd
     from bufferlab.experiments.scenario import load_scenario
 
@@ -87,3 +87,4 @@ def test_the_sensitivity_sweep_changes_only_the_decrease_gain():
     assert [s.reaction.gd_per_page for s in changed.sources] == [6.4e-5] * 4
     assert [s.reaction.gi for s in changed.sources] == [s.reaction.gi for s in scenario.sources]
     assert scenario.sources[0].reaction.gd_per_page == 2.6e-4
+    assert [s.reaction.features() for s in changed.sources] == [{}] * 4

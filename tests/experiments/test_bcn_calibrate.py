@@ -1,0 +1,73 @@
+"""The BCN calibration (issue 27): its settings, how it ranks them, one setting end to end."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from bufferlab.experiments.bcn import calibrate
+from bufferlab.experiments.bcn import settings as st_set
+from bufferlab.experiments.bcn import studies as st
+from bufferlab.experiments.scenario import load_scenario
+from bufferlab.sim.network import BcnReaction
+
+
+def _scenario(key: str = "003_50"):
+    return load_scenario({s.key: s for s in st.studies()}[key].scenario)
+
+
+def test_the_grids_hold_each_documented_value_and_all_off_first():
+    grid = calibrate.default_grid()
+    assert grid[0].name == "all off" and all(s.documented for s in grid)
+    names = [s.name for s in grid]
+    assert len(names) == len(set(names))
+    # Each feature alone (7), then the 11 combinations of two or more of the four active ones.
+    assert len(grid) == 1 + 7 + 11
+    assert "max decrease: 0.5 R" in names and "positive feedback: any CP" in names
+    full = st_set.factorial()
+    assert len(full) == 2 ** len(st_set.FEATURES)
+    assert {s.name for s in grid} <= {s.name for s in full}
+
+
+def test_a_setting_replaces_the_scenarios_features_and_sets_qsc():
+    scenario = _scenario("001_baseline")
+    on = [dataclasses.replace(s, reaction=dataclasses.replace(s.reaction, max_increase=0.1))
+          for s in scenario.sources]
+    scenario = dataclasses.replace(scenario, sources=on)
+    severe = st_set.setting(severe=1, drift=1)
+    applied = st_set.apply(scenario, severe)
+    for source in applied.sources:
+        assert isinstance(source.reaction, BcnReaction)
+        # The file's max_increase is gone; the setting's features are there, gains kept.
+        assert source.reaction.features() == {
+            "drift_interval_ns": 100_000, "drift_step_bps": 1e6, "severe": "stop",
+            "backoff_max_ns": 100_000, "restart_rate_bps": 100e6}
+        assert (source.reaction.gi, source.reaction.gd_per_page) == (0.53, 2.6e-4)
+    core = applied.switches["s1"].config
+    assert core is not None and core.ports[3].bcn.qsc_bytes == st_set.QSC_BYTES
+    assert st_set.apply(scenario, st_set.setting()).sources[0].reaction.features() == {}
+    narrow = st_set.narrow_field(st_set.setting(), 9)
+    assert not narrow.documented and narrow.reaction == {"fb_bits": 9, "fb_range_pages": 511}
+
+
+@pytest.mark.timeout(300)
+def test_one_setting_runs_every_study_and_is_judged_by_the_twelve_checks():
+    outcome = calibrate.evaluate([st_set.setting()], seeds_001=1, jobs=1, scheduler=None,
+                                 progress=False)[0]
+    assert [len(outcome.runs[k]) for k in ("003_50", "003_49", "001_baseline",
+                                            "001_8023x")] == [1, 1, 1, 1]
+    assert len(outcome.checks) == 12
+    # All off is the old reaction point: seed 003 at 50 % within 2 %, no baseline drops.
+    verdicts = {c.name: c.passed for c in outcome.checks}
+    assert verdicts["003 50 % counts"] and not verdicts["001 baseline drops in the switch"]
+    assert outcome.miss() > 0
+    row = calibrate.row(outcome)
+    assert row[0] == "all off" and row[-1] == f"{outcome.passed}/12"
+    better = dataclasses.replace(outcome, checks=[dataclasses.replace(c, passed=True)
+                                                  for c in outcome.checks])
+    worse = dataclasses.replace(outcome, setting=st_set.narrow_field(outcome.setting, 8),
+                                checks=better.checks)
+    # The undocumented one is never chosen, however many checks it passes.
+    assert calibrate.best([outcome, worse]) is outcome
+    assert calibrate.best([outcome, better]) is better
