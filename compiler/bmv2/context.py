@@ -103,6 +103,12 @@ def annotation_int(annotations: list[ast.Annotation], name: str) -> int | None:
         raise CompileError(ann.pos, f"@{name} needs an integer argument") from exc
 
 
+def _has_flexible(p4type: t.StructLike) -> bool:
+    """Whether a header declares a field `@flexible`."""
+    fields = getattr(p4type.decl, "fields", None) or []
+    return any(ast.find_annotation(f.annotations, "flexible") is not None for f in fields)
+
+
 class Context:
     """Everything one lowering run accumulates before the JSON is assembled."""
 
@@ -142,6 +148,8 @@ class Context:
         # Architecture match kinds -> the table match type an engine runs (TNA's
         # atcam_partition_index is exact); empty for v1model.
         self.match_kinds: dict[str, str] = {}
+        # Pad headers with @flexible fields to whole bytes (TNA); v1model refuses them.
+        self.pad_flexible = False
 
     # ---------------------------------------------------------------- ids and names
 
@@ -227,6 +235,11 @@ class Context:
             fields.append([fname, width, 0 if isinstance(ftype, t.Bool) else signed])
             total += width
         is_header = isinstance(p4type, t.Header)
+        if is_header and total % 8 != 0 and self.pad_flexible and _has_flexible(p4type):
+            # TNA's @flexible fields (bridged metadata): the compiler chooses their layout,
+            # which only its own deparser and parser see; padding at the end keeps bytes whole.
+            fields.append(["_flexible_padding", 8 - total % 8, False])
+            total += 8 - total % 8
         if is_header and total % 8 != 0:
             raise CompileError(
                 getattr(p4type.decl, "pos", None),

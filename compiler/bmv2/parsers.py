@@ -59,6 +59,9 @@ class ParserLowering:
         # (each returns to its own continuation, with its own arguments) but keeps one set
         # of locals: its value sets are one control-plane object, as p4c's inliner makes.
         self.applications: dict[str, int] = {}
+        # The state a `reject` transition goes to: None (v1model: p4c-bm2-ss's null next
+        # state, parsing ends as on accept) or a marked sink state (TNA drops the packet).
+        self.reject_state: str | None = None
         self.instance_locals: dict[str, Env] = {}
 
     def lower(self, decl: ast.ParserDeclaration, env: Env) -> dict:
@@ -312,6 +315,8 @@ class ParserLowering:
         if name == "accept":
             return accept
         if name == "reject":
+            if self.reject_state is not None:
+                return self.reject_state
             # p4c-bm2-ss writes a null next state with this warning; BMv2 then ends
             # parsing without an error, as on accept.
             self.ctx.warn(e.pos, REJECT_WARNING)
@@ -330,8 +335,9 @@ class ParserLowering:
         """Fill `transitions` and `transition_key` of `state` from the P4 transition."""
         tr = s.transition
         if tr is None:
-            self.ctx.warn(s.pos, f"{s.name}: implicit transition to `reject'; {REJECT_WARNING}")
-            state["transitions"] = [self.transition("default", None, None, None)]
+            if self.reject_state is None:
+                self.ctx.warn(s.pos, f"{s.name}: implicit transition to `reject'; {REJECT_WARNING}")
+            state["transitions"] = [self.transition("default", None, None, self.reject_state)]
             return
         if not isinstance(tr, ast.SelectExpression):
             state["transitions"] = [

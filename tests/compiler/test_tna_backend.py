@@ -75,6 +75,11 @@ def test_l3_forward_document_structure(tna, compiled):
     eg_start = eg["parsers"][0]["parse_states"][0]["parser_ops"]
     assert [op["parameters"][0]["value"] for op in eg_start[:2]] == ["eg_intr_md", "bridge"]
     assert ig["deparsers"][0]["order"] == ["bridge", "ethernet", "ipv4"]
+    # `1: reject` goes to the marked sink state, not BMv2's null (accept) next state
+    states = {s["name"]: s for s in ig["parsers"][0]["parse_states"]}
+    assert states["$reject"]["reject"] is True and states["$reject"]["parser_ops"] == []
+    assert [t["next_state"] for t in start["transitions"]] == ["$reject", "skip_port_metadata"]
+    assert not [w for w in result.warnings if "reject" in w.message]
     [update] = ops(ig, "_Checksum_update")
     params = update["parameters"]
     assert params[0] == {"type": "extern", "value": "IgDeparser.ipv4_checksum"}
@@ -411,3 +416,32 @@ def test_cli_refuses_mismatched_arch_and_target(tmp_path, tna, capsys):
     assert "--target tofino: known targets are tofino2" in capsys.readouterr().err
     assert run(["--target", "bmv2", src, "-o", str(tmp_path / "x.json")]) == 1
     assert "--target bmv2: architecture tna runs on tofino, tofino2" in capsys.readouterr().err
+
+
+def test_multi_parser_switch_and_parser_externs(tna, compiled):
+    result = compiled(tna.TNA_DIR, "multi_parser")
+    ig = result.json["pipes"][0]["ingress"]
+    assert [p["name"] for p in ig["parsers"]] == ["parser", "parser_1"]
+    ops_ = [op["parameters"][0] for s in ig["parsers"][0]["parse_states"] for op in s["parser_ops"]
+            if op["op"] == "primitive"]
+    assert [op["op"] for op in ops_] == ["_Checksum_subtract", "_Checksum_subtract_all_and_deposit",
+                                         "_ParserCounter_set", "_ParserCounter_decrement",
+                                         "_ParserPriority_set", "_ParserCounter_is_zero"]
+    assert ops_[1]["parameters"] == [{"type": "extern", "value": "PlainParser.ck"},
+                                     {"type": "field", "value": ["scalars", "userMetadata.residual"]}]
+    start = ig["parsers"][0]["parse_states"][0]
+    # the counter's verdict is computed first, then selected on
+    assert start["transition_key"] == [ops_[-1]["parameters"][1]]
+
+
+def test_register_sweep_is_a_located_error(tmp_path, tna):
+    locals_ = """    Register<bit<32>, bit<16>>(8) reg;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(reg) ra = {
+        void apply(inout bit<32> value) { value = 1; }
+    };"""
+    path = tmp_path / "t2.p4"
+    path.write_text(tna.tna_program(locals_, "        ra.sweep();", include="t2na.p4"))
+    with pytest.raises(CompileError) as info:
+        compile_program(path)
+    assert "RegisterAction.sweep() outside its apply body" in info.value.message
+    assert info.value.pos.line == tna.line_of(path.read_text(), "ra.sweep()")

@@ -62,7 +62,8 @@ control Egress(inout headers_t hdr, inout md_t md, in egress_intrinsic_metadata_
     apply {{ }}
 }}
 
-control EgDeparser(packet_out pkt, inout headers_t hdr, in md_t md) {{
+control EgDeparser(packet_out pkt, inout headers_t hdr, in md_t md,
+                   in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {{
     apply {{ pkt.emit(hdr); }}
 }}
 

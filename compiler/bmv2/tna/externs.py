@@ -44,7 +44,7 @@ CONTROL_METHODS = {
 REGISTER_ACTIONS = ("RegisterAction", "DirectRegisterAction", "MinMaxAction") + tuple(
     f"{kind}{n}" for kind in ("RegisterAction", "DirectRegisterAction", "MinMaxAction") for n in (2, 3, 4)
 )
-REGISTER_ACTION_METHODS = ("execute", "execute_log", "enqueue", "dequeue", "push", "pop", "sweep")
+REGISTER_ACTION_METHODS = ("execute", "execute_log", "enqueue", "dequeue", "push", "pop")
 
 
 def extern_operand(inst: InstanceRef) -> dict:
@@ -96,10 +96,23 @@ class TnaExterns(Externs):
                 raise unsupported(node, f"the value of {name}()")
             handler(sl, call, env, result, node)
             return
+        if name == "lookahead" and sl.in_parser and isinstance(result, HeaderRef):
+            self.lookahead_header(sl, result, node)
+            return
         inst = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
         if not isinstance(inst, InstanceRef):
             raise unsupported(node, f"the value of {name}()")
         self.tna_method(sl, inst, name, call, env, node, result)
+
+    def lookahead_header(self, sl: Any, result: HeaderRef, node: Any) -> None:
+        """`h = pkt.lookahead<H>()`: each field of `h` from the bits ahead, `h` valid."""
+        offset = sl.exprs.lookahead_offset
+        for fname, ftype, _ in header_leaves(result.p4type):
+            width = field_width(strip_type(ftype))
+            sl.emit_parser_op("set", [{"type": "field", "value": [result.name, fname]},
+                                      {"type": "lookahead", "value": [offset, width]}])
+            offset += width
+        sl.emit("add_header", [{"type": "header", "value": result.name}], node)
 
     @staticmethod
     def _is_packet_out(call: ast.CallInfo) -> bool:
@@ -184,6 +197,9 @@ class TnaExterns(Externs):
             self.digest_pack(sl, inst, call, env, node)
             return
         params = [extern_operand(inst)]
+        if name == "subtract_all_and_deposit":
+            sl.emit(f"_{kind}_{name}", [*params, self.lvalue(sl, call.args[0], env)], node)
+            return
         if kind in ("Mirror",) and args:
             params.append(self.arg(sl, call.args[0], env))
             if len(args) > 1:
@@ -201,8 +217,6 @@ class TnaExterns(Externs):
             if isinstance(result, StructRef | HeaderRef):
                 raise unsupported(node, f"a composite result of {kind}.{name}()")
             params.append(self.dest(result, node))
-        elif name in ("subtract_all_and_deposit",):
-            params.append(self.lvalue(sl, call.args[0], env))
         sl.emit(f"_{kind}_{name}", params, node)
 
     def register_method(

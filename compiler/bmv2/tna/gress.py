@@ -26,6 +26,15 @@ from ..storage import Env, FieldRef, HeaderRef, StructRef
 from .externs import TnaExterns
 from .stateful import CALCULATION_ALGORITHMS, TnaStateful
 
+# The parse state a `transition reject` goes to: it ends parsing and marks the packet
+# rejected (README "TNA JSON": Tofino's parser drops it).
+REJECT_STATE = "$reject"
+
+
+def _goes_to(parser: dict, state: str) -> bool:
+    """Whether any transition of `parser` names `state`."""
+    return any(tr["next_state"] == state for s in parser["parse_states"] for tr in s["transitions"])
+
 
 class GressLowering(ProgramLowering):
     """Lowers the blocks of one gress: `blocks` maps role (parser/control/deparser) to a
@@ -42,6 +51,7 @@ class GressLowering(ProgramLowering):
         self.meta_type = meta_type
         self.ctx.match_kinds = dict(arch.match_kinds)
         self.calcs.algorithms = CALCULATION_ALGORITHMS
+        self.ctx.pad_flexible = True
         self.stateful = TnaStateful(self.ctx, self.lower_register_action)
         self.externs = TnaExterns(self.ctx, self.calcs, self.lists, self.stateful)
         self.actions = Actions(self.ctx, self.externs)
@@ -76,8 +86,17 @@ class GressLowering(ProgramLowering):
         for index, (decl, args) in enumerate(self.blocks.get("parser", [])):
             self.block_args["parser"] = args
             env = self.block_env(decl, storages, "parser")
-            parser = ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(decl, env)
+            lowering = ParserLowering(ctx, self.externs, self.stateful.instantiate)
+            lowering.reject_state = REJECT_STATE
+            parser = lowering.lower(decl, env)
             parser["name"] = "parser" if index == 0 else f"parser_{index}"
+            if _goes_to(parser, REJECT_STATE):
+                parser["parse_states"].append({
+                    "name": REJECT_STATE, "id": len(parser["parse_states"]), "parser_ops": [],
+                    "transition_key": [], "transitions": [{"type": "default", "value": None, "mask": None,
+                                                           "next_state": None}],
+                    "reject": True,
+                })
             parsers.append(parser)
         pipelines = []
         controls = [(self.gress, "control", block) for block in self.blocks.get("control", [])]
@@ -228,19 +247,23 @@ class GressLowering(ProgramLowering):
         return entry
 
     def bind_direct_registers(self, decl: ast.ControlDeclaration, env: Env) -> None:
-        """A table's `registers = r` property binds DirectRegister `r` to it."""
+        """A table's `registers = r` binds DirectRegister `r` to it, `filters = f` an Lpf or
+        Wred (a direct one is indexed by the entry the table hit)."""
+        instances = {i["name"]: i for i in self.stateful.extern_instances}
         for local in decl.locals:
             if not isinstance(local, ast.TableDeclaration):
                 continue
-            prop = local.property("registers")
-            if prop is None:
-                continue
-            ref = env.lookup(getattr(prop.value, "ref", None))
-            entry = self.stateful.direct_registers.get(getattr(ref, "name", ""))
-            if entry is None:
-                raise unsupported(prop, "a registers property that does not name a DirectRegister")
             table = annotation_name(local) or f"{env.prefix}.{local.name}"
-            entry["binding"] = table
+            for prop_name, known, what in (("registers", self.stateful.direct_registers, "a DirectRegister"),
+                                           ("filters", instances, "an Lpf or Wred")):
+                prop = local.property(prop_name)
+                if prop is None:
+                    continue
+                ref = env.lookup(getattr(prop.value, "ref", None))
+                entry = known.get(getattr(ref, "name", ""))
+                if entry is None:
+                    raise unsupported(prop, f"a {prop_name} property that does not name {what}")
+                entry["binding"] = table
 
 
 def annotation_name(decl: Any) -> str | None:

@@ -12,7 +12,7 @@ from ..context import annotation_int, field_width, is_signed, strip_type, unsupp
 from ..externs import enum_member, instance_type_name
 from ..hexstr import hexstr
 from ..model import CpCounter, CpMeter, CpRegister
-from ..stateful import Stateful, constructor_args, int_arg
+from ..stateful import Stateful, int_arg
 from ..storage import Env, InstanceRef
 
 COUNTER_UNITS = {"PACKETS": "PACKETS", "BYTES": "BYTES", "PACKETS_AND_BYTES": "BOTH"}
@@ -38,6 +38,21 @@ CALCULATION_ALGORITHMS = {name: name for name in ("crc", *OTHER_ALGORITHMS.value
 
 # Instances with nothing to lower: they describe a table's implementation.
 TABLE_IMPLEMENTATIONS = ("Atcam", "Alpm", "IdleTimeout")
+
+
+def constructor_args(decl: ast.Instantiation) -> list[ast.Expression]:
+    """Constructor arguments in parameter order (`Register<T, I>(size=..., initial_value=...)`
+    may name them, in any order)."""
+    if not any(a.name is not None for a in decl.args):
+        return [a.value for a in decl.args]
+    named = {a.name: a.value for a in decl.args}
+    node = decl.type_node.base if isinstance(decl.type_node, ast.SpecializedTypeNode) else decl.type_node
+    extern = getattr(node, "ref", None)
+    for ctor in (m for m in getattr(extern, "methods", []) if m.is_constructor):
+        names = [p.name for p in ctor.params]
+        if set(named) <= set(names):
+            return [named[n] for n in names if n in named]
+    return list(named.values())
 
 
 def attribute(name: str, kind: str, value: Any) -> dict:
@@ -148,11 +163,11 @@ class TnaStateful(Stateful):
         elem = self.element_type(decl)
         width = field_width(elem)
         self._instance(decl, name, "RegisterParam", [
-            int_attribute("bitwidth", width), int_attribute("initial_value", int_arg(decl.args[0].value), width)])
+            int_attribute("bitwidth", width), int_attribute("initial_value", int_arg(constructor_args(decl)[0]), width)])
 
     def new_RegisterAction(self, decl: ast.Instantiation, name: str) -> None:
         """Any RegisterAction/DirectRegisterAction/MinMaxAction: its apply body as primitives."""
-        target = decl.args[0].value if decl.args else None
+        target = constructor_args(decl)[0] if decl.args else None
         reg = self.env.lookup(getattr(target, "ref", None)) if target is not None and self.env else None
         if not isinstance(reg, InstanceRef) or reg.name not in self.registers:
             raise CompileError(getattr(target, "pos", decl.pos),
@@ -249,7 +264,7 @@ class TnaStateful(Stateful):
 
     def new_Lpf(self, decl: ast.Instantiation, name: str) -> None:
         """`Lpf<T, I>(size)`: time constants and mode are control-plane settings per cell."""
-        self._instance(decl, name, "Lpf", [int_attribute("size", int_arg(decl.args[0].value)),
+        self._instance(decl, name, "Lpf", [int_attribute("size", int_arg(constructor_args(decl)[0])),
                                            int_attribute("bitwidth", field_width(self.element_type(decl)))])
 
     def new_DirectLpf(self, decl: ast.Instantiation, name: str) -> None:
@@ -351,7 +366,7 @@ class TnaStateful(Stateful):
         """Mirror/Resubmit/Digest: the deparser metadata value that selects the instance."""
         attrs = []
         if decl.args:
-            attrs.append(int_attribute(field, int_arg(decl.args[0].value), 8))
+            attrs.append(int_attribute(field, int_arg(constructor_args(decl)[0]), 8))
         self._instance(decl, name, kind, attrs)
 
     def new_Mirror(self, decl: ast.Instantiation, name: str) -> None:
@@ -374,7 +389,7 @@ class TnaStateful(Stateful):
 
     def new_ActionProfile(self, decl: ast.Instantiation, name: str) -> None:
         """`ActionProfile(size)`."""
-        self.profiles[name] = {"decl": decl, "size": int_arg(decl.args[0].value), "selector": None}
+        self.profiles[name] = {"decl": decl, "size": int_arg(constructor_args(decl)[0]), "selector": None}
 
     def new_ActionSelector(self, decl: ast.Instantiation, name: str) -> None:
         """`ActionSelector(profile, hash, mode, [reg,] max_group_size, num_groups)` (or the
