@@ -61,6 +61,8 @@ $(COMPAT_BIN)/%: switch/compat/bin/%.sh .stamp-install
 # through sudo, import the venv's packages; recorded in .venv/compat/tutorials-installed.json.
 # The only targets that change anything outside the checkout but apt's; uninstall undoes it.
 tutorials-install: setup
+	@dpkg -s sudo >/dev/null 2>&1 || { echo "apt-get install sudo"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sudo; }
 	$(PY) switch/compat/tutorials.py install
 
 tutorials-uninstall:
