@@ -150,6 +150,8 @@ class Context:
         self.match_kinds: dict[str, str] = {}
         # Pad headers with @flexible fields to whole bytes (TNA); v1model refuses them.
         self.pad_flexible = False
+        # Table properties that ask for entry ageing (TNA adds `idle_timeout`).
+        self.timeout_properties: tuple[str, ...] = ("support_timeout",)
 
     # ---------------------------------------------------------------- ids and names
 

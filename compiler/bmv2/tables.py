@@ -141,7 +141,8 @@ class TableBuilder:
         implementation = self.implementation(selector_inputs)
         counters = self.value_prop("counters")
         meters = self.value_prop("meters")
-        timeout = self.value_prop("support_timeout")
+        timeout = next((self.value_prop(n) for n in self.ctx.timeout_properties if self.value_prop(n) is not None),
+                       None)
         support_timeout = bool(timeout.const_value) if timeout is not None else False
         direct_resources: list[tuple[str, str]] = []
         if counters is not None:

@@ -243,7 +243,12 @@ def test_counters_meters_filters(tna, compiled):
     assert (direct["is_direct"], direct["binding"]) == (True, "Ingress.acl")
     policer = by_name(ig["meter_arrays"], "Ingress.acl_policer")
     assert (policer["binding"], policer["result_target"], policer["type"]) == (
-        "Ingress.acl", ["scalars", "userMetadata.acl_color"], "packets")
+        "Ingress.acl", ["scalars", "acl_policer_color"], "packets")
+    # the engine meters on the hit; each execute() in an action reads the colour
+    permit = by_name(ig["actions"], "Ingress.permit")
+    assert permit["primitives"][0]["parameters"] == [
+        {"type": "field", "value": ["scalars", "userMetadata.acl_color"]},
+        {"type": "field", "value": ["scalars", "acl_policer_color"]}]
     port_meter = by_name(ig["meter_arrays"], "Ingress.port_meter")
     assert port_meter["color_values"] == {"green": 0, "yellow": 1, "red": 3}
     [execute] = ops(ig, "execute_meter")

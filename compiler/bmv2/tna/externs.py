@@ -59,7 +59,7 @@ class TnaExterns(Externs):
         super().__init__(ctx, calcs, lists)
         self.stateful = stateful
         self.where = "control"
-        self.emitted: list[str] | None = None
+        self.direct_colours: dict[str, FieldRef] = {}
 
     # ---------------------------------------------------------------- dispatch
 
@@ -273,12 +273,16 @@ class TnaExterns(Externs):
         params = call.params
         named = {p.name: a for p, a in zip(params, args, strict=False) if a is not None}
         if kind == "DirectMeter":
-            if not isinstance(result, FieldRef):
-                raise unsupported(node, "DirectMeter.execute() whose colour is not stored in a field")
-            where = [result.header, result.field]
-            known = self.direct_meter_targets.setdefault(inst.name, where)
-            if known != where:
-                raise unsupported(node, f"DirectMeter {inst.name} storing its colour into different fields")
+            # The engine meters on the table hit, before the action runs (BMv2's direct
+            # meter), into one colour field per meter; each execute() reads that field.
+            colour = self.direct_colours.get(inst.name)
+            if colour is None:
+                colour = self.ctx.scalar(f"{inst.name.split('.')[-1]}_color",
+                                         t.Bits(8), metadata=True)
+                self.direct_colours[inst.name] = colour
+                self.direct_meter_targets[inst.name] = [colour.header, colour.field]
+            if result is not None:
+                sl.store(result, colour.operand(), node)
             return
         out = self.dest(result, node) if result is not None else None
         if out is None:
