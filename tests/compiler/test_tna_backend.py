@@ -450,3 +450,29 @@ def test_register_sweep_is_a_located_error(tmp_path, tna):
         compile_program(path)
     assert "RegisterAction.sweep() outside its apply body" in info.value.message
     assert info.value.pos.line == tna.line_of(path.read_text(), "ra.sweep()")
+
+
+def test_symmetric_hash_and_idle_timeout(tmp_path, tna):
+    locals_ = """    @symmetric("hdr.ethernet.src", "hdr.ethernet.dst")
+    Hash<bit<16>>(HashAlgorithm_t.CRC16) flow_hash;
+    action nop() { }
+    table aged { key = { hdr.ethernet.dst : exact; } actions = { nop; } size = 64; idle_timeout = true; }"""
+    body = """        md.index = flow_hash.get({hdr.ethernet.ether_type, hdr.ethernet.src, hdr.ethernet.dst});
+        aged.apply();"""
+    path = tmp_path / "sym.p4"
+    path.write_text(tna.tna_program(locals_, body))
+    result = compile_program(path)
+    ig = result.json["pipes"][0]["ingress"]
+    assert ig["calculations"][0]["symmetric"] == [[1, 2]]
+    assert by_name(ig["pipelines"][0]["tables"], "Ingress.aged")["support_timeout"] is True
+    [table] = result.p4info.tables
+    assert table.idle_timeout_behavior == table.NOTIFY_CONTROL
+
+
+def test_symmetric_naming_no_input_is_located(tmp_path, tna):
+    locals_ = """    @symmetric("hdr.ethernet.src", "md.value")
+    Hash<bit<16>>(HashAlgorithm_t.CRC16) flow_hash;"""
+    text = tna.tna_program(locals_, "        md.index = flow_hash.get({hdr.ethernet.src, hdr.ethernet.dst});")
+    err = compile_error(tmp_path, text)
+    assert "@symmetric naming other than two inputs" in err.message
+    assert err.pos.line == tna.line_of(text, "@symmetric")

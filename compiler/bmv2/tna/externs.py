@@ -19,6 +19,7 @@ from ..externs import Externs, instance_type_name
 from ..hexstr import hexstr
 from ..model import CpDigest, CpParam
 from ..storage import Env, FieldRef, HeaderRef, InstanceRef, StructRef, header_leaves
+from ..tables import key_text
 
 # Extern methods lowered to `_<Type>_<method>` primitives, by where they may run.
 PARSER_METHODS = {
@@ -50,6 +51,21 @@ REGISTER_ACTION_METHODS = ("execute", "execute_log", "enqueue", "dequeue", "push
 def extern_operand(inst: InstanceRef) -> dict:
     """The `{"type": "extern"}` operand naming an extern instance."""
     return {"type": "extern", "value": inst.name}
+
+
+def symmetric_pairs(decl: Any, data: ast.Expression) -> list[list[int]]:
+    """`@symmetric("a", "b")` on a Hash: the positions of a and b among the data's inputs."""
+    items = data.components if isinstance(data, ast.ListExpression) else [data]
+    texts = [key_text(item) for item in items]
+    pairs = []
+    for ann in getattr(decl, "annotations", []):
+        if ann.name != "symmetric":
+            continue
+        names = [tok.text[1:-1] for tok in ann.body or [] if tok.text.startswith('"')]
+        if len(names) != 2 or not all(n in texts for n in names):
+            raise unsupported(ann, "@symmetric naming other than two inputs of the hash's get()")
+        pairs.append([texts.index(names[0]), texts.index(names[1])])
+    return pairs
 
 
 class TnaExterns(Externs):
@@ -305,6 +321,9 @@ class TnaExterns(Externs):
         inputs = self.flatten(sl, call.args[0], env)
         calc = self.calcs.add(self.stateful.hash_algorithm(inst.name), inputs, node)
         self.stateful.attach_polynomial(calc, inst.name)
+        pairs = symmetric_pairs(inst.decl, call.args[0])
+        if pairs:
+            next(c for c in self.ctx.calculations if c["name"] == calc)["symmetric"] = pairs
         params = [
             self.dest(result, node),
             {"type": "hexstr", "value": "0x0"},
