@@ -42,6 +42,9 @@ CONTROL_METHODS = {
     "RegisterParam": ("read",),
     "MathUnit": ("execute",),
 }
+# Bits of the port-metadata slot port_metadata_unpack reads and moves past.
+PORT_METADATA_UNPACK_BITS = 64
+
 REGISTER_ACTIONS = ("RegisterAction", "DirectRegisterAction", "MinMaxAction") + tuple(
     f"{kind}{n}" for kind in ("RegisterAction", "DirectRegisterAction", "MinMaxAction") for n in (2, 3, 4)
 )
@@ -367,7 +370,13 @@ class TnaExterns(Externs):
             raise unsupported(node, "port_metadata_unpack outside the ingress parser")
         fields = self.flatten_binding(result, node) if not isinstance(result, FieldRef) else \
             [(result.operand(), field_width(strip_type(result.p4type)))]
-        sl.emit("_port_metadata_unpack", [primitive_arg(f) for f, _ in fields], node)
+        if sum(width for _, width in fields) > PORT_METADATA_UNPACK_BITS:
+            raise unsupported(node, f"port metadata wider than {PORT_METADATA_UNPACK_BITS} bits")
+        # The parser moves past 64 bits whatever T's width: Tofino 1's whole slot; Tofino 2
+        # programs advance the other 128 themselves (as open-p4studio's examples do).
+        sl.emit("_port_metadata_unpack",
+                [{"type": "hexstr", "value": hexstr(PORT_METADATA_UNPACK_BITS, 32)},
+                 *(primitive_arg(f) for f, _ in fields)], node)
 
     def value_sizeInBytes(self, sl: Any, call: ast.CallInfo, env: Env, result: Any, node: Any) -> None:
         """`sizeInBytes(h)`: a header's size (its fixed width) as a value."""
