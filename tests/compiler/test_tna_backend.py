@@ -476,3 +476,11 @@ def test_symmetric_naming_no_input_is_located(tmp_path, tna):
     err = compile_error(tmp_path, text)
     assert "@symmetric naming other than two inputs" in err.message
     assert err.pos.line == tna.line_of(text, "@symmetric")
+
+
+def test_true_egress_accounting_is_kept(tmp_path, tna):
+    locals_ = "    Counter<bit<32>, bit<8>>(256, CounterType_t.BYTES, true) sent;"
+    path = tmp_path / "tea.p4"
+    path.write_text(tna.tna_program(locals_, "        sent.count(md.index[7:0]);", include="t2na.p4"))
+    ig = compile_program(path).json["pipes"][0]["ingress"]
+    assert by_name(ig["counter_arrays"], "Ingress.sent")["true_egress_accounting"] is True

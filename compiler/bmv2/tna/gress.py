@@ -31,6 +31,14 @@ from .stateful import CALCULATION_ALGORITHMS, TnaStateful
 REJECT_STATE = "$reject"
 
 
+def _with_tna_keys(out: dict, entry: dict) -> dict:
+    """`out` (BMv2's keys) with the keys TNA adds to counter and meter arrays."""
+    for key in ("color_values", "true_egress_accounting"):
+        if key in entry and key not in out:
+            out[key] = entry[key]
+    return out
+
+
 def _goes_to(parser: dict, state: str) -> bool:
     """Whether any transition of `parser` names `state`."""
     return any(tr["next_state"] == state for s in parser["parse_states"] for tr in s["transitions"])
@@ -168,10 +176,12 @@ class GressLowering(ProgramLowering):
     @staticmethod
     def meter_json(entry: dict) -> dict:
         """A meter array; TNA's carry the colour values their meters write."""
-        out = ProgramLowering.meter_json(entry)
-        if "color_values" in entry and "color_values" not in out:
-            out["color_values"] = entry["color_values"]
-        return out
+        return _with_tna_keys(ProgramLowering.meter_json(entry), entry)
+
+    @staticmethod
+    def counter_json(entry: dict) -> dict:
+        """A counter array in p4c's key order, with TNA's keys."""
+        return _with_tna_keys(ProgramLowering.counter_json(entry), entry)
 
     # ---------------------------------------------------------------- deparser
 

@@ -212,6 +212,7 @@ class TnaStateful(Stateful):
         entry: dict = {"name": name, "id": self.ctx.next_id("counter_arrays")}
         self._info(entry, decl)
         entry.update({"size": size, "is_direct": False})
+        self.egress_accounting(entry, args, 2)
         self.ctx.counter_arrays.append(entry)
         self.ctx.cp.counters.append(CpCounter(name, COUNTER_UNITS[enum_member(args[1])], size, None,
                                               annotation_int(decl.annotations, "id")))
@@ -222,11 +223,19 @@ class TnaStateful(Stateful):
         entry: dict = {"name": name, "id": self.ctx.next_id("counter_arrays"), "is_direct": True,
                        "binding": None}
         self._info(entry, decl)
+        self.egress_accounting(entry, args, 1)
         self.ctx.counter_arrays.append(entry)
         self.direct_counters[name] = entry
         self.direct_decls[name] = decl
         self.ctx.cp.direct_counters.append(CpCounter(name, COUNTER_UNITS[enum_member(args[0])], 0, None,
                                                      annotation_int(decl.annotations, "id")))
+
+    @staticmethod
+    def egress_accounting(entry: dict, args: list[ast.Expression], position: int) -> None:
+        """Tofino 2's `true_egress_accounting`: count the bytes the egress deparser sends."""
+        flag = args[position].const_value if len(args) > position else None
+        if flag is True:
+            entry["true_egress_accounting"] = True
 
     def meter_colors(self, args: list[ast.Expression], first: int) -> dict:
         """The colour values a meter writes (Tofino's, or the constructor's red/yellow/green)."""
@@ -244,6 +253,7 @@ class TnaStateful(Stateful):
         self._info(entry, decl)
         entry.update({"is_direct": False, "size": size, "rate_count": 2, "type": unit,
                       "color_values": self.meter_colors(args, 2)})
+        self.egress_accounting(entry, args, len(args) - 1)
         self.ctx.meter_arrays.append(entry)
         self.ctx.cp.meters.append(CpMeter(name, CP_METER_UNITS[unit], size, None,
                                           annotation_int(decl.annotations, "id")))
@@ -256,6 +266,7 @@ class TnaStateful(Stateful):
         self._info(entry, decl)
         entry.update({"is_direct": True, "rate_count": 2, "type": unit, "size": 0, "binding": None,
                       "result_target": None, "color_values": self.meter_colors(args, 1)})
+        self.egress_accounting(entry, args, len(args) - 1)
         self.ctx.meter_arrays.append(entry)
         self.direct_meters[name] = entry
         self.direct_decls[name] = decl
