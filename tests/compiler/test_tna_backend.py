@@ -388,7 +388,7 @@ def test_conditional_emit_is_located(tmp_path, tna):
 def test_deparser_extern_in_a_control_is_located(tmp_path, tna):
     text = tna.tna_program("    Mirror() m;", "        m.emit(10w1);")
     err = compile_error(tmp_path, text)
-    assert "Mirror.emit() in a TNA control" in err.message
+    assert "Mirror.emit() cannot be called in a TNA control, only in a deparser" in err.message
     assert err.pos.line == tna.line_of(text, "m.emit(")
 
 
@@ -484,3 +484,14 @@ def test_true_egress_accounting_is_kept(tmp_path, tna):
     path.write_text(tna.tna_program(locals_, "        sent.count(md.index[7:0]);", include="t2na.p4"))
     ig = compile_program(path).json["pipes"][0]["ingress"]
     assert by_name(ig["counter_arrays"], "Ingress.sent")["true_egress_accounting"] is True
+
+
+def test_learn_action_is_refused_where_declared(tmp_path, tna):
+    locals_ = """    Register<bit<32>, bit<8>>(256) reg;
+    LearnAction<bit<32>, bit<8>, bit<48>, bit<32>>(reg) learn = {
+        void apply(inout bit<32> value, in bit<48> digest, in bool learn) { value = 1; }
+    };"""
+    text = tna.tna_program(locals_, include="t2na.p4")
+    err = compile_error(tmp_path, text)
+    assert err.message == "the extern LearnAction is not supported by bufferlab's TNA back end"
+    assert err.pos.line == tna.line_of(text, "LearnAction<")

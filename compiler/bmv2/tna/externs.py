@@ -13,13 +13,14 @@ from typing import Any
 
 from ... import ast
 from ... import types as t
-from ..context import field_width, strip_type, unsupported
+from ..context import field_width, strip_type
 from ..expressions import expr_op, primitive_arg, to_data
 from ..externs import Externs, instance_type_name
 from ..hexstr import hexstr
 from ..model import CpDigest, CpParam
 from ..storage import Env, FieldRef, HeaderRef, InstanceRef, StructRef, header_leaves
 from ..tables import key_text
+from . import misplaced, unsupported
 
 # Extern methods lowered to `_<Type>_<method>` primitives, by where they may run.
 PARSER_METHODS = {
@@ -87,9 +88,8 @@ class TnaExterns(Externs):
         call = e.call
         name = getattr(call.target, "name", "")
         if call.kind == ast.CallKind.EXTERN_METHOD and self._is_packet_out(call):
-            raise unsupported(node, "emit() inside a condition or a nested block of a TNA deparser "
-                                    "(Tofino's deparser emits every valid header it lists, "
-                                    "unconditionally)")
+            raise misplaced(node, "emit() inside a condition or a nested block of a TNA deparser: "
+                                  "Tofino's deparser emits every valid header it lists, unconditionally")
         if call.kind == ast.CallKind.EXTERN_METHOD and call.receiver is not None and not (
             sl.in_parser and name in ("extract", "advance", "lookahead")
         ):
@@ -172,8 +172,13 @@ class TnaExterns(Externs):
 
     def require(self, node: Any, kind: str, name: str, table: dict[str, tuple[str, ...]], where: str) -> None:
         """Refuse a method called outside the block kind that runs it on Tofino."""
-        if name not in table.get(kind, ()):
-            raise unsupported(node, f"{kind}.{name}() in a TNA {where}")
+        if name in table.get(kind, ()):
+            return
+        homes = [block for block, methods in (("parser", PARSER_METHODS), ("deparser", DEPARSER_METHODS),
+                                              ("control", CONTROL_METHODS)) if name in methods.get(kind, ())]
+        if not homes:
+            raise unsupported(node, f"{kind}.{name}()")
+        raise misplaced(node, f"{kind}.{name}() cannot be called in a TNA {where}, only in a {' or '.join(homes)}")
 
     # ---------------------------------------------------------------- methods
 
@@ -367,7 +372,7 @@ class TnaExterns(Externs):
     def value_port_metadata_unpack(self, sl: Any, call: ast.CallInfo, env: Env, result: Any, node: Any) -> None:
         """`port_metadata_unpack<T>(pkt)`: the port-metadata slot's first bits into T's fields."""
         if not sl.in_parser:
-            raise unsupported(node, "port_metadata_unpack outside the ingress parser")
+            raise misplaced(node, "port_metadata_unpack() can only be called in the ingress parser")
         fields = self.flatten_binding(result, node) if not isinstance(result, FieldRef) else \
             [(result.operand(), field_width(strip_type(result.p4type)))]
         if sum(width for _, width in fields) > PORT_METADATA_UNPACK_BITS:

@@ -15,7 +15,7 @@ from ... import ast
 from ... import types as t
 from ...arch import Architecture
 from ..actions import Actions
-from ..context import annotation_string, strip_type, unsupported
+from ..context import annotation_string, strip_type
 from ..deparser import emitted_headers
 from ..externs import instance_type_name
 from ..parsers import ParserLowering
@@ -23,6 +23,7 @@ from ..pipelines import ControlLowering
 from ..program import ProgramLowering
 from ..statements import StatementLowering
 from ..storage import Env, FieldRef, HeaderRef, StructRef
+from . import unsupported
 from .externs import TnaExterns
 from .stateful import CALCULATION_ALGORITHMS, TnaStateful
 

@@ -8,12 +8,13 @@ from typing import Any
 from ... import ast
 from ... import types as t
 from ...diagnostics import CompileError
-from ..context import annotation_int, field_width, is_signed, strip_type, unsupported
+from ..context import annotation_int, field_width, is_signed, strip_type
 from ..externs import enum_member, instance_type_name
 from ..hexstr import hexstr
 from ..model import CpCounter, CpMeter, CpRegister
 from ..stateful import Stateful, int_arg
 from ..storage import Env, InstanceRef
+from . import unsupported
 
 COUNTER_UNITS = {"PACKETS": "PACKETS", "BYTES": "BYTES", "PACKETS_AND_BYTES": "BOTH"}
 METER_UNITS = {"PACKETS": "packets", "BYTES": "bytes"}
@@ -83,6 +84,11 @@ class TnaStateful(Stateful):
 
     def instantiate(self, decl: ast.Instantiation, env: Env) -> InstanceRef:
         """Create `decl`'s instance (handlers see the environment through `self.env`)."""
+        kind = instance_type_name(decl)
+        target = getattr(decl.type_node, "ref", None)
+        if not hasattr(self, f"new_{kind}") and not isinstance(
+                target, ast.ParserDeclaration | ast.ControlDeclaration):
+            raise unsupported(decl, f"the extern {kind}")
         saved, self.env = self.env, env
         try:
             return super().instantiate(decl, env)
