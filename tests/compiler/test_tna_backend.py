@@ -495,3 +495,17 @@ def test_learn_action_is_refused_where_declared(tmp_path, tna):
     err = compile_error(tmp_path, text)
     assert err.message == "the extern LearnAction is not supported by bufferlab's TNA back end"
     assert err.pos.line == tna.line_of(text, "LearnAction<")
+
+
+def test_direct_register_without_a_table_has_one_cell(tmp_path, tna):
+    locals_ = """    DirectRegister<bit<32>>() last;
+    DirectRegisterAction<bit<32>, bit<32>>(last) keep = {
+        void apply(inout bit<32> value) { value = 5; }
+    };"""
+    path = tmp_path / "cell.p4"
+    path.write_text(tna.tna_program(locals_, "        keep.execute();"))
+    ig = compile_program(path).json["pipes"][0]["ingress"]
+    reg = by_name(ig["register_arrays"], "Ingress.last")
+    assert (reg["binding"], reg["size"]) == (None, 1)
+    [call] = ops(ig, "_DirectRegisterAction_execute")
+    assert call["parameters"] == [{"type": "extern", "value": "Ingress.keep"}]

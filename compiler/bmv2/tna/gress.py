@@ -121,6 +121,11 @@ class GressLowering(ProgramLowering):
             for profile in pipelines[-1]["action_profiles"]:
                 if "selector" in profile:
                     profile["selector"].update(self.stateful.selector_details(profile["name"]))
+        for entry in self.stateful.direct_registers.values():
+            if entry["binding"] is None:
+                # Used outside any table's actions: bf-p4c places such a call in a table of
+                # its own with one entry, so the register has one cell.
+                entry["size"] = 1
         ctx.renumber_actions(pipelines)
         self.check_unique_names(pipelines)
         deparsers = []
