@@ -26,22 +26,31 @@ def _with(scenario, qsc_bytes: int = 0, **features):
     return settings.apply(scenario, chosen)
 
 
+def _off(scenario):
+    return settings.apply(scenario, settings.setting())
+
+
 def _rates(results, source: str) -> np.ndarray:
     return results.series[f"source/{source}/rate_bps"]
 
 
-def test_features_off_change_nothing(seed003):
+def test_the_study_runs_drift_and_a_current_rate_start_and_a_setting_reproduces_it(seed003):
     scenario = seed003(8_000_000, stop_ns=7_000_000)
-    plain = run_scenario(scenario, 1).results
-    off = run_scenario(settings.apply(scenario, settings.setting()), 1).results
-    for name in ("source/EP2/rate_bps", "link/s1-p5>ep4/bytes", "switch/s1/port/5/queue_bytes"):
-        assert np.array_equal(plain.series[name], off.series[name]), name
+    shipped = run_scenario(scenario, 1).results
+    chosen = settings.setting(drift=1, initial_rate=1)
+    assert scenario.sources[0].reaction.features() == chosen.reaction
+    same = run_scenario(settings.apply(scenario, chosen), 1).results
+    off = run_scenario(_off(scenario), 1).results
+    names = ("source/EP2/rate_bps", "link/s1-p5>ep4/bytes", "switch/s1/port/5/queue_bytes")
+    for name in names:
+        assert np.array_equal(shipped.series[name], same.series[name]), name
+    assert not np.array_equal(shipped.series[names[0]], off.series[names[0]])
 
 
 def test_drift_raises_every_limited_source_between_bcns(seed003):
     # 200 Mbit/s every 100 µs: 2 Gbit/s per ms on top of what the BCNs do.
     scenario = seed003(8_000_000, stop_ns=7_000_000)
-    plain = run_scenario(scenario, 1).results
+    plain = run_scenario(_off(scenario), 1).results
     drifting = run_scenario(_with(scenario, drift_interval_ns=100_000, drift_step_bps=200e6),
                             1).results
     # Over 6–7 ms the sources' regulated rates are higher on average by far more than the
@@ -75,7 +84,7 @@ def test_bcn_0_0_stops_the_sources_and_restarts_them_at_rmin(seed003):
     queued = results.series["source/EP2/rlq_bytes"][1:]
     after = results.times_ns[1:] > START_NS + 100_000
     assert np.any((sent == 0) & (queued > 0) & after)
-    plain = run_scenario(scenario, 1).results
+    plain = run_scenario(_off(scenario), 1).results
     assert results.sources["EP2"]["sent_frames"] < plain.sources["EP2"]["sent_frames"]
 
 
@@ -83,7 +92,7 @@ def test_a_limiter_from_the_current_rate_cuts_from_what_was_sent(seed003):
     # Sources send 5 Gbit/s at 50 % load; the first cut from 10 Gbit/s leaves ≥ 5 Gbit/s,
     # from the current rate it leaves about half of 5.
     scenario = seed003(7_000_000, stop_ns=6_500_000)
-    line = run_scenario(scenario, 1).results
+    line = run_scenario(_off(scenario), 1).results
     current = run_scenario(_with(scenario, initial_rate="current"), 1).results
     for source in STAYING:
         first_line = _rates(line, source)[_rates(line, source) < 10e9][0]
@@ -94,12 +103,21 @@ def test_a_limiter_from_the_current_rate_cuts_from_what_was_sent(seed003):
 
 def test_quantisation_and_caps_reach_the_reaction_point(seed003):
     scenario = seed003(7_000_000, stop_ns=6_500_000)
-    plain = run_scenario(scenario, 1).results
+    plain = run_scenario(_off(scenario), 1).results
     capped = run_scenario(_with(scenario, fb_bits=8, fb_range_pages=255), 1).results
     # A saturated cut is at most 2.6e-4 × 255 = 6.6 %: the first cut leaves ≥ 9.33 Gbit/s.
     first = _rates(capped, "EP2")[_rates(capped, "EP2") < 10e9][0]
     assert first >= 10e9 * (1 - 2.6e-4 * 255) - 1
     assert _rates(plain, "EP2")[_rates(plain, "EP2") < 10e9][0] < 5.2e9
+
+
+def _gains_only() -> dict:
+    """Seed 003's scenario with its reaction points' features taken out."""
+    data = json.loads(SEED003.read_text())
+    gains = {"model", "gi", "gd_per_page", "ru_bps", "fb_max_pages", "min_rate_bps"}
+    for source in data["sources"]:
+        source["reaction"] = {k: v for k, v in source["reaction"].items() if k in gains}
+    return data
 
 
 @pytest.mark.parametrize(("reaction", "says"), [
@@ -113,7 +131,7 @@ def test_quantisation_and_caps_reach_the_reaction_point(seed003):
     ({"initial_rate": "now"}, "initial_rate \"now\""),
 ])
 def test_a_bad_feature_in_a_scenario_names_its_key(reaction, says):
-    data = json.loads(SEED003.read_text())
+    data = _gains_only()
     data["sources"][0]["reaction"].update(reaction)
     with pytest.raises(ScenarioError) as error:
         parse_scenario(data, SEED003.parent)
@@ -121,7 +139,7 @@ def test_a_bad_feature_in_a_scenario_names_its_key(reaction, says):
 
 
 def test_features_read_back_from_the_scenario():
-    data = json.loads(SEED003.read_text())
+    data = _gains_only()
     data["sources"][0]["reaction"].update({"max_increase": 0.1, "fb_bits": 6,
                                            "initial_rate": "current"})
     reaction = parse_scenario(data, SEED003.parent).sources[0].reaction
