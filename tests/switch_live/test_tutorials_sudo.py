@@ -17,13 +17,12 @@ import importlib.util
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from bufferlab.experiments.common.ports import free_port_block
 
 pytestmark = [
     pytest.mark.root,
@@ -124,6 +123,27 @@ def exercise(installed):
         assert not ours(interfaces())
 
 
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive loopback ports free now, from a port the kernel
+    picked (not a scan from a fixed start, which labs running at once would share)."""
+    while True:
+        with socket.socket() as first:
+            first.bind(("127.0.0.1", 0))
+            base = first.getsockname()[1]
+            taken = []
+            try:
+                for port in range(base + 1, base + count):
+                    s = socket.socket()
+                    taken.append(s)
+                    s.bind(("127.0.0.1", port))
+                return base
+            except OSError:
+                continue
+            finally:
+                for s in taken:
+                    s.close()
+
+
 def _kill_processes_in(work: Path) -> None:
     """SIGKILL every process whose working directory is in `work` (a run cut short)."""
     for proc in Path("/proc").iterdir():
@@ -137,7 +157,7 @@ def _kill_processes_in(work: Path) -> None:
 
 
 def test_make_run_brings_the_network_up_through_sudo(exercise):
-    base = free_port_block(4)
+    base = free_ports(4)
     done = run(["make", "run", f"GRPC_BASE={base}", f"THRIFT_BASE={base + 2}"], exercise,
                input="pingall\nh1 ping -c 1 10.0.3.3\nexit\n", env=user_env())
     report = done.stdout + done.stderr
@@ -158,7 +178,7 @@ def test_make_run_brings_the_network_up_through_sudo(exercise):
 
 
 def test_make_test_runs_ptf_through_sudo(exercise):
-    grpc_port, thrift_port = (base := free_port_block(2)), base + 1
+    grpc_port, thrift_port = (base := free_ports(2)), base + 1
     done = run(["make", "test"], exercise, env=user_env(
         VETH=f"{TAG}v", GRPC_PORT=str(grpc_port), THRIFT_PORT=str(thrift_port)))
     report = done.stdout + done.stderr
