@@ -16,12 +16,14 @@ from ..types import (
     Bool,
     ControlType,
     DontCare,
+    Enum,
     Extern,
     Header,
     InfInt,
     P4Type,
     PackageType,
     ParserType,
+    SerEnum,
     Specialized,
     StructLike,
     TypeOf,
@@ -167,6 +169,10 @@ class CallChecker(ExpressionChecker):
     ) -> P4Type:
         """Pick the overload matching the argument count, bind and check the arguments."""
         fitting = [c for c in candidates if self._accepts(c.params, e.args)]
+        if len(fitting) > 1:
+            # Overloads with as many parameters (TNA's Meter.execute(index, color) and
+            # execute(index, adjust_byte_count)): an enum argument picks the enum parameter.
+            fitting = [c for c in fitting if self._enums_fit(c.params, e.args, bindings)] or fitting
         if not fitting:
             counts = sorted({len(c.params) for c in candidates})
             shown = " or ".join(map(str, counts))
@@ -217,6 +223,23 @@ class CallChecker(ExpressionChecker):
             return given <= names and all(p.name in given or _optional(p) for p in params)
         required = sum(1 for p in params if not _optional(p))
         return required <= len(args) <= len(params)
+
+    def _enums_fit(
+        self, params: list[ast.Parameter], args: list[ast.Argument], bindings: dict[str, P4Type]
+    ) -> bool:
+        """Whether positional arguments and parameters agree on being of an enum type."""
+        if any(a.name is not None for a in args):
+            return True
+        for p, a in zip(params, args, strict=False):
+            if a.value.type is None:
+                self.check_expr(a.value)
+            want = substitute(p.p4type, bindings) if p.p4type is not None else None
+            got = a.value.type
+            if isinstance(want, TypeVar) or want is None or got is None:
+                continue
+            if isinstance(want, Enum | SerEnum) != isinstance(got, Enum | SerEnum):
+                return False
+        return True
 
     def _match_arguments(
         self, args: list[ast.Argument], params: list[ast.Parameter], what: str

@@ -509,3 +509,16 @@ def test_direct_register_without_a_table_has_one_cell(tmp_path, tna):
     assert (reg["binding"], reg["size"]) == (None, 1)
     [call] = ops(ig, "_DirectRegisterAction_execute")
     assert call["parameters"] == [{"type": "extern", "value": "Ingress.keep"}]
+
+
+def test_meter_overloads_color_aware_and_adjusted(tmp_path, tna):
+    locals_ = "    Meter<bit<16>>(64, MeterType_t.BYTES) m;"
+    body = """        md.color = m.execute(md.index, MeterColor_t.YELLOW);
+        md.color = m.execute(md.index, 32w20);"""
+    path = tmp_path / "meter.p4"
+    path.write_text(tna.tna_program(locals_, body))
+    aware, adjusted = ops(compile_program(path).json["pipes"][0]["ingress"], "execute_meter")
+    # operands: meter, index, dest[, pre-colour[, adjust]] (YELLOW is 1; no pre-colour is 0)
+    assert aware["parameters"][3:] == [{"type": "hexstr", "value": "0x01"}]
+    assert adjusted["parameters"][3:] == [{"type": "hexstr", "value": "0x0"},
+                                          {"type": "hexstr", "value": "0x00000014"}]
