@@ -28,8 +28,7 @@ class BlockRole:
 
     name: str
     kind: str  # parser | control | deparser | verify_checksum | compute_checksum | ghost
-    gress: str  # ingress | egress | ghost | "" (v1model: one program)
-    optional: bool = False
+    gress: str  # ingress | egress | "" (v1model: one program)
 
 
 @dataclass(frozen=True)
@@ -97,6 +96,6 @@ class Architecture:
         """The block role called `name`, or None."""
         return next((b for b in self.blocks if b.name == name), None)
 
-    def intrinsic_by_type(self, gress: str) -> dict[str, Intrinsic]:
-        """Intrinsic metadata of `gress` keyed by P4 type name."""
-        return {i.type_name: i for i in self.intrinsic.get(gress, ())}
+    def extern_family(self, type_name: str) -> str | None:
+        """What extern type `type_name` lowers to (None: not one of the architecture's)."""
+        return self.externs.get(type_name)

@@ -31,7 +31,7 @@ ARCH = Architecture(
     pipeline="Pipeline",
     # The ghost control runs in the ingress pipeline (it shares ingress's registers): it is
     # lowered as a second control of the ingress gress, whose controls may also read its metadata.
-    blocks=(*PIPELINE_BLOCKS, BlockRole("ghost", "ghost", "ingress", optional=True)),
+    blocks=(*PIPELINE_BLOCKS, BlockRole("ghost", "ghost", "ingress")),
     intrinsic={"ingress": INGRESS_INTRINSIC + GHOST_INTRINSIC, "egress": EGRESS_INTRINSIC},
     externs=T2_EXTERNS,
     match_kinds={**MATCH_KINDS, "dleft_hash": "exact"},

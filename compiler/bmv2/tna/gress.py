@@ -62,7 +62,7 @@ class GressLowering(ProgramLowering):
         self.calcs.algorithms = CALCULATION_ALGORITHMS
         self.ctx.pad_flexible = True
         self.ctx.timeout_properties = ("support_timeout", "idle_timeout")
-        self.stateful = TnaStateful(self.ctx, self.lower_register_action)
+        self.stateful = TnaStateful(self.ctx, arch, self.lower_register_action)
         self.externs = TnaExterns(self.ctx, self.calcs, self.lists, self.stateful)
         self.actions = Actions(self.ctx, self.externs)
         self.intrinsic_storage: dict[str, Any] = {}

@@ -90,6 +90,8 @@ def find_pipes(checked: Any, arch: Architecture) -> list[Pipe]:
         pipe_decl = _instance(value)
         args, p4type = _arguments(pipe_decl)
         base = p4type.base if isinstance(p4type, t.Specialized) else p4type
+        if base.name not in (arch.pipeline, f"MultiParser{arch.pipeline}"):
+            raise CompileError(value.pos, f"{package.name}'s pipes are {arch.pipeline} packages, not {base.name}")
         bindings = p4type.bindings() if isinstance(p4type, t.Specialized) else {}
         name = pipe_decl.name if isinstance(pipe_decl, ast.Instantiation) else param.name
         blocks: dict[str, list[tuple[Any, list]]] = {}

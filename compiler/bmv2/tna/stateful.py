@@ -70,8 +70,9 @@ class TnaStateful(Stateful):
     """Creates the JSON of TNA extern instances; RegisterAction bodies are lowered by the
     gress lowering (`register_actions`), which this hands them to."""
 
-    def __init__(self, ctx: Any, lower_register_action: Any) -> None:
+    def __init__(self, ctx: Any, arch: Any, lower_register_action: Any) -> None:
         super().__init__(ctx)
+        self.arch = arch
         self.lower_register_action = lower_register_action
         self.extern_instances: list[dict] = []
         self.register_actions: list[dict] = []
@@ -86,8 +87,9 @@ class TnaStateful(Stateful):
         """Create `decl`'s instance (handlers see the environment through `self.env`)."""
         kind = instance_type_name(decl)
         target = getattr(decl.type_node, "ref", None)
-        if not hasattr(self, f"new_{kind}") and not isinstance(
-                target, ast.ParserDeclaration | ast.ControlDeclaration):
+        family = self.arch.extern_family(kind)
+        if not isinstance(target, ast.ParserDeclaration | ast.ControlDeclaration) and (
+                family in (None, "unsupported") or not hasattr(self, f"new_{kind}")):
             raise unsupported(decl, f"the extern {kind}")
         saved, self.env = self.env, env
         try:
