@@ -3,6 +3,9 @@
 import json
 
 import pytest
+from google.protobuf import text_format
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
 
 from bufferlab.compiler.api import compile_program
 from bufferlab.compiler.cli import run
@@ -317,14 +320,17 @@ def test_mirror_resubmit_digest_in_the_deparsers(tna, compiled):
 # ---------------------------------------------------------------- pipes, T2NA
 
 
-def test_two_pipes_two_programs(tna, compiled):
+def test_three_pipes_two_programs(tna, compiled):
     result = compiled(tna.TNA_DIR, "multi_pipe")
     pipes = result.json["pipes"]
-    assert [(p["name"], p["id"]) for p in pipes] == [("pipe_a", 0), ("pipe_b", 1)]
+    assert [(p["name"], p["id"]) for p in pipes] == [("pipe_a", 0), ("pipe_b", 1), ("pipe_c", 2)]
     assert [t["name"] for t in pipes[0]["ingress"]["pipelines"][0]["tables"]] == ["IngressA.dmac"]
     assert pipes[1]["ingress"]["counter_arrays"][0]["name"] == "IngressB.seen"
+    # one control type in two pipes: a table in each pipe's document, two P4Info tables
+    assert pipes[2]["ingress"]["pipelines"][0]["tables"][0]["name"] == "IngressA.dmac"
     info = result.p4info
-    assert p4info_names(info, "tables") == ["pipe_a.IngressA.dmac"]
+    assert p4info_names(info, "tables") == ["pipe_a.IngressA.dmac", "pipe_c.IngressA.dmac"]
+    assert len({t.preamble.id for t in info.tables}) == 2
     assert p4info_names(info, "counters") == ["pipe_b.IngressB.seen"]
     assert p4info_names(info, "actions") == ["IngressA.forward", "IngressA.drop"]
 
@@ -522,3 +528,21 @@ def test_meter_overloads_color_aware_and_adjusted(tmp_path, tna):
     assert aware["parameters"][3:] == [{"type": "hexstr", "value": "0x01"}]
     assert adjusted["parameters"][3:] == [{"type": "hexstr", "value": "0x0"},
                                           {"type": "hexstr", "value": "0x00000014"}]
+
+
+def test_cli_writes_const_entries_with_pipe_names(tmp_path, tna):
+    locals_ = """    action fwd(PortId_t port) { ig_tm_md.ucast_egress_port = port; }
+    table t { key = { hdr.ethernet.dst : exact; } actions = { fwd; } size = 16;
+              const entries = { 48w1 : fwd(9w3); } }"""
+    src = tmp_path / "entries.p4"
+    src.write_text(tna.tna_program(locals_, "        t.apply();"))
+    info, entries = tmp_path / "p.txtpb", tmp_path / "e.txtpb"
+    assert run([str(src), "-o", str(tmp_path / "e.json"), "--p4runtime-files", str(info),
+                "--p4runtime-entries-files", str(entries)]) == 0
+    p4info = text_format.Parse(info.read_text(), p4info_pb2.P4Info())
+    write = text_format.Parse(entries.read_text(), p4runtime_pb2.WriteRequest())
+    [table] = p4info.tables
+    [update] = write.updates
+    assert table.preamble.name == "pipe.Ingress.t"
+    assert update.entity.table_entry.table_id == table.preamble.id
+    assert update.entity.table_entry.action.action.params[0].value == b"\x00\x03"

@@ -1,6 +1,7 @@
-/* TNA with two pipes running different programs (an asymmetric switch):
- * pipe_a forwards by destination MAC, pipe_b counts and forwards every
- * packet to one port. Control-plane names carry the pipe: pipe_a.IngressA.dmac. */
+/* TNA with three pipes (an asymmetric switch): pipe_a and pipe_c forward by
+ * destination MAC with the same control (each pipe has its own table),
+ * pipe_b counts and forwards every packet to one port. Control-plane names
+ * carry the pipe: pipe_a.IngressA.dmac, pipe_c.IngressA.dmac. */
 #include <core.p4>
 #include <tna.p4>
 #include "common.p4"
@@ -66,4 +67,7 @@ Pipeline(IgParser(), IngressA(), IgDeparser(),
 Pipeline(IgParser(), IngressB(), IgDeparser(),
          PassEgressParser(), PassEgress(), PassEgressDeparser()) pipe_b;
 
-Switch(pipe_a, pipe_b) main;
+Pipeline(IgParser(), IngressA(), IgDeparser(),
+         PassEgressParser(), PassEgress(), PassEgressDeparser()) pipe_c;
+
+Switch(pipe_a, pipe_b, pipe_c) main;
