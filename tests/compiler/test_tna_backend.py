@@ -1,6 +1,7 @@
 """TNA JSON and P4Info: block structure per pipe and gress, extern lowering, bf-p4c names."""
 
 import json
+from pathlib import Path
 
 import pytest
 from google.protobuf import text_format
@@ -546,3 +547,20 @@ def test_cli_writes_const_entries_with_pipe_names(tmp_path, tna):
     assert table.preamble.name == "pipe.Ingress.t"
     assert update.entity.table_entry.table_id == table.preamble.id
     assert update.entity.table_entry.action.action.params[0].value == b"\x00\x03"
+
+
+def test_cli_error_is_located_with_the_source_line(tmp_path, tna, capsys):
+    text = tna.tna_program("    Hash<bit<16>>() h;")
+    src = tmp_path / "bad.p4"
+    src.write_text(text)
+    assert run([str(src), "-o", str(tmp_path / "x.json")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    line = tna.line_of(text, "Hash<bit<16>>() h;")
+    assert err[0].startswith(f"{src}:{line}:5: error: wrong number of arguments to the constructor of Hash")
+    assert err[1].strip() == "Hash<bit<16>>() h;"
+
+
+def test_cli_v1model_program_with_arch_tna(tmp_path, capsys):
+    src = Path(__file__).resolve().parent.parent / "p4" / "basic_l2_forward.p4"
+    assert run(["--arch", "tna", str(src), "-o", str(tmp_path / "x.json")]) == 1
+    assert "includes v1model.p4 (v1model) but --arch tna was given" in capsys.readouterr().err
