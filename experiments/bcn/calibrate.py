@@ -7,9 +7,10 @@ grid runner, and is judged by the study's twelve checks. The default grid is eac
 alone plus every combination of the four that move a figure (drift, initial rate, Fb
 quantisation, max increase), with ``--seeds`` (3) seed-001 runs per variant; the best
 documented setting is then rerun with the study's 10 seeds. ``--full`` runs every
-combination of every feature's documented values with 10 seeds. Two settings with an
-undocumented Fb range (a page-count field of 8 or 9 bits) are run beside the best one as
-evidence of what the seeds' transient would need; they are never chosen.
+combination of every feature's documented values with 10 seeds. Settings with an
+undocumented Fb range (a page-count field of 8 or 9 bits, on all off, on drift alone and on
+the best setting) are run beside them as evidence of what the seeds' transient would need;
+they are never chosen.
 """
 
 from __future__ import annotations
@@ -151,6 +152,17 @@ def default_grid() -> list[st_set.Setting]:
     return out
 
 
+def evidence(top: st_set.Setting) -> list[st_set.Setting]:
+    """The undocumented narrow Fb fields on all off, on drift alone and on ``top``."""
+    out: list[st_set.Setting] = []
+    for base in (st_set.setting(), st_set.setting(drift=1), top):
+        for bits in st_set.NARROW_FB_FIELDS:
+            s = st_set.narrow_field(base, bits)
+            if s.name not in {o.name for o in out}:
+                out.append(s)
+    return out
+
+
 def best(outcomes: Sequence[Outcome]) -> Outcome:
     """The documented setting passing most checks, then nearest to passing the rest."""
     documented = [o for o in outcomes if o.setting.documented]
@@ -266,8 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: no setting ran", file=sys.stderr)
         return 1
     top = best(outcomes)
-    outcomes += evaluate([st_set.narrow_field(top.setting, b) for b in st_set.NARROW_FB_FIELDS],
-                         seeds, args.jobs, args.scheduler)
+    outcomes += evaluate(evidence(top.setting), seeds, args.jobs, args.scheduler)
     confirmed = None
     if seeds < CONFIRM_SEEDS:
         confirmed = evaluate([top.setting], CONFIRM_SEEDS, args.jobs, args.scheduler)[0]
