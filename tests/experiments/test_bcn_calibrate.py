@@ -71,3 +71,13 @@ def test_one_setting_runs_every_study_and_is_judged_by_the_twelve_checks():
     # The undocumented one is never chosen, however many checks it passes.
     assert calibrate.best([outcome, worse]) is outcome
     assert calibrate.best([outcome, better]) is better
+
+
+def test_the_evidence_is_the_narrow_fields_on_three_bases_and_never_documented():
+    top = st_set.setting(drift=1, initial_rate=1)
+    evidence = calibrate.evidence(top)
+    assert len(evidence) == 6 and not any(s.documented for s in evidence)
+    assert {s.reaction["fb_range_pages"] for s in evidence} == {255, 511}
+    assert sum("initial rate: current rate" in s.name for s in evidence) == 2
+    # A top that is all off or drift alone adds no third pair.
+    assert len(calibrate.evidence(st_set.setting())) == 4
