@@ -201,6 +201,12 @@ class ExpressionLowering:
 
     def resolve(self, e: ast.Expression, env: Env) -> Any:
         """The binding an l-value or composite expression denotes."""
+        if isinstance(e, ast.ThisExpression):
+            # Bound (under the class itself) where an abstract method implementation is lowered.
+            binding = env.lookup(ast.ThisExpression)
+            if binding is None:
+                raise CompileError(e.pos, "'this' outside an abstract method implementation")
+            return binding
         if isinstance(e, ast.PathExpression):
             binding = env.lookup(e.ref)
             if binding is None:

@@ -363,8 +363,13 @@ class DeclarationChecker(TableChecker):
             if item.name in implemented:
                 raise self.fail(item.pos, f"abstract method {item.name} is implemented twice")
             implemented.add(item.name)
-            with self.scoped():
-                self._d_FunctionDeclaration(item)
+            # `this` in the body is the instance (TNA's this.predicate(), this.address()).
+            saved, self.this_type = getattr(self, "this_type", None), d.p4type
+            try:
+                with self.scoped():
+                    self._d_FunctionDeclaration(item)
+            finally:
+                self.this_type = saved
             self._match_implementation(item, proto, bindings, base.name)
         for name, proto in abstract.items():
             if name not in implemented and ast.find_annotation(proto.annotations, "optional") is None:

@@ -111,7 +111,10 @@ class ExpressionChecker(TypeResolver, Coercer):
         return DontCare()
 
     def _x_ThisExpression(self, e: ast.ThisExpression) -> P4Type:
-        raise self.fail(e.pos, "'this' (abstract method implementations) is not supported")
+        this_type = getattr(self, "this_type", None)
+        if this_type is None:
+            raise self.fail(e.pos, "'this' may only be used in an abstract method implementation")
+        return this_type
 
     def _x_TypeExpression(self, e: ast.TypeExpression) -> P4Type:
         return TypeOf(self.resolve_type(e.type_node))

@@ -564,3 +564,53 @@ def test_cli_v1model_program_with_arch_tna(tmp_path, capsys):
     src = Path(__file__).resolve().parent.parent / "p4" / "basic_l2_forward.p4"
     assert run(["--arch", "tna", str(src), "-o", str(tmp_path / "x.json")]) == 1
     assert "includes v1model.p4 (v1model) but --arch tna was given" in capsys.readouterr().err
+
+
+def test_this_predicate_in_an_apply_body(tmp_path, tna):
+    locals_ = """    Register<bit<16>, bit<16>>(1024) r;
+    RegisterAction<bit<16>, bit<16>, bit<4>>(r) classify = {
+        void apply(inout bit<16> value, out bit<4> rv) {
+            rv = this.predicate(value > 10, value < 100);
+        }
+    };"""
+    path = tmp_path / "pred.p4"
+    path.write_text(tna.tna_program(locals_, "        md.color = (bit<8>) classify.execute(md.index);"))
+    ig = compile_program(path).json["pipes"][0]["ingress"]
+    classify = by_name(ig["register_actions"], "Ingress.classify")
+    [pred] = classify["primitives"]
+    assert pred["op"] == "_RegisterAction_predicate"
+    assert pred["parameters"][0] == {"type": "extern", "value": "Ingress.classify"}
+    assert [p["value"]["value"]["right"]["value"]["op"] for p in pred["parameters"][1:3]] == [">", "<"]
+    assert pred["parameters"][3] == {"type": "field", "value": [classify["state"], "rv1"]}
+
+
+def test_t2na_address_and_max16(tmp_path, tna):
+    locals_ = """    Register<bit<32>, bit<16>>(1024) r;
+    bit<3> lane = 0;
+    RegisterAction<bit<32>, bit<16>, bit<16>>(r) where_ = {
+        void apply(inout bit<32> value, out bit<16> rv) { rv = this.address(); }
+    };
+    Register<bit<128>, bit<4>>(16) lanes;
+    MinMaxAction<bit<128>, bit<4>, bit<16>>(lanes) widest = {
+        void apply(inout bit<128> value, out bit<16> rv) { rv = this.max16(value, 8w0xff, lane); }
+    };"""
+    body = "        md.index = where_.execute(md.index);\n        md.index = widest.execute(4w1);"
+    path = tmp_path / "alu.p4"
+    path.write_text(tna.tna_program(locals_, body, include="t2na.p4"))
+    ig = compile_program(path).json["pipes"][0]["ingress"]
+    [address] = by_name(ig["register_actions"], "Ingress.where_")["primitives"]
+    assert address["op"] == "_RegisterAction_address"
+    assert address["parameters"][1] == {"type": "hexstr", "value": "0x0"}
+    widest = by_name(ig["register_actions"], "Ingress.widest")
+    assert widest["type"] == "MinMaxAction"
+    [max16] = widest["primitives"]
+    assert max16["op"] == "_RegisterAction_max16"
+    assert max16["parameters"][2] == {"type": "hexstr", "value": "0xff"}
+    assert max16["parameters"][-1]["value"][1].startswith("lane")
+
+
+def test_this_outside_an_implementation_is_located(tmp_path, tna):
+    text = tna.tna_program(body="        md.value = (bit<32>) this.predicate(true);")
+    err = compile_error(tmp_path, text)
+    assert "'this' may only be used in an abstract method implementation" in err.message
+    assert err.pos.line == tna.line_of(text, "this.predicate")

@@ -14,7 +14,7 @@ from typing import Any
 from ... import ast
 from ... import types as t
 from ..context import field_width, strip_type
-from ..expressions import expr_op, primitive_arg, to_data
+from ..expressions import expr_op, primitive_arg, to_bool, to_data
 from ..externs import Externs, instance_type_name
 from ..hexstr import hexstr
 from ..model import CpDigest, CpParam
@@ -50,6 +50,8 @@ REGISTER_ACTIONS = ("RegisterAction", "DirectRegisterAction", "MinMaxAction") + 
     f"{kind}{n}" for kind in ("RegisterAction", "DirectRegisterAction", "MinMaxAction") for n in (2, 3, 4)
 )
 REGISTER_ACTION_METHODS = ("execute", "execute_log", "enqueue", "dequeue", "push", "pop")
+# What an apply body may ask of its own stateful ALU through `this`.
+ALU_HELPERS = ("predicate", "address", "min8", "max8", "min16", "max16")
 
 
 def extern_operand(inst: InstanceRef) -> dict:
@@ -79,6 +81,7 @@ class TnaExterns(Externs):
         super().__init__(ctx, calcs, lists)
         self.stateful = stateful
         self.where = "control"
+        self.in_register_action = False
         self.direct_colours: dict[str, FieldRef] = {}
 
     # ---------------------------------------------------------------- dispatch
@@ -264,8 +267,14 @@ class TnaExterns(Externs):
         result: Any,
     ) -> None:
         """`ra.execute(i)` and friends: the whole apply body runs atomically on one cell."""
+        if name in ALU_HELPERS:
+            self.alu_helper(sl, inst, name, call, env, node, result)
+            return
         if name not in REGISTER_ACTION_METHODS:
             raise unsupported(node, f"{kind}.{name}() outside its apply body")
+        if self.in_register_action:
+            raise misplaced(node, f"{kind}.{name}() inside a RegisterAction's apply: the stateful ALU "
+                                  "runs one register action per packet and register")
         params = [extern_operand(inst)]
         args = list(call.args)
         params_decl = list(call.params)
@@ -288,6 +297,35 @@ class TnaExterns(Externs):
         self.stateful.register_action_used(inst.name, name, node)
         family = "DirectRegisterAction" if kind.startswith("Direct") else "RegisterAction"
         sl.emit(f"_{family}_{name}", params + outs, node)
+
+    def alu_helper(
+        self, sl: Any, inst: InstanceRef, name: str, call: ast.CallInfo, env: Env, node: Any, result: Any
+    ) -> None:
+        """`this.predicate(...)`, `this.address()`, `this.min8(...)`...: values the stateful ALU
+        computes inside an apply body (their operands: README "TNA JSON", Primitives)."""
+        if not self.in_register_action:
+            raise misplaced(node, f"{name}() can only be called on `this` inside a RegisterAction's apply")
+        params = [extern_operand(inst)]
+        named = {p.name: a for p, a in zip(call.params, call.args, strict=False)}
+        if name == "predicate":
+            conds = [a for p, a in zip(call.params, call.args, strict=False) if p.direction is ast.Direction.IN]
+            for cond in conds:
+                value = to_bool(sl.exprs.value(cond, env)) if cond is not None else None
+                params.append(primitive_arg(expr_op("b2d", None, value)) if value is not None
+                              else {"type": "hexstr", "value": "0x0"})
+        elif name == "address":
+            subword = named.get("subword")
+            params.append(self.arg(sl, subword, env) if subword is not None else {"type": "hexstr", "value": "0x0"})
+        else:
+            if named.get("postmod") is not None:
+                raise unsupported(node, f"{name}() with a postmod")
+            params += [self.arg(sl, named["val"], env), self.arg(sl, named["mask"], env)]
+        temp = result if result is not None else self.ctx.temporary(t.Bits(16))
+        params.append(self.dest(temp, node))
+        index = named.get("index")
+        if index is not None:
+            params.append(self.lvalue(sl, index, env))
+        sl.emit(f"_RegisterAction_{name}", params, node)
 
     def meter_call(
         self, sl: Any, inst: InstanceRef, kind: str, call: ast.CallInfo, env: Env, node: Any, result: Any

@@ -22,7 +22,7 @@ from ..parsers import ParserLowering
 from ..pipelines import ControlLowering
 from ..program import ProgramLowering
 from ..statements import StatementLowering
-from ..storage import Env, FieldRef, HeaderRef, StructRef
+from ..storage import Env, FieldRef, HeaderRef, InstanceRef, StructRef
 from . import unsupported
 from .externs import TnaExterns
 from .stateful import CALCULATION_ALGORITHMS, TnaStateful
@@ -247,11 +247,16 @@ class GressLowering(ProgramLowering):
         value = state.member("value") if not isinstance(value_type, t.Struct) else StructRef(
             value_type, {n: state.member(f"value_{n}") for n, _ in cell})
         body_env = Env(parent=env, prefix=env.prefix)
+        body_env.bind(ast.ThisExpression, InstanceRef(decl, name, instance_type_name(decl)))
         body_env.bind(params[0], value)
         for k, p in enumerate(outs, start=1):
             body_env.bind(p, state.member(f"rv{k}"))
         sl = StatementLowering(self.ctx, self.externs)
-        primitives = sl.lower_statements(apply.body.components, body_env)
+        self.externs.in_register_action = True
+        try:
+            primitives = sl.lower_statements(apply.body.components, body_env)
+        finally:
+            self.externs.in_register_action = False
         entry: dict = {"name": name, "id": len(self.stateful.register_actions),
                        "type": _base_kind(decl), "register": register}
         info = self.ctx.source_info(decl)
