@@ -614,3 +614,27 @@ def test_this_outside_an_implementation_is_located(tmp_path, tna):
     err = compile_error(tmp_path, text)
     assert "'this' may only be used in an abstract method implementation" in err.message
     assert err.pos.line == tna.line_of(text, "this.predicate")
+
+
+def test_t2na_fifo_overflow_and_underflow_bodies(tmp_path, tna):
+    locals_ = """    Register<bit<32>, bit<8>>(256) fifo;
+    RegisterAction<bit<32>, bit<8>, bit<32>>(fifo) push = {
+        void apply(inout bit<32> value, out bit<32> rv) { value = md.value; rv = 0; }
+        void overflow(inout bit<32> value, out bit<32> rv) { rv = 1; }
+    };
+    RegisterAction<bit<32>, bit<8>, bit<32>>(fifo) pop = {
+        void apply(inout bit<32> value, out bit<32> rv) { rv = value; }
+        void underflow(out bit<32> rv) { rv = 32w0xffffffff; }
+    };"""
+    body = "        md.value = push.enqueue();\n        md.value = pop.dequeue();"
+    path = tmp_path / "fifo.p4"
+    path.write_text(tna.tna_program(locals_, body, include="t2na.p4"))
+    ig = compile_program(path).json["pipes"][0]["ingress"]
+    push = by_name(ig["register_actions"], "Ingress.push")
+    pop = by_name(ig["register_actions"], "Ingress.pop")
+    assert (push["methods"], pop["methods"]) == (["enqueue"], ["dequeue"])
+    assert push["overflow"][0]["parameters"] == [{"type": "field", "value": [push["state"], "rv1"]},
+                                                 {"type": "hexstr", "value": "0x00000001"}]
+    assert "underflow" not in push and "overflow" not in pop
+    assert pop["underflow"][0]["parameters"][1] == {"type": "hexstr", "value": "0xffffffff"}
+    assert [p["parameters"][0]["value"] for p in ops(ig, "_RegisterAction_enqueue")] == ["Ingress.push"]

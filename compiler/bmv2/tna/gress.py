@@ -228,8 +228,11 @@ class GressLowering(ProgramLowering):
 
     def lower_register_action(self, decl: ast.Instantiation, name: str, register: str, env: Env) -> dict:
         """A RegisterAction's apply body as primitives over a state header: `value` (the
-        cell, read before and written back after) and `rv1`..`rv4` (what execute returns)."""
-        apply = next(d for d in decl.initializer if isinstance(d, ast.FunctionDeclaration) and d.name == "apply")
+        cell, read before and written back after) and `rv1`..`rv4` (what execute returns);
+        T2NA's `overflow`/`underflow` bodies (a full FIFO/stack pushed, an empty one popped)
+        likewise, over the same state."""
+        bodies = {d.name: d for d in decl.initializer if isinstance(d, ast.FunctionDeclaration)}
+        apply = bodies["apply"]
         params = list(apply.params)
         if not params or params[0].direction is not ast.Direction.INOUT:
             raise unsupported(apply, "an apply without the inout register value as its first parameter")
@@ -246,17 +249,7 @@ class GressLowering(ProgramLowering):
         state = self.ctx.add_header(state_name, state_type, True)
         value = state.member("value") if not isinstance(value_type, t.Struct) else StructRef(
             value_type, {n: state.member(f"value_{n}") for n, _ in cell})
-        body_env = Env(parent=env, prefix=env.prefix)
-        body_env.bind(ast.ThisExpression, InstanceRef(decl, name, instance_type_name(decl)))
-        body_env.bind(params[0], value)
-        for k, p in enumerate(outs, start=1):
-            body_env.bind(p, state.member(f"rv{k}"))
-        sl = StatementLowering(self.ctx, self.externs)
-        self.externs.in_register_action = True
-        try:
-            primitives = sl.lower_statements(apply.body.components, body_env)
-        finally:
-            self.externs.in_register_action = False
+        results = [state.member(f"rv{k}") for k in range(1, len(outs) + 1)]
         entry: dict = {"name": name, "id": len(self.stateful.register_actions),
                        "type": _base_kind(decl), "register": register}
         info = self.ctx.source_info(decl)
@@ -264,9 +257,34 @@ class GressLowering(ProgramLowering):
             entry["source_info"] = info
         entry["state"] = state_name
         entry["value"] = _field_names(value)
-        entry["results"] = [_field_names(state.member(f"rv{k}"))[0] for k in range(1, len(outs) + 1)]
-        entry["primitives"] = primitives
+        entry["results"] = [_field_names(r)[0] for r in results]
+        this = InstanceRef(decl, name, instance_type_name(decl))
+        entry["primitives"] = self.alu_body(apply, value, results, this, env)
+        for extra in ("overflow", "underflow"):
+            if extra in bodies:
+                entry[extra] = self.alu_body(bodies[extra], value, results, this, env)
         return entry
+
+    def alu_body(self, fn: ast.FunctionDeclaration, value: Any, results: list[Any], this: InstanceRef,
+                 env: Env) -> list[dict]:
+        """One abstract method implementation as primitives: its inout parameter is the cell,
+        its out parameters the results in order (an omitted @optional one binds nothing)."""
+        body_env = Env(parent=env, prefix=env.prefix)
+        body_env.bind(ast.ThisExpression, this)
+        outs = [p for p in fn.params if p.direction is ast.Direction.OUT]
+        if len(outs) > len(results):
+            raise unsupported(fn, f"{fn.name} with more results than apply")
+        for p in fn.params:
+            if p.direction is ast.Direction.INOUT:
+                body_env.bind(p, value)
+        for p, result in zip(outs, results, strict=False):
+            body_env.bind(p, result)
+        sl = StatementLowering(self.ctx, self.externs)
+        self.externs.in_register_action = True
+        try:
+            return sl.lower_statements(fn.body.components, body_env)
+        finally:
+            self.externs.in_register_action = False
 
     def bind_direct_registers(self, decl: ast.ControlDeclaration, env: Env) -> None:
         """A table's `registers = r` binds DirectRegister `r` to it, `filters = f` an Lpf or
