@@ -9,9 +9,9 @@ run_exercise.py`, `sudo simple_switch_grpc`), and Debian's sudo looks commands u
 `install` makes two kinds of change outside the checkout, and records them in
 `.venv/compat/tutorials-installed.json`:
 
-* a symbolic link in `--bin-dir` (default /usr/local/bin, the first writable directory of
-  Debian's secure_path) to every tool of .venv/compat/bin except `python3`, which would
-  shadow Debian's for every user;
+* a symbolic link in `--bin-dir` (default /usr/local/bin: on Debian's secure_path, where a
+  BMv2 install puts its tools) to every tool of .venv/compat/bin except `python3`, which
+  would shadow Debian's for every user;
 * `bufferlab-tutorials.pth` in `--site-dir` (default: the first site-packages directory of
   the Python the venv was made from, /usr/local/lib/python3.11/dist-packages), which makes
   that Python, when run through sudo, import the venv's packages (grpc, p4runtime, `p4.tmp`,
