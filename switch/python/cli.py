@@ -12,7 +12,9 @@ Generic options (before `--`), as bmv2's:
   --thrift-port N           TCP port of the runtime CLI (bufferlab-switch-cli; default 9090)
   --pcap [DIR]              write <DIR>/<iface>_in.pcap and _out.pcap (DIR default .)
   --log-console             log to stdout; --log-file FILE logs to FILE (not both)
-  -L, --log-level LEVEL     trace, debug, info, warn, error, off (default info)
+  -L, --log-level LEVEL     trace, debug, info, warn, error, off (default info; trace under
+                            BMv2's names simple_switch and simple_switch_grpc, as BMv2).
+                            At debug and trace every packet is traced in BMv2's words
   --log-flush, --nanolog ADDR, --dump-packet-data N, --debugger
                             accepted for compatibility; they change nothing here
 
@@ -48,6 +50,8 @@ MAX_PORT = 511
 LOG_LEVELS = ("trace", "debug", "info", "warn", "error", "off")
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:9559"
 DEFAULT_THRIFT_PORT = 9090
+#: BMv2's switch names, under which the defaults are BMv2's (switch/compat/bin).
+BMV2_NAMES = ("simple_switch", "simple_switch_grpc")
 USAGE = "bufferlab-switch [-i N@IFACE ...] [options] (JSON | --no-p4) [-- target options]"
 
 
@@ -141,7 +145,7 @@ def generic_parser() -> argparse.ArgumentParser:
     p.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR")
     p.add_argument("--log-console", action="store_true")
     p.add_argument("--log-file", metavar="FILE")
-    p.add_argument("-L", "--log-level", choices=LOG_LEVELS, default="info")
+    p.add_argument("-L", "--log-level", choices=LOG_LEVELS, default=None)
     p.add_argument("--log-flush", action="store_true")
     p.add_argument("--nanolog", metavar="ADDR")
     p.add_argument("--dump-packet-data", type=_count, metavar="N")
@@ -178,8 +182,15 @@ def target_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: list[str]) -> SwitchConfig:
-    """The configuration a command line asks for; exits 2 with a message if it is wrong."""
+def default_log_level(prog: str) -> str:
+    """`info` for bufferlab-switch; BMv2's own default, `trace`, under BMv2's names, so the
+    tutorials' `logs/s1.log` holds the per-packet trace their instructions read."""
+    return "trace" if os.path.basename(prog) in BMV2_NAMES else "info"
+
+
+def parse_args(argv: list[str], prog: str = "bufferlab-switch") -> SwitchConfig:
+    """The configuration a command line asks for (run as `prog`); exits 2 with a message if
+    it is wrong."""
     split = argv.index("--") if "--" in argv else len(argv)
     generic_args, target_args = argv[:split], argv[split + 1:]
     generic = generic_parser()
@@ -216,7 +227,8 @@ def parse_args(argv: list[str]) -> SwitchConfig:
     return SwitchConfig(
         interfaces=interfaces, json_path=g.json, device_id=g.device_id,
         thrift_port=g.thrift_port, pcap_dir=g.pcap, log_console=g.log_console,
-        log_file=g.log_file, log_level=g.log_level, grpc_address=t.grpc_server_addr, grpc_tls=tls,
+        log_file=g.log_file, log_level=g.log_level or default_log_level(prog),
+        grpc_address=t.grpc_server_addr, grpc_tls=tls,
         cpu_port=t.cpu_port, drop_port=t.drop_port, priority_queues=t.priority_queues,
         pool_bytes=t.pool_bytes, port_models=models, ignored=ignored,
     )
@@ -247,7 +259,7 @@ def _tls(parser: argparse.ArgumentParser, t: argparse.Namespace) -> ServerTls | 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run the switch until SIGINT/SIGTERM; the exit status."""
-    config = parse_args(sys.argv[1:] if argv is None else argv)
+    config = parse_args(sys.argv[1:] if argv is None else argv, sys.argv[0])
     from bufferlab.switch.process import run
 
     return run(config)

@@ -21,6 +21,10 @@ file with `--log-file FILE`, else only warnings and errors go to stderr. Format:
 Levels (`-L`): trace (counters every second), debug (every P4Runtime pipeline change and
 runtime CLI program change), info (start-up; the engine's log lines, prefixed `engine:`:
 the P4 program's `log_msg`, failed asserts, drops it reports; shutdown), warn, error, off.
+
+At debug and trace, with `--log-console` or `--log-file`, every packet is traced as BMv2
+traces it (`packet_trace`): its lines carry BMv2's prefix (`[bmv2] [D] [thread N] [id.copy]
+[cxt 0]`) and wording. At info and above the engine records nothing per packet.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from bufferlab.switch import _engine
 from bufferlab.switch.cli import SwitchConfig
 from bufferlab.switch.engine import Engine, EngineError, LoadError
 from bufferlab.switch.p4runtime import RunningServer, serve
+from bufferlab.switch.packet_trace import TRACE_LEVELS, format_rows
 from bufferlab.switch.runtime_cli import Executor, RuntimeCliServer
 from bufferlab.switch.runtime_cli.program import ProgramInfo
 from bufferlab.switch.target import EngineTarget
@@ -84,8 +89,16 @@ class StartupError(Exception):
 
 class _Format(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        if getattr(record, "bmv2", False):
+            # A per-packet trace line, already in BMv2's form.
+            return record.getMessage()
         record.letter = LETTERS.get(record.levelno, "?")
         return super().format(record)
+
+
+def traces_packets(config: SwitchConfig) -> bool:
+    """Whether this configuration writes the per-packet trace (a log at debug or trace)."""
+    return (config.log_console or config.log_file is not None) and config.log_level in TRACE_LEVELS
 
 
 def setup_logging(config: SwitchConfig) -> None:
@@ -169,6 +182,8 @@ class SwitchProcess:
         self.grpc: RunningServer | None = None
         self.cli: RuntimeCliServer | None = None
         self._events: threading.Thread | None = None
+        # Engine time 0 on the wall clock, for the trace's time stamps (set again at start).
+        self._origin_wall_s = time.time()
         try:
             self._start()
         except BaseException:
@@ -179,6 +194,8 @@ class SwitchProcess:
         config = self.config
         json_text = load_program(config)
         self.engine = make_engine(config, json_text)
+        if traces_packets(config):
+            self.engine.set_trace(config.log_level)
         self.lock = threading.RLock()
         if config.pcap_dir is not None:
             try:
@@ -210,6 +227,7 @@ class SwitchProcess:
             raise StartupError(f"runtime CLI: cannot listen on 127.0.0.1:{config.thrift_port}"
                                f" (--thrift-port): {err.strerror}") from None
         self.cli.start()
+        self._origin_wall_s = time.time() - self.live.now_ns() / 1e9
         self.live.start()
         self._events = threading.Thread(target=self._forward_events, name="events", daemon=True)
         self._events.start()
@@ -257,11 +275,19 @@ class SwitchProcess:
                 log.exception("delivering packet-ins/digests to the P4Runtime server failed")
             for line in self.engine.log():
                 log.info("engine: %s", line)
+            self._write_trace()
             if log.isEnabledFor(TRACE) and time.monotonic() - last_trace >= TRACE_INTERVAL_S:
                 last_trace = time.monotonic()
                 log.log(TRACE, "counters: live %s engine %s", self.live.stats(), self.engine.stats())
             if closed:
                 return
+
+    def _write_trace(self) -> None:
+        """Write the per-packet trace lines the engine recorded since the last call."""
+        rows, lost = self.engine.take_trace()
+        for letter, line in format_rows(rows, self._origin_wall_s, lost):
+            level = {"T": TRACE, "D": logging.DEBUG}.get(letter, logging.WARNING)
+            log.log(level, "%s", line, extra={"bmv2": True})
 
     def failure(self) -> str | None:
         """Why the packet thread stopped on its own (a port failed), or None."""
@@ -280,6 +306,7 @@ class SwitchProcess:
             if self._events is not None:
                 self._events.join(timeout=5)
                 self._events = None
+            self._write_trace()
             log.info("stopped; live counters %s", self.live.stats())
             for counters in self.live.port_counters():
                 log.info("port %d (%s): %s", counters.pop("port"), counters.pop("iface"), counters)

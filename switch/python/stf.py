@@ -15,10 +15,12 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bufferlab.switch.engine import Engine, EngineError
+from bufferlab.switch.packet_trace import TRACE_LEVELS, format_rows
 from bufferlab.switch.runtime_cli.executor import Executor
 
 #: Virtual time between two injected frames, ns.
@@ -345,10 +347,21 @@ def load_program(program: Path, include_dirs: list[str]) -> str:
     return json.dumps(doc)
 
 
-def run_file(program: Path, stf: Path, include_dirs: list[str] = ()) -> Result:
-    """Runs `stf` against `program`."""
+def run_file(program: Path, stf: Path, include_dirs: list[str] = (),
+             trace_level: str | None = None,
+             trace_sink: Callable[[str], None] | None = None) -> Result:
+    """Runs `stf` against `program`; with `trace_level` (`debug` or `trace`) the engine
+    traces every packet as BMv2 does and each line goes to `trace_sink` (virtual time,
+    from 00:00:00.000)."""
     json_text = load_program(program, list(include_dirs))
-    return Runner(Engine(json_text), json_text, str(stf)).run(stf.read_text())
+    engine = Engine(json_text)
+    engine.set_trace(trace_level)
+    result = Runner(engine, json_text, str(stf)).run(stf.read_text())
+    if trace_level is not None and trace_sink is not None:
+        rows, lost = engine.take_trace()
+        for _, line in format_rows(rows, None, lost):
+            trace_sink(line)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -357,9 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("program", type=Path, help="P4_16 program (.p4) or BMv2 JSON (.json)")
     ap.add_argument("stf", type=Path, help="STF test file")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="P4 include directory")
+    ap.add_argument("-L", "--log-level", choices=TRACE_LEVELS, default=None,
+                    help="print every packet's trace, as BMv2 logs it at this level, to stderr")
     args = ap.parse_args(argv)
     try:
-        result = run_file(args.program, args.stf, args.include)
+        result = run_file(args.program, args.stf, args.include, args.log_level,
+                          lambda line: print(line, file=sys.stderr))
     except StfError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

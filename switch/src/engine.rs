@@ -25,6 +25,8 @@ use crate::error::{LoadError, RuntimeError};
 use crate::exec::State;
 use crate::packet::Packet;
 use crate::program::{FieldId, Program};
+use crate::trace::{TraceLevel, TraceLine, Tracer};
+use crate::trace_pkt;
 
 /// simple_switch `instance_type` values.
 pub mod instance {
@@ -49,6 +51,9 @@ pub(crate) const MAX_PASSES: u32 = 256;
 /// Digests kept until the controller takes them; further ones are counted
 /// and dropped (BMv2's learn queue is bounded too).
 pub(crate) const MAX_PENDING_DIGESTS: usize = 65536;
+
+/// Trace lines kept until the caller takes them; older ones go first.
+pub const MAX_TRACE_LINES: usize = 100_000;
 
 /// Delivered-frame buffers kept for reuse once the caller hands them back.
 const MAX_SPARE_BUFFERS: usize = 65536;
@@ -157,6 +162,8 @@ pub struct Engine {
     pub(crate) priority_logged: Vec<[u64; 4]>,
     pub(crate) now: u64,
     pub(crate) seq: u64,
+    // Id of the next frame received, for the trace's `[id.copy]`.
+    next_packet_id: u64,
     /// Counters.
     pub stats: EngineStats,
 }
@@ -195,6 +202,7 @@ impl Engine {
             priority_logged: vec![[0; 4]; usize::from(bufferlab_tm::NUM_PORTS)],
             now: 0,
             seq: 0,
+            next_packet_id: 0,
             stats: EngineStats::default(),
         })
     }
@@ -213,6 +221,7 @@ impl Engine {
         let mut st = State::new(&prog, 0);
         st.rng = self.st.rng.clone();
         st.drop_port = self.st.drop_port;
+        st.trace = self.st.trace.take();
         self.prog = prog;
         self.st = st;
         self.pool.clear();
@@ -222,6 +231,24 @@ impl Engine {
         self.sessions.clear();
         self.digests.clear();
         Ok(())
+    }
+
+    /// Turns the per-packet trace on at `level` (BMv2's `debug` or `trace`) or off
+    /// (None); lines not yet taken are kept while the level stays the same.
+    pub fn set_trace(&mut self, level: Option<TraceLevel>) {
+        self.st.trace = level.map(|l| match self.st.trace.take() {
+            Some(t) if t.level() == l => t,
+            _ => Box::new(Tracer::new(l, MAX_TRACE_LINES)),
+        });
+    }
+
+    /// The trace lines recorded since the last call, oldest first, and how many were
+    /// lost because nobody took them in time (at most `MAX_TRACE_LINES` are kept).
+    pub fn take_trace(&mut self) -> (Vec<TraceLine>, u64) {
+        self.st
+            .trace
+            .as_deref_mut()
+            .map_or((vec![], 0), Tracer::take)
     }
 
     /// Current virtual time, ns.
@@ -247,6 +274,11 @@ impl Engine {
     pub(crate) fn alloc_copy(&mut self, parent: u32) -> u32 {
         let c = self.alloc();
         self.passes[c as usize] = self.passes[parent as usize];
+        let (orig, copy) = two(&mut self.pool, parent, c);
+        orig.copies += 1;
+        copy.id = orig.id;
+        copy.copy = orig.copies;
+        copy.copies = orig.copies;
         c
     }
 
@@ -315,6 +347,17 @@ impl Engine {
     fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
         let sm = self.prog.std;
         let pkt = &mut self.pool[h as usize];
+        pkt.id = self.next_packet_id;
+        pkt.copy = 0;
+        pkt.copies = 0;
+        self.next_packet_id += 1;
+        trace_pkt!(
+            self.st,
+            pkt,
+            Debug,
+            "Processing packet received on port {}",
+            port
+        );
         pkt.phv.set(
             &self.prog,
             sm.ingress_port,
@@ -506,6 +549,18 @@ impl Engine {
         if self.spare.len() < MAX_SPARE_BUFFERS {
             self.spare.push(frame);
         }
+    }
+}
+
+/// Two distinct packets of the pool, borrowed together.
+pub(crate) fn two(pool: &mut [Packet], a: u32, b: u32) -> (&mut Packet, &mut Packet) {
+    let (a, b) = (a as usize, b as usize);
+    if a < b {
+        let (x, y) = pool.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = pool.split_at_mut(a);
+        (&mut y[0], &mut x[b])
     }
 }
 

@@ -18,6 +18,7 @@ pub mod py;
 pub mod runtime;
 pub mod state;
 pub mod tables;
+pub mod trace;
 pub mod wide;
 
 use pyo3::prelude::*;

@@ -170,6 +170,12 @@ pub struct Packet {
     pub flags: PacketFlags,
     /// Time of the current pipeline pass, ns.
     pub now: u64,
+    /// Packet id in the trace: one per frame received.
+    pub id: u64,
+    /// Copy number in the trace (0 for the received packet, then per copy made of it).
+    pub copy: u32,
+    /// Copies made of this packet so far (for the next copy's number).
+    pub copies: u32,
 }
 
 impl Packet {
@@ -219,5 +225,6 @@ impl Packet {
         self.len_reg = other.len_reg;
         self.flags = other.flags;
         self.now = other.now;
+        self.id = other.id;
     }
 }

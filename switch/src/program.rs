@@ -757,6 +757,29 @@ pub struct ErrorCodes {
     pub parser_invalid_argument: u32,
 }
 
+/// Where a primitive or condition was written in the P4 source (the JSON's
+/// `source_info`), for the per-packet trace only.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceRef {
+    /// `file(line)`, as BMv2 prints it before a primitive or condition.
+    pub at: String,
+    /// The source text (`hdr.ipv4.ttl = hdr.ipv4.ttl - 1`).
+    pub fragment: String,
+}
+
+/// Names and source references that only the per-packet trace reads.
+#[derive(Debug, Clone, Default)]
+pub struct TraceNames {
+    /// The parser's name in the JSON (`parser`).
+    pub parser: String,
+    /// The deparser's name in the JSON (`deparser`).
+    pub deparser: String,
+    /// Per action, per primitive: where it was written.
+    pub primitives: Vec<Vec<Option<SourceRef>>>,
+    /// Per conditional: where it was written.
+    pub conditionals: Vec<Option<SourceRef>>,
+}
+
 /// The whole loaded program.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -801,6 +824,8 @@ pub struct Program {
     pub header_by_name: HashMap<String, HeaderId>,
     /// Straight-line forms of the actions and controls (built last by the loader).
     pub flat: crate::flat::Flat,
+    /// What the per-packet trace names and quotes.
+    pub trace_names: TraceNames,
 }
 
 impl Program {

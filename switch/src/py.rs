@@ -15,6 +15,7 @@ use crate::keys::Bytes;
 use crate::program::MatchKind;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
+use crate::trace::TraceLevel;
 
 // The exception classes live in Python (`bufferlab.switch.errors`) so that every native
 // module that carries the engine's class raises the same ones.
@@ -41,6 +42,9 @@ pub(crate) fn rt(e: RuntimeError) -> PyErr {
         RuntimeError::FailedPrecondition(_) => FailedPreconditionError::new_err(m),
     }
 }
+
+/// One trace line for Python: (t_ns, level letter, packet id, copy, text).
+type TraceRow = (u64, char, u64, u32, String);
 
 fn invalid(m: impl Into<String>) -> PyErr {
     InvalidArgumentError::new_err(m.into())
@@ -264,6 +268,35 @@ impl PyEngine {
     /// Log lines since the last call (`log_msg`, failed asserts, priority out of range).
     fn log(&self, py: Python<'_>) -> Vec<String> {
         self.engine(py).take_log()
+    }
+
+    /// Turns the per-packet trace on at BMv2's level `"debug"` or `"trace"`, or off
+    /// (None, or any level above debug: `"info"`, `"warn"`, `"error"`, `"off"`).
+    #[pyo3(signature = (level))]
+    fn set_trace(&self, py: Python<'_>, level: Option<&str>) -> PyResult<()> {
+        let level = match level {
+            Some("trace") => Some(TraceLevel::Trace),
+            Some("debug") => Some(TraceLevel::Debug),
+            None | Some("info" | "warn" | "error" | "off") => None,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "trace level {other:?}: one of trace, debug, info, warn, error, off"
+                )))
+            }
+        };
+        self.engine(py).set_trace(level);
+        Ok(())
+    }
+
+    /// Trace lines since the last call as (t_ns, level letter "T"/"D", packet id, copy,
+    /// text), and how many were lost because they were not taken in time.
+    fn take_trace(&self, py: Python<'_>) -> (Vec<TraceRow>, u64) {
+        let (lines, lost) = self.engine(py).take_trace();
+        let lines = lines
+            .into_iter()
+            .map(|l| (l.t_ns, l.level.letter(), l.packet, l.copy, l.text))
+            .collect();
+        (lines, lost)
     }
 
     /// Table keys as (name, match kind, width in bits).

@@ -44,6 +44,14 @@ def test_defaults_and_no_p4():
     assert config.log_level == "info" and config.drop_port == 511
 
 
+def test_bmv2s_names_default_to_bmv2s_trace_level():
+    # BMv2 logs every packet by default (-L trace): the tutorials' logs/s1.log relies on it.
+    for prog in ("/venv/compat/bin/simple_switch_grpc", "simple_switch"):
+        assert parse_args(["x.json", "--log-console"], prog).log_level == "trace"
+    assert parse_args(["x.json"], "/venv/bin/bufferlab-switch").log_level == "info"
+    assert parse_args(["x.json", "-L", "warn"], "simple_switch_grpc").log_level == "warn"
+
+
 def test_pcap_without_a_directory_means_the_current_one():
     assert parse_args(["x.json", "--pcap"]).pcap_dir == "."
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -133,6 +134,11 @@ def test_hosts_ping_through_forward_p4_and_writes_change_forwarding(live, progra
     assert [f for f in to_h2 if f[12:14] == ETHERTYPE_TEST.to_bytes(2, "big")] == []
     assert "P4Runtime server listening on" in switch.log()
     assert hosts.leftovers() == []
+    # At -L debug every packet is traced in BMv2's form: the redirected frames' path.
+    trace = [line for line in switch.log().splitlines() if "] [bmv2] [" in line]
+    assert any(re.search(r"\[bmv2\] \[D\] \[thread \d+\] \[\d+\.0\] \[cxt 0\] "
+                         r"Processing packet received on port 1$", line) for line in trace)
+    assert sum(line.endswith("Transmitting packet of size 64 out of port 3") for line in trace) >= 5
 
 
 def test_packet_out_and_packet_in(live, programs, start_switch):

@@ -8,9 +8,11 @@ use std::cmp::Reverse;
 use bufferlab_tm::Dequeued;
 
 use crate::bits::mask;
-use crate::engine::{instance, set, CloneSession, Digest, Engine, MAX_PASSES, MAX_PENDING_DIGESTS};
+use crate::engine::{
+    instance, set, two, CloneSession, Digest, Engine, MAX_PASSES, MAX_PENDING_DIGESTS,
+};
 use crate::exec;
-use crate::packet::Packet;
+use crate::trace_pkt;
 
 impl Engine {
     pub(crate) fn reset_for_pass(&mut self, h: u32, list: u32, itype: u128) {
@@ -25,6 +27,9 @@ impl Engine {
         pkt.cursor = 0;
         pkt.len_reg = i64::from(pkt.ingress_len);
         pkt.flags = Default::default();
+        // Another pass is another copy in the trace, as BMv2 makes one for it.
+        pkt.copies += 1;
+        pkt.copy = pkt.copies;
     }
 
     pub(crate) fn ingress(&mut self, h: u32, now: u64) {
@@ -33,20 +38,40 @@ impl Engine {
             self.passes[h as usize] += 1;
             if self.passes[h as usize] > MAX_PASSES {
                 self.stats.dropped_pass_limit += 1;
+                trace_pkt!(
+                    self.st,
+                    self.pool[h as usize],
+                    Debug,
+                    "Dropping packet: more than {} passes (resubmit/recirculate loop)",
+                    MAX_PASSES
+                );
                 self.release(h);
                 return;
             }
             let pkt = &mut self.pool[h as usize];
             pkt.now = now;
             exec::parse(&self.prog, &mut self.st, pkt);
-            crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.ingress);
+            exec::run_pipeline(
+                &self.prog,
+                &mut self.st,
+                pkt,
+                &self.prog.ingress,
+                &self.prog.flat.ingress,
+            );
             if pkt.flags.assert_failed {
                 self.stats.dropped_by_assert += 1;
+                trace_pkt!(
+                    self.st,
+                    pkt,
+                    Debug,
+                    "Dropping packet: assert/assume failed in ingress"
+                );
                 self.release(h);
                 return;
             }
             let flags = pkt.flags;
             if let Some(session) = flags.clone_session {
+                trace_pkt!(self.st, pkt, Debug, "Cloning packet at ingress");
                 self.clone_ingress(h, session, flags.clone_field_list, now);
             }
             if let Some(list) = flags.digest {
@@ -54,6 +79,7 @@ impl Engine {
             }
             if let Some(list) = flags.resubmit {
                 self.stats.resubmitted += 1;
+                trace_pkt!(self.st, self.pool[h as usize], Debug, "Resubmitting packet");
                 self.reset_for_pass(h, list, instance::RESUBMIT);
                 continue;
             }
@@ -61,13 +87,32 @@ impl Engine {
         }
         let grp = sm.mcast_grp.map_or(0, |f| self.field(h, f));
         if grp != 0 {
+            trace_pkt!(
+                self.st,
+                self.pool[h as usize],
+                Debug,
+                "Multicast requested for packet"
+            );
             self.replicate(h, grp as u16, instance::REPLICATION, now);
             self.release(h);
             return;
         }
         let spec = self.field(h, sm.egress_spec);
+        trace_pkt!(
+            self.st,
+            self.pool[h as usize],
+            Debug,
+            "Egress port is {}",
+            spec
+        );
         if spec == u128::from(self.st.drop_port) {
             self.stats.dropped_by_program += 1;
+            trace_pkt!(
+                self.st,
+                self.pool[h as usize],
+                Debug,
+                "Dropping packet at the end of ingress"
+            );
             self.release(h);
             return;
         }
@@ -124,10 +169,26 @@ impl Engine {
 
     fn send_to_session(&mut self, c: u32, cs: CloneSession, itype: u128, now: u64) {
         if let Some(g) = cs.mcast_grp {
+            trace_pkt!(
+                self.st,
+                self.pool[c as usize],
+                Debug,
+                "Cloning packet to MGID {}",
+                g
+            );
             self.replicate(c, g, itype, now);
         }
         match cs.port {
-            Some(p) => self.enqueue(c, p, now),
+            Some(p) => {
+                trace_pkt!(
+                    self.st,
+                    self.pool[c as usize],
+                    Debug,
+                    "Cloning packet to egress port {}",
+                    p
+                );
+                self.enqueue(c, p, now);
+            }
             None => self.release(c),
         }
     }
@@ -138,6 +199,13 @@ impl Engine {
         let rid_mask = self.fmask(sm.egress_rid);
         for i in 0..n {
             let (rid, port) = self.mcast[&grp][i];
+            trace_pkt!(
+                self.st,
+                self.pool[h as usize],
+                Debug,
+                "Replicating packet on port {}",
+                port
+            );
             let c = self.alloc_copy(h);
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
@@ -176,6 +244,15 @@ impl Engine {
             Err(r) => {
                 // The reason is counted per queue and port by the traffic manager.
                 self.stats.dropped_by_tm += 1;
+                trace_pkt!(
+                    self.st,
+                    self.pool[r.item as usize],
+                    Debug,
+                    "Dropping packet at enqueue: {} (port {}, priority {})",
+                    r.reason.name(),
+                    port,
+                    prio
+                );
                 if r.reason == bufferlab_tm::DropReason::QueueOutOfRange {
                     self.priority_out_of_range(port, prio);
                 }
@@ -252,14 +329,27 @@ impl Engine {
             .set(&self.prog, sm.packet_length, pkt.len_reg.max(0) as u128);
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
-        crate::flat::run_control(&self.prog, &mut self.st, pkt, &self.prog.flat.egress);
+        exec::run_pipeline(
+            &self.prog,
+            &mut self.st,
+            pkt,
+            &self.prog.egress,
+            &self.prog.flat.egress,
+        );
         if pkt.flags.assert_failed {
             self.stats.dropped_by_assert += 1;
+            trace_pkt!(
+                self.st,
+                pkt,
+                Debug,
+                "Dropping packet: assert/assume failed in egress"
+            );
             self.release(h);
             return;
         }
         let flags = pkt.flags;
         if let Some(session) = flags.clone_session {
+            trace_pkt!(self.st, pkt, Debug, "Cloning packet at egress");
             // An E2E clone is another pass of egress: counted, so a program
             // that clones every clone cannot loop forever.
             let within_limit = self.passes[h as usize] < MAX_PASSES;
@@ -294,6 +384,12 @@ impl Engine {
         }
         if self.field(h, sm.egress_spec) == u128::from(drop_port) {
             self.stats.dropped_by_program += 1;
+            trace_pkt!(
+                self.st,
+                self.pool[h as usize],
+                Debug,
+                "Dropping packet at the end of egress"
+            );
             self.release(h);
             return;
         }
@@ -301,6 +397,12 @@ impl Engine {
         exec::deparse(&self.prog, &mut self.st, pkt);
         if let Some(list) = flags.recirculate {
             self.stats.recirculated += 1;
+            trace_pkt!(
+                self.st,
+                self.pool[h as usize],
+                Debug,
+                "Recirculating packet"
+            );
             let pkt = &mut self.pool[h as usize];
             std::mem::swap(&mut pkt.data, &mut pkt.out);
             pkt.ingress_len = pkt.data.len() as u32;
@@ -308,6 +410,15 @@ impl Engine {
             self.ingress(h, t);
             return;
         }
+        let pkt = &self.pool[h as usize];
+        trace_pkt!(
+            self.st,
+            pkt,
+            Debug,
+            "Transmitting packet of size {} out of port {}",
+            pkt.out.len(),
+            d.port
+        );
         let buf = match self.free_bufs.pop() {
             Some(b) => b,
             None => {
@@ -325,17 +436,5 @@ impl Engine {
         self.pending
             .push(Reverse((d.arrival, self.seq, d.port, buf)));
         self.release(h);
-    }
-}
-
-/// Two distinct packets of the pool, borrowed together.
-fn two(pool: &mut [Packet], a: u32, b: u32) -> (&mut Packet, &mut Packet) {
-    let (a, b) = (a as usize, b as usize);
-    if a < b {
-        let (x, y) = pool.split_at_mut(b);
-        (&mut x[a], &mut y[0])
-    } else {
-        let (x, y) = pool.split_at_mut(a);
-        (&mut y[0], &mut x[b])
     }
 }

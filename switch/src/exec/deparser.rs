@@ -7,6 +7,7 @@ use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
 use crate::packet::Packet;
 use crate::program::*;
+use crate::trace_pkt;
 
 /// Appends a field's wire form: a varbit field's slot holds its length in
 /// bits, so its bytes come from the header's varbit buffer instead.
@@ -60,6 +61,13 @@ pub(super) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWri
 /// bytes the parser consumed, they are written over them and the frame
 /// buffer becomes `pkt.out`, so the payload is not copied.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
+    trace_pkt!(
+        st,
+        pkt,
+        Debug,
+        "Deparser '{}': start",
+        p.trace_names.deparser
+    );
     for c in p.checksums.iter().filter(|c| c.update) {
         if c.cond
             .as_ref()
@@ -67,6 +75,7 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         {
             continue;
         }
+        trace_pkt!(st, pkt, Debug, "Updating checksum '{}'", c.name);
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         pkt.phv.set(p, c.target, v & st.fmask[c.target as usize]);
     }
@@ -78,6 +87,13 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     let mut w = BitWriter::new(&mut out);
     for &h in &p.deparse_order {
         if pkt.phv.valid[h as usize] {
+            trace_pkt!(
+                st,
+                pkt,
+                Debug,
+                "Deparsing header '{}'",
+                p.headers[h as usize].name
+            );
             emit_header(p, pkt, h, &mut w);
         }
     }
@@ -93,4 +109,5 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         out.truncate(t as usize);
     }
     pkt.out = out;
+    trace_pkt!(st, pkt, Debug, "Deparser '{}': end", p.trace_names.deparser);
 }

@@ -8,6 +8,7 @@ mod eval;
 mod parser;
 mod prims;
 mod table;
+mod walk;
 
 pub use calc::calc_value;
 pub use deparser::deparse;
@@ -67,6 +68,8 @@ pub struct State {
     pub drop_port: u16,
     /// `log_msg` output.
     pub log: Vec<String>,
+    /// The per-packet trace, while tracing is on.
+    pub trace: Option<Box<crate::trace::Tracer>>,
     /// Event counters.
     pub stats: ExecStats,
     pub(crate) fmask: Vec<u128>,
@@ -135,6 +138,7 @@ impl State {
             rng: Rng::new(seed),
             drop_port: 511,
             log: vec![],
+            trace: None,
             stats: ExecStats::default(),
             fmask: p.fields.iter().map(|f| mask(f.width)).collect(),
             key: Vec::with_capacity(16),
@@ -143,6 +147,22 @@ impl State {
             adata: Vec::with_capacity(16),
             saved: Vec::with_capacity(64),
         }
+    }
+}
+
+/// Runs an ingress or egress control: walked node by node with its trace while tracing
+/// is on, else as its straight-line form `code`.
+pub fn run_pipeline(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    pipe: &Pipeline,
+    code: &crate::flat::Code,
+) {
+    if st.trace.is_some() {
+        walk::run_control_traced(p, st, pkt, pipe);
+    } else {
+        crate::flat::run_control(p, st, pkt, code);
     }
 }
 

@@ -7,6 +7,8 @@ use super::State;
 use crate::bits::{fits_window, get_bits, get_window, mask, BitReader};
 use crate::packet::Packet;
 use crate::program::*;
+use crate::trace::hex_bytes;
+use crate::trace_pkt;
 
 /// Most parse states one packet may visit before the parser gives up
 /// (protects against loops in the state graph).
@@ -83,6 +85,25 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
     Ok(())
 }
 
+/// The header instance an extract into `t` fills (a stack's next element), for the trace.
+fn target_name<'p>(p: &'p Program, pkt: &Packet, t: &ExtractTarget) -> &'p str {
+    let h = match t {
+        ExtractTarget::Header(h) => Some(*h),
+        ExtractTarget::Stack(s) => {
+            let next = pkt.phv.stack_next[*s as usize] as usize;
+            p.stacks[*s as usize].headers.get(next).copied()
+        }
+        ExtractTarget::UnionStack(us, member) => {
+            let next = pkt.phv.ustack_next[*us as usize] as usize;
+            p.union_stacks[*us as usize]
+                .unions
+                .get(next)
+                .map(|&u| p.unions[u as usize].headers[*member as usize])
+        }
+    };
+    h.map_or("(stack full)", |h| p.headers[h as usize].name.as_str())
+}
+
 fn extract_target(
     p: &Program,
     pkt: &mut Packet,
@@ -146,10 +167,34 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
             );
         }
         let s = &p.parse_states[si as usize];
+        trace_pkt!(
+            st,
+            pkt,
+            Debug,
+            "Parser '{}' entering state '{}'",
+            p.trace_names.parser,
+            s.name
+        );
         for op in &s.ops {
             let r = match op {
-                ParserOp::Extract(t) => extract_target(p, pkt, t, None),
+                ParserOp::Extract(t) => {
+                    trace_pkt!(
+                        st,
+                        pkt,
+                        Debug,
+                        "Extracting header '{}'",
+                        target_name(p, pkt, t)
+                    );
+                    extract_target(p, pkt, t, None)
+                }
                 ParserOp::ExtractVl(t, len) => {
+                    trace_pkt!(
+                        st,
+                        pkt,
+                        Debug,
+                        "Extracting header '{}'",
+                        target_name(p, pkt, t)
+                    );
                     let bits = eval(p, st, pkt, &[], len);
                     let bits = u32::try_from(bits).unwrap_or(u32::MAX);
                     extract_target(p, pkt, t, Some(bits))
@@ -201,6 +246,9 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
             let v = eval(p, st, pkt, &[], &k.expr) & mask(k.width);
             st.key.push(v);
         }
+        if st.trace.is_some() {
+            trace_transition_key(st, pkt, s);
+        }
         state = None;
         for t in &s.transitions {
             let hit = match &t.on {
@@ -221,11 +269,42 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
     ParseOutcome::Done
 }
 
+/// Traces the key a state's transitions match on, as BMv2 prints it (each component's
+/// bytes in hex, concatenated).
+fn trace_transition_key(st: &mut State, pkt: &Packet, s: &ParseState) {
+    if s.key.is_empty() {
+        trace_pkt!(
+            st,
+            pkt,
+            Debug,
+            "Parser state '{}' has no switch, going to default next state",
+            s.name
+        );
+        return;
+    }
+    let hex: String = s
+        .key
+        .iter()
+        .zip(&st.key)
+        .map(|(k, v)| hex_bytes(*v, k.width))
+        .collect();
+    trace_pkt!(st, pkt, Debug, "Parser state '{}': key is {}", s.name, hex);
+}
+
 /// Parses the packet and verifies checksums, recording errors in
 /// `standard_metadata` (packets are not dropped for them).
 pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
     pkt.cursor = 0;
-    if let ParseOutcome::Error(code) = run_parser(p, st, pkt) {
+    trace_pkt!(st, pkt, Debug, "Parser '{}': start", p.trace_names.parser);
+    let outcome = run_parser(p, st, pkt);
+    trace_pkt!(st, pkt, Trace, "Bytes parsed: {}", pkt.cursor);
+    if let ParseOutcome::Error(code) = outcome {
+        let error = p
+            .errors
+            .iter()
+            .find(|e| e.1 == code)
+            .map_or("?", |e| e.0.as_str());
+        trace_pkt!(st, pkt, Debug, "Exception while parsing: {}", error);
         st.stats.parser_errors += 1;
         if let Some(f) = p.std.parser_error {
             pkt.phv.set(p, f, u128::from(code));
@@ -240,9 +319,16 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
             continue;
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
-        if v & st.fmask[c.target as usize] != pkt.phv.get(p, c.target) {
-            bad = true;
-        }
+        let ok = v & st.fmask[c.target as usize] == pkt.phv.get(p, c.target);
+        trace_pkt!(
+            st,
+            pkt,
+            Debug,
+            "Verifying checksum '{}': {}",
+            c.name,
+            if ok { "ok" } else { "mismatch" }
+        );
+        bad |= !ok;
     }
     if bad {
         st.stats.checksum_errors += 1;
@@ -250,4 +336,5 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
             pkt.phv.set(p, f, 1);
         }
     }
+    trace_pkt!(st, pkt, Debug, "Parser '{}': end", p.trace_names.parser);
 }

@@ -9,6 +9,8 @@ use crate::exact::pack_fields;
 use crate::packet::Packet;
 use crate::program::*;
 use crate::tables::EntryAction;
+use crate::trace::hex_bytes;
+use crate::trace_pkt;
 
 /// An entry's action as plain ids, so resolving it borrows nothing.
 #[derive(Clone, Copy)]
@@ -74,6 +76,9 @@ fn member_action(p: &Program, st: &mut State, t: u32, member: u32) -> Option<u32
 /// Applies a table: lookup, direct counter/meter, action; returns the next node.
 pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Option<Node> {
     let def = &p.tables[t as usize];
+    if st.trace.is_some() {
+        trace_key(p, st, pkt, def);
+    }
     let state = &st.tables[t as usize];
     let keyless_miss = def.keys.is_empty() && state.is_empty();
     let hit = if keyless_miss {
@@ -94,6 +99,17 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
         st.key = key;
         hit
     };
+    match hit {
+        Some(h) => trace_pkt!(
+            st,
+            pkt,
+            Debug,
+            "Table '{}': hit with handle {}",
+            def.name,
+            h
+        ),
+        None => trace_pkt!(st, pkt, Debug, "Table '{}': miss", def.name),
+    }
     let (action, is_hit) = match hit {
         Some(h) => {
             let now = pkt.now;
@@ -122,6 +138,10 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
     };
     if let Some(a) = action {
         let data = std::mem::take(&mut st.adata);
+        if st.trace.is_some() {
+            let entry = action_entry(p, a, &data);
+            trace_pkt!(st, pkt, Debug, "{}", entry);
+        }
         exec_action(p, st, pkt, a, &data);
         st.adata = data;
     }
@@ -135,4 +155,34 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
         }
         None => action.map_or(def.base_default_next, |a| def.next_by_action[a as usize]),
     }
+}
+
+/// Traces a table's application and its key, one `* field : value` line per match
+/// field, names padded to the longest, as BMv2's "Looking up key:" block.
+fn trace_key(p: &Program, st: &mut State, pkt: &Packet, def: &TableDef) {
+    trace_pkt!(st, pkt, Trace, "Applying table '{}'", def.name);
+    let pad = def.fields.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let mut text = String::from("Looking up key:\n");
+    for f in &def.fields {
+        let (first, count) = (f.parts.0 as usize, f.parts.1 as usize);
+        let mut value = String::new();
+        for k in def.keys.get(first..first + count).unwrap_or(&[]) {
+            let mut v = eval(p, st, pkt, &[], &k.expr);
+            if let Some(m) = k.mask {
+                v &= m;
+            }
+            value.push_str(&hex_bytes(v & mask(k.width), k.width));
+        }
+        text.push_str(&format!("* {:pad$} : {value}\n", f.name));
+    }
+    trace_pkt!(st, pkt, Debug, "{}", text);
+}
+
+/// BMv2's "Action entry is A - d1,d2," line for the action a table runs.
+fn action_entry(p: &Program, a: u32, data: &[u128]) -> String {
+    let name = p.actions.get(a as usize).map_or("?", |d| d.name.as_str());
+    let values: String = data.iter().map(|v| format!("{v:x},")).collect();
+    format!("Action entry is {name} - {values}")
+        .trim_end()
+        .to_string()
 }

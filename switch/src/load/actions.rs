@@ -213,6 +213,10 @@ impl Loader {
             {
                 return err(&ctx, format!("duplicate action id {id}"));
             }
+            self.p
+                .trace_names
+                .primitives
+                .push(arr(a, "primitives").iter().map(source_ref).collect());
             self.p.actions.push(ActionDef {
                 name,
                 id: id as u32,

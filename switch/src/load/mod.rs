@@ -121,6 +121,18 @@ fn array_size(size: u64, ctx: &str) -> R<usize> {
     Ok(size as usize)
 }
 
+/// An object's `source_info` as the trace quotes it; None when absent or incomplete.
+fn source_ref(v: &Value) -> Option<SourceRef> {
+    let si = v.get("source_info")?;
+    let file = si.get("filename")?.as_str()?;
+    let line = si.get("line")?.as_u64()?;
+    let fragment = si.get("source_fragment")?.as_str()?;
+    Some(SourceRef {
+        at: format!("{file}({line})"),
+        fragment: fragment.to_string(),
+    })
+}
+
 fn obj_ctx(section: &str, i: usize, v: &Value) -> String {
     match v.get("name").and_then(Value::as_str) {
         Some(n) => format!("{section}[{i}] '{n}'"),
@@ -299,6 +311,7 @@ impl Loader {
                 field_by_name: HashMap::new(),
                 header_by_name: HashMap::new(),
                 flat: Default::default(),
+                trace_names: Default::default(),
             },
             header_types: HashMap::new(),
             stack_by_name: HashMap::new(),

@@ -64,6 +64,7 @@ impl Loader {
             }
             return err("parsers", "no parser named 'parser'");
         };
+        self.p.trace_names.parser = "parser".into();
         let states = arr(parser, "parse_states");
         for (i, s) in states.iter().enumerate() {
             let ctx = obj_ctx("parse_states", i, s);
@@ -216,7 +217,7 @@ impl Loader {
             return Ok(());
         };
         let ctx = obj_ctx("deparsers", 0, d);
-        get_str(d, "name", &ctx)?;
+        self.p.trace_names.deparser = get_str(d, "name", &ctx)?.to_string();
         for h in arr(d, "order") {
             let name = h.as_str().unwrap_or("");
             let hid = self.header(name, &ctx)?;

@@ -122,6 +122,7 @@ impl Loader {
                     Some(e) => self.expr(e, &ctx)?.0,
                     None => return err(&ctx, "conditional without 'expression'"),
                 };
+                self.p.trace_names.conditionals.push(source_ref(c));
                 self.p.conditionals.push(Conditional {
                     name: get_str(c, "name", &ctx)?.to_string(),
                     expr,
