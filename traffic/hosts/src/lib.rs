@@ -19,4 +19,5 @@ pub mod rlq;
 pub mod rng;
 pub mod sink;
 pub mod source;
+pub mod tcp;
 pub mod wire;
