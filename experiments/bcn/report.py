@@ -49,8 +49,9 @@ CHOICES = [
     "rate and Intel's drift (Td 100, Rd 1 × Ru, read as µs and Mbit/s). The others are off: "
     "the 0.5 cap on a cut never binds (Gd·Fbmax = 0.49); the 0.1 cap on an increase slows "
     "the recovery (003's egress dips deeper); QCN's 6-bit Fb drops feedback under one step "
-    "(30 pages) and lowers 001's fairness; BCN(0,0) (Qsc 1 MB less 150 KB) and positive "
-    "feedback from any CP change nothing in these one-CP networks.",
+    "(30 pages) and lowers 001's fairness; BCN(0,0) changes nothing with Qsc 1 MB less 150 KB "
+    "(never reached) and stops the link with Qsc 200 KB; positive feedback from any CP "
+    "changes nothing in these one-CP networks.",
     "**Seed 001's topology** is not in its text, which names an uncongested switch B1 and "
     "uplinks. Chosen: S1, S2 behind edge switch B1 (s2), S3, S4 behind B2 (s3), both "
     "uplinked at 10 Gbit/s into core s1, whose port to S5 is the one congested port (18 "

@@ -29,10 +29,11 @@ INTEL_RESTART_RATE_BPS = 100e6
 #: QCN's feedback field: 6 bits of |Fb| over Qeq·(1 + 2W) (IEEE 802.1Qau; the HPE
 #: FlexFabric QCN guide's CNM layout), Fbmax = 1,875 pages here.
 QCN_FB_BITS = 6
-#: The severe-congestion threshold the BCN(0,0) settings use at the congestion point:
-#: 1 MB less one full sampling interval (150 KB), so a queue about to overflow seed
-#: 001's buffer triggers it; the seeds name no Qsc.
+#: The severe-congestion thresholds the BCN(0,0) settings use at the congestion point (the
+#: seeds name no Qsc): 1 MB less one full sampling interval (150 KB), so a queue about to
+#: overflow seed 001's buffer triggers it; and 200 KB, which the start-up queue passes.
 QSC_BYTES = 1_048_576 - 150_000
+QSC_LOW_BYTES = 200_000
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,10 @@ FEATURES: dict[str, tuple[Choice, ...]] = {
     "severe": (Choice("largest cut"),
                Choice("BCN(0,0): stop ≤ 100 µs, restart 100 Mbit/s",
                       {"severe": "stop", "backoff_max_ns": INTEL_BACKOFF_MAX_NS,
-                       "restart_rate_bps": INTEL_RESTART_RATE_BPS}, qsc_bytes=QSC_BYTES)),
+                       "restart_rate_bps": INTEL_RESTART_RATE_BPS}, qsc_bytes=QSC_BYTES),
+               Choice("BCN(0,0) as above, Qsc 200 KB",
+                      {"severe": "stop", "backoff_max_ns": INTEL_BACKOFF_MAX_NS,
+                       "restart_rate_bps": INTEL_RESTART_RATE_BPS}, qsc_bytes=QSC_LOW_BYTES)),
     "Fb quantisation": (Choice("none"),
                         Choice("6 bits over Fbmax", {"fb_bits": QCN_FB_BITS})),
     "positive feedback": (Choice("tagged CP only"),

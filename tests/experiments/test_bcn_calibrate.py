@@ -22,11 +22,12 @@ def test_the_grids_hold_each_documented_value_and_all_off_first():
     assert grid[0].name == "all off" and all(s.documented for s in grid)
     names = [s.name for s in grid]
     assert len(names) == len(set(names))
-    # Each feature alone (7), then the 11 combinations of two or more of the four active ones.
-    assert len(grid) == 1 + 7 + 11
+    # Each value alone (8: severe has two thresholds), then the 11 combinations of two or more
+    # of the four active features.
+    assert len(grid) == 1 + 8 + 11
     assert "max decrease: 0.5 R" in names and "positive feedback: any CP" in names
     full = st_set.factorial()
-    assert len(full) == 2 ** len(st_set.FEATURES)
+    assert len(full) == 3 * 2 ** (len(st_set.FEATURES) - 1)
     assert {s.name for s in grid} <= {s.name for s in full}
 
 
