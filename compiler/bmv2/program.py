@@ -150,9 +150,17 @@ class ProgramLowering:
         self.controller_headers()
         self.pkg_info()
         self.stateful.drop_unused_direct()
-        meters = [self.meter_json(m) for m in ctx.meter_arrays]
-        counters = [self.counter_json(c) for c in ctx.counter_arrays]
-        document = {
+        document = self.sections(parsers, deparsers, pipelines, [])
+        document["program"] = ctx.program_path
+        # Format 2.23 as p4c writes it; the compiler field names us, not p4c (BMv2 ignores it).
+        document["__meta__"] = {"version": [2, 23], "compiler": "bufferlab-p4c"}
+        return document, ctx.cp
+
+    def sections(self, parsers: list[dict], deparsers: list[dict], pipelines: list[dict],
+                 extern_instances: list[dict]) -> dict:
+        """The BMv2 JSON sections in p4c's order, from what lowering gathered in the context."""
+        ctx = self.ctx
+        return {
             "header_types": [ctx.scalars_type(), *ctx.header_types],
             "headers": [
                 {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": True, "pi_omit": True},
@@ -168,8 +176,8 @@ class ProgramLowering:
             "parsers": parsers,
             "parse_vsets": ctx.parse_vsets,
             "deparsers": deparsers,
-            "meter_arrays": meters,
-            "counter_arrays": counters,
+            "meter_arrays": [self.meter_json(m) for m in ctx.meter_arrays],
+            "counter_arrays": [self.counter_json(c) for c in ctx.counter_arrays],
             "register_arrays": ctx.register_arrays,
             "calculations": ctx.calculations,
             "learn_lists": ctx.learn_lists,
@@ -177,13 +185,9 @@ class ProgramLowering:
             "pipelines": pipelines,
             "checksums": ctx.checksums,
             "force_arith": [],
-            "extern_instances": [],
+            "extern_instances": extern_instances,
             "field_aliases": ctx.field_aliases,
-            "program": ctx.program_path,
-            # Format 2.23 as p4c writes it; the compiler field names us, not p4c (BMv2 ignores it).
-            "__meta__": {"version": [2, 23], "compiler": "bufferlab-p4c"},
         }
-        return document, ctx.cp
 
     # ---------------------------------------------------------------- declarations
 

@@ -59,6 +59,12 @@ def extern_operand(inst: InstanceRef) -> dict:
     return {"type": "extern", "value": inst.name}
 
 
+def is_packet_out(call: ast.CallInfo) -> bool:
+    """Whether a method call is on a `packet_out` (a deparser's `pkt.emit`)."""
+    receiver_type = getattr(call.receiver, "type", None)
+    return getattr(strip_type(receiver_type), "name", "") == "packet_out" if receiver_type else False
+
+
 def symmetric_pairs(decl: Any, data: ast.Expression) -> list[list[int]]:
     """`@symmetric("a", "b")` on a Hash: the positions of a and b among the data's inputs."""
     items = data.components if isinstance(data, ast.ListExpression) else [data]
@@ -90,7 +96,7 @@ class TnaExterns(Externs):
         """A call statement."""
         call = e.call
         name = getattr(call.target, "name", "")
-        if call.kind == ast.CallKind.EXTERN_METHOD and self._is_packet_out(call):
+        if call.kind == ast.CallKind.EXTERN_METHOD and is_packet_out(call):
             raise misplaced(node, "emit() inside a condition or a nested block of a TNA deparser: "
                                   "Tofino's deparser emits every valid header it lists, unconditionally")
         if call.kind == ast.CallKind.EXTERN_METHOD and call.receiver is not None and not (
@@ -136,10 +142,6 @@ class TnaExterns(Externs):
             offset += width
         sl.emit("add_header", [{"type": "header", "value": result.name}], node)
 
-    @staticmethod
-    def _is_packet_out(call: ast.CallInfo) -> bool:
-        receiver_type = getattr(call.receiver, "type", None)
-        return getattr(strip_type(receiver_type), "name", "") == "packet_out" if receiver_type else False
 
     # ---------------------------------------------------------------- helpers
 

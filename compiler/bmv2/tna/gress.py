@@ -24,7 +24,7 @@ from ..program import ProgramLowering
 from ..statements import StatementLowering
 from ..storage import Env, FieldRef, HeaderRef, InstanceRef, StructRef
 from . import unsupported
-from .externs import TnaExterns
+from .externs import TnaExterns, is_packet_out
 from .stateful import CALCULATION_ALGORITHMS, TnaStateful
 
 # The parse state a `transition reject` goes to: it ends parsing and marks the packet
@@ -133,36 +133,9 @@ class GressLowering(ProgramLowering):
             self.block_args["deparser"] = args
             deparsers.append(self.lower_deparser(decl, self.block_env(decl, storages, "deparser")))
         self.stateful.drop_unused_direct()
-        document = {
-            "header_types": [ctx.scalars_type(), *ctx.header_types],
-            "headers": [
-                {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": True, "pi_omit": True},
-                *ctx.headers,
-            ],
-            "header_stacks": ctx.header_stacks,
-            "header_union_types": ctx.header_union_types,
-            "header_unions": ctx.header_unions,
-            "header_union_stacks": ctx.header_union_stacks,
-            "field_lists": ctx.field_lists,
-            "errors": [[name, code] for name, code in ctx.errors.items()],
-            "enums": ctx.enums,
-            "intrinsic_metadata": intrinsic,
-            "parsers": parsers,
-            "parse_vsets": ctx.parse_vsets,
-            "deparsers": deparsers,
-            "meter_arrays": [self.meter_json(m) for m in ctx.meter_arrays],
-            "counter_arrays": [self.counter_json(c) for c in ctx.counter_arrays],
-            "register_arrays": ctx.register_arrays,
-            "register_actions": self.stateful.register_actions,
-            "calculations": ctx.calculations,
-            "learn_lists": ctx.learn_lists,
-            "actions": ctx.actions,
-            "pipelines": pipelines,
-            "checksums": ctx.checksums,
-            "force_arith": [],
-            "extern_instances": self.stateful.extern_instances,
-            "field_aliases": ctx.field_aliases,
-        }
+        document = self.sections(parsers, deparsers, pipelines, self.stateful.extern_instances)
+        document["intrinsic_metadata"] = intrinsic
+        document["register_actions"] = self.stateful.register_actions
         return document, ctx.cp
 
     def declarations(self) -> None:
@@ -205,7 +178,7 @@ class GressLowering(ProgramLowering):
         rest: list[Any] = []
         for s in _flatten(decl.body.components):
             call = s.call.call if isinstance(s, ast.MethodCallStatement) else None
-            if call is not None and getattr(call.target, "name", "") == "emit" and _is_packet_out(call):
+            if call is not None and getattr(call.target, "name", "") == "emit" and is_packet_out(call):
                 for name in emitted_headers(sl.exprs.resolve(call.args[0], env), s):
                     if name not in order:
                         order.append(name)
@@ -367,11 +340,6 @@ def _flatten(statements: list[Any]) -> list[Any]:
         elif not isinstance(s, ast.EmptyStatement):
             out.append(s)
     return out
-
-
-def _is_packet_out(call: ast.CallInfo) -> bool:
-    receiver_type = getattr(call.receiver, "type", None)
-    return getattr(strip_type(receiver_type), "name", "") == "packet_out" if receiver_type else False
 
 
 def _is_package(decl: ast.Instantiation) -> bool:
