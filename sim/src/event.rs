@@ -39,6 +39,8 @@ pub enum Event {
     HookFeedback { source: u32, frame: FrameId },
     /// A timer a Python reaction model set.
     HookTimer { source: u32, token: u64 },
+    /// A TCP flow's timer (its start, RTO, TLP, RACK, delayed ACK).
+    TcpTimer { flow: u32 },
     /// Time to take one sample of every recorded series.
     Record,
 }

@@ -12,4 +12,4 @@ pub mod reaction;
 pub mod record;
 pub mod switch_node;
 
-pub use network::{End, ReactionSpec, SimError, Simulator, SourceConfig};
+pub use network::{End, ReactionSpec, SimError, Simulator, SourceConfig, TcpFlowConfig};

@@ -27,6 +27,8 @@ pub enum Probe {
     SwitchPool(u32),
     /// Cumulative bytes that arrived over a link direction.
     LinkBytes(u32),
+    /// A TCP flow's quantity.
+    Tcp(u32, crate::network::TcpProbe),
 }
 
 /// One named series.

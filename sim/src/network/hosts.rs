@@ -68,6 +68,11 @@ impl Simulator {
             let at = nic.pause.paused_until_ns();
             return self.schedule_wake(host, at);
         }
+        if self.tcp_nic_turn(host, t) {
+            return;
+        }
+        let h = &self.hosts[host as usize];
+        let Some(nic) = &h.nic else { return };
         // Round robin over the host's sources, from where it stopped last time.
         let n = h.sources.len();
         let mut chosen = None;
@@ -194,6 +199,9 @@ impl Simulator {
         frame: FrameId,
         t: u64,
     ) -> Result<(), SimError> {
+        if self.tcp_receive(host, frame, t) {
+            return Ok(());
+        }
         let bytes = self.frames.get(frame);
         if let Some(data) = parse_data_frame(bytes) {
             let h = &mut self.hosts[host as usize];

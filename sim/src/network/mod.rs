@@ -39,6 +39,9 @@ mod build;
 mod hosts;
 mod recording;
 mod switching;
+mod tcp;
+
+pub use tcp::{TcpFlowConfig, TcpFlows, TcpProbe};
 
 /// Why a simulation cannot be built or run.
 #[derive(Debug)]
@@ -141,6 +144,8 @@ pub struct Simulator {
     pub links: Vec<Direction>,
     /// Time series.
     pub recorder: Recorder,
+    /// TCP flows.
+    pub tcp: TcpFlows,
     names: HashMap<String, NodeRef>,
     /// Events run so far.
     pub events_run: u64,
@@ -164,6 +169,7 @@ impl Simulator {
             sources: Vec::new(),
             links: Vec::new(),
             recorder: Recorder::default(),
+            tcp: TcpFlows::default(),
             names: HashMap::new(),
             events_run: 0,
             switch_arrivals: 0,
@@ -183,6 +189,7 @@ impl Simulator {
         for i in 0..self.sources.len() {
             self.schedule_next_frame(i as u32);
         }
+        self.start_tcp();
         for i in 0..self.switches.len() {
             let next = self.switches[i].lock().next_event_ns();
             self.switches[i].next_ns = next;
@@ -308,6 +315,10 @@ impl Simulator {
             }
             Event::HookTimer { source, token } => {
                 self.run_hook(source, t, |hook, ctx, _| hook.on_timer(ctx, token), None)
+            }
+            Event::TcpTimer { flow } => {
+                self.tcp_timer(flow, t);
+                Ok(())
             }
             Event::Record => {
                 self.record(t);

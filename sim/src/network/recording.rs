@@ -79,6 +79,7 @@ impl Simulator {
                 Probe::LinkBytes(i as u32),
             );
         }
+        series.extend(self.tcp_series());
         self.recorder.series = series;
     }
 
@@ -130,6 +131,7 @@ impl Simulator {
             }
             Probe::SwitchPool(s) => self.switches[s as usize].lock().pool_used_bytes() as f64,
             Probe::LinkBytes(l) => self.links[l as usize].total_bytes() as f64,
+            Probe::Tcp(f, p) => self.tcp_probe(f, p),
         }
     }
 }

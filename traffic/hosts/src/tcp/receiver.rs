@@ -1,6 +1,7 @@
 //! The receiving end: answers the SYN, takes data in order or out of order, and ACKs
 //! with SACK blocks (RFC 2018, D-SACK per RFC 2883), delayed (RFC 5681 4.2: at least
-//! every second full segment, a timer otherwise, at once for anything out of order),
+//! every second full segment — as Linux, once more than one MSS is unacknowledged —
+//! a timer otherwise, at once for anything out of order),
 //! echoing congestion as classic ECN (RFC 3168: ECE until CWR) or DCTCP (RFC 8257 3.2:
 //! ECE mirrors CE, an immediate ACK when the CE state changes). The application reads
 //! in-order data at once, so the window is the buffer less what waits out of order.
@@ -59,6 +60,7 @@ pub struct TcpReceiver {
     recent_len: usize,
     dsack: Option<(u64, u64)>,
     unacked: u32,
+    unacked_bytes: u64,
     ack_now: bool,
     delack_at: Option<u64>,
     queued: VecDeque<Segment>,
@@ -98,6 +100,7 @@ impl TcpReceiver {
             recent_len: 0,
             dsack: None,
             unacked: 0,
+            unacked_bytes: 0,
             ack_now: false,
             delack_at: None,
             queued: VecDeque::with_capacity(4),
@@ -195,8 +198,11 @@ impl TcpReceiver {
             }
             self.ooo.remove_below(self.rcv_nxt);
             self.unacked += 1;
-            let full = seg.payload >= self.mss;
-            if had_holes || !self.delayed_ack || self.quickack > 0 || (self.unacked >= 2 && full) {
+            self.unacked_bytes += u64::from(seg.payload);
+            // Linux's rule for "every second full-sized segment": more than one MSS
+            // of data not yet acknowledged.
+            let enough = self.unacked_bytes > u64::from(self.mss);
+            if had_holes || !self.delayed_ack || self.quickack > 0 || enough {
                 self.ack_now = true;
             } else if self.delack_at.is_none() {
                 self.delack_at = Some(now_ns + self.delayed_ack_ns);
@@ -307,6 +313,7 @@ impl TcpReceiver {
             seg.sack_count = n as u8;
         }
         self.unacked = 0;
+        self.unacked_bytes = 0;
         self.ack_now = false;
         self.delack_at = None;
         self.quickack = self.quickack.saturating_sub(1);

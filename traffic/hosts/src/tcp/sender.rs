@@ -428,7 +428,8 @@ impl TcpSender {
     }
 
     fn can_send_ignoring_cwnd(&self) -> bool {
-        !self.can_send() && self.new_data_range(false).is_some()
+        !self.can_send()
+            && (self.board.next_retransmission().is_some() || self.new_data_range(false).is_some())
     }
 
     fn pacing_rate(&self) -> Option<f64> {

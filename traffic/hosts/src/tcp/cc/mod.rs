@@ -41,7 +41,7 @@ pub struct AckSample {
 }
 
 /// A congestion-control algorithm.
-pub trait CongestionControl: Send {
+pub trait CongestionControl: Send + Sync {
     /// Name as profiles and results spell it.
     fn name(&self) -> &'static str;
     /// Grows the window on an ACK of new data outside recovery, while cwnd-limited.
