@@ -16,6 +16,7 @@ from bufferlab.sim.network import (
 )
 from bufferlab.sim.reaction import ReactionContext, ReactionModel
 from bufferlab.sim.results import Results
+from bufferlab.sim.tcp import TcpFlow
 
 __all__ = [
     "BcnReaction",
@@ -25,5 +26,6 @@ __all__ = [
     "Simulator",
     "Source",
     "SwitchEngine",
+    "TcpFlow",
     "build_from_topology",
 ]

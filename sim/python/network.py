@@ -27,6 +27,7 @@ import numpy as np
 from bufferlab.mininet.topology import Topology
 from bufferlab.sim import _sim
 from bufferlab.sim.results import Results
+from bufferlab.sim.tcp import TcpFlow
 from bufferlab.switch.engine import EngineApi
 
 #: Bytes a link adds to each frame by default: preamble and SFD 8, gap 12, FCS 4.
@@ -172,6 +173,10 @@ class Simulator:
         self.sources.append(source)
         return flow
 
+    def add_tcp_flow(self, flow: TcpFlow) -> int:
+        """Adds a TCP flow (its sender and receiver ends on two hosts); returns its index."""
+        return _sim.add_tcp_flow(self._native, **flow.arguments())
+
     def record_every(self, interval_ns: int) -> None:
         """Samples every time series each ``interval_ns`` of virtual time."""
         self._native.record_every(interval_ns)
@@ -202,7 +207,8 @@ class Simulator:
             switches={name: _switch_counters(engine, unconnected[name])
                       for name, engine in self.switches.items()},
             run={"end_ns": self.now_ns, "events": events, "frame_hops": hops,
-                 "frames_in_flight": in_flight, "seed": self.seed})
+                 "frames_in_flight": in_flight, "seed": self.seed},
+            tcp={row.pop("flow"): row for row in _sim.tcp_counters(self._native)})
 
 
 def _switch_counters(engine: SwitchEngine, unconnected: int) -> dict[str, int]:

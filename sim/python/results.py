@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ class Results:
     links: list[dict[str, Any]]
     switches: dict[str, dict[str, int]]
     run: dict[str, int]
+    tcp: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_native(cls, times_ns: list[int], series: Mapping[str, list[float]],
@@ -68,8 +69,8 @@ class Results:
         return [n for n in self.series if n.startswith(prefix) and n.endswith(suffix)]
 
     def write_csv(self, directory: str | Path) -> list[Path]:
-        """Writes series.csv, sources.csv, flows.csv, hosts.csv, links.csv, switches.csv and
-        run.csv into ``directory``; returns their paths."""
+        """Writes series.csv, sources.csv, flows.csv, hosts.csv, links.csv, switches.csv,
+        run.csv and, with TCP flows, tcp.csv into ``directory``; returns their paths."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -89,6 +90,9 @@ class Results:
         paths.append(_write(out / "links.csv", _header(rows, "from"), rows))
         paths.append(_write(out / "run.csv", list(_with_units(self.run)),
                             [_with_units(self.run)]))
+        if self.tcp:
+            rows = [{"flow": k, **v} for k, v in self.tcp.items()]
+            paths.append(_write(out / "tcp.csv", _header(rows, "flow"), rows))
         return paths
 
 

@@ -18,6 +18,8 @@ use crate::link::{LinkModel, FRAME_KINDS};
 use crate::network::{End, ReactionSpec, SimError, Simulator, SourceConfig};
 use crate::reaction::{Command, HookContext, HookError, ReactionHook};
 
+mod tcp;
+
 fn to_py(err: SimError) -> PyErr {
     match err {
         SimError::Config(m) => PyValueError::new_err(m),
@@ -657,5 +659,6 @@ fn _sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bufferlab_engine::py::register(m)?;
     m.add_class::<PySimulator>()?;
     m.add_class::<PyReactionContext>()?;
+    tcp::register(m)?;
     Ok(())
 }
