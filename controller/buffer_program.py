@@ -64,6 +64,7 @@ def default_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Up
         ("dscp_class", ("set_queue", {"queue": config.default_queue})),
         ("buffer_threshold", config.threshold.action()),
         ("queue_threshold", ("queue_cap", {"cap_bytes": config.queue_cap_bytes})),
+        ("ecn_threshold", ecn_action(config.ecn_k_bytes)),
         ("bcn_config", config.bcn.action()),
         ("pause_config", config.pause.action()),
     ]
@@ -109,6 +110,9 @@ def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Updat
                 for p in ports]
     updates += [_update(INSERT, _entry(index, "queue_threshold", {"port": p.port, "queue": q},
                                        ("queue_cap", {"cap_bytes": p.queue_caps_bytes[q]})))
+                for p in ports for q in queues]
+    updates += [_update(INSERT, _entry(index, "ecn_threshold", {"port": p.port, "queue": q},
+                                       ecn_action(p.ecn_k_bytes)))
                 for p in ports for q in queues]
     updates += [_update(INSERT, _entry(index, "bcn_config", {"port": p.port, "queue": q},
                                        p.bcn.action()))
@@ -168,6 +172,17 @@ def queue_cap_update(index: P4InfoIndex, port: int, queue: int, cap_bytes: int |
     cap = NO_CAP if cap_bytes is None else cap_bytes
     return _update(MODIFY, _entry(index, "queue_threshold", {"port": port, "queue": queue},
                                   ("queue_cap", {"cap_bytes": cap})))
+
+
+def ecn_action(k_bytes: int | None) -> tuple[str, dict[str, int]]:
+    """ecn_threshold's action: CE above `k_bytes` queued ahead, or no marking (None)."""
+    return ("ecn_off", {}) if k_bytes is None else ("ecn_mark_above", {"k_bytes": k_bytes})
+
+
+def ecn_update(index: P4InfoIndex, port: int, queue: int, k_bytes: int | None) -> p4runtime_pb2.Update:
+    """MODIFY of a (port, queue)'s ecn_threshold entry; None turns marking off."""
+    return _update(MODIFY, _entry(index, "ecn_threshold", {"port": port, "queue": queue},
+                                  ecn_action(k_bytes)))
 
 
 def bcn_of(name: str, params: dict[str, int]) -> dict[str, Any]:
@@ -286,6 +301,13 @@ class BufferSwitch:
                                f" 1..{NO_CAP}"])
         self._port_entries("queue_threshold", port, queue)
         self.connection.write([queue_cap_update(self.index, port, queue, cap_bytes)])
+
+    def set_ecn_k(self, port: int, queue: int, k_bytes: int | None) -> None:
+        """ECN marking threshold K of one (port, queue), bytes; None turns marking off."""
+        if k_bytes is not None and not 0 <= k_bytes <= NO_CAP:
+            raise ConfigError([f"ports.{port}.ecn_k_bytes: {k_bytes} is outside 0..{NO_CAP}"])
+        self._port_entries("ecn_threshold", port, queue)
+        self.connection.write([ecn_update(self.index, port, queue, k_bytes)])
 
     def set_bcn(self, port: int, changes: dict[str, Any], queue: int | None = None) -> int:
         """Change BCN parameters of a port's queues (or one queue); returns entries changed."""

@@ -3,7 +3,7 @@
 One file describes one switch running `p4src/buffer_switch.p4`: its id, the shared pool,
 the ports and their thresholds, BCN and PAUSE/PFC parameters, the DSCP class map, the
 traffic manager's scheduler and the forwarding entries. Switch-wide sections
-(`threshold`/`alpha`, `queue_cap_bytes`, `bcn`, `pause`, `scheduler`) apply to every port; a port's own section overrides them key by key. Every
+(`threshold`/`alpha`, `queue_cap_bytes`, `ecn_k_bytes`, `bcn`, `pause`, `scheduler`) apply to every port; a port's own section overrides them key by key. Every
 problem is reported with its key path (`ports.3.threshold: 150% is above 100%`), all of
 them at once, including the ranges the program itself does not check (p4src/README.md).
 The reference with every key, unit and default is controller/README.md.
@@ -36,9 +36,9 @@ BCN_DEFAULTS = {"qeq_bytes": 24000, "w": 2, "qsc_bytes": 0, "sample_bytes": 1500
 PAUSE_DEFAULTS = {"xoff_bytes": 140800, "xon_bytes": 128000, "quanta": 0xFFFF}
 
 TOP_KEYS = {"switch_id", "pool_bytes", "priority_queues", "port_session_base",
-            "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes",
+            "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes", "ecn_k_bytes",
             "bcn", "pause", "classes", "scheduler", "ports", "forwarding"}
-PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "bcn", "pause", "scheduler"}
+PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "ecn_k_bytes", "bcn", "pause", "scheduler"}
 BCN_KEYS = {"enable", *BCN_DEFAULTS}
 PAUSE_KEYS = {"mode", "xoff_bytes", "xon_bytes", "quanta", "refresh_us", "link_rate_bps"}
 PAUSE_MODES = ("802.3x", "pfc", "off")
@@ -139,6 +139,7 @@ class PortConfig:
     bcn: Bcn
     pause: Pause
     scheduler: Scheduler | None = None  # None: the switch keeps its own
+    ecn_k_bytes: int | None = None  # CE above this many bytes queued ahead; None: no marking
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ class Config:
     flood_group: int = 1
     threshold: Threshold = field(default_factory=Threshold)
     queue_cap_bytes: int = NO_CAP
+    ecn_k_bytes: int | None = None
     bcn: Bcn = field(default_factory=Bcn)
     pause: Pause = field(default_factory=Pause)
     scheduler: Scheduler | None = None
@@ -531,6 +533,8 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
                     all_ports_session=all_ports or MAX_SESSION, flood_group=group or 1,
                     threshold=threshold, queue_cap_bytes=switch_cap or NO_CAP,
                     bcn=switch_bcn, pause=switch_pause)
+    if raw.get("ecn_k_bytes") is not None:
+        config.ecn_k_bytes = c.value(raw["ecn_k_bytes"], "ecn_k_bytes", 0, U32)
     if "scheduler" in raw:
         config.scheduler = _scheduler(c, raw["scheduler"], "scheduler", queues)
     _classes(c, raw.get("classes", {}), queues, config)
@@ -577,8 +581,12 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
         scheduler = config.scheduler
         if "scheduler" in port_raw:
             scheduler = _scheduler(c, port_raw["scheduler"], f"{path}.scheduler", queues)
+        ecn_k = config.ecn_k_bytes
+        if "ecn_k_bytes" in port_raw:
+            raw_k = port_raw["ecn_k_bytes"]
+            ecn_k = None if raw_k is None else c.value(raw_k, f"{path}.ecn_k_bytes", 0, U32)
         config.ports[port] = PortConfig(port, _threshold(c, port_raw, path, threshold),
-                                        tuple(caps), bcn, pause, scheduler)
+                                        tuple(caps), bcn, pause, scheduler, ecn_k)
 
     for port in sorted(config.ports):
         session = config.port_session_base + port

@@ -1,10 +1,11 @@
 /*
  * buffer_switch: bufferlab's v1model program. A shared egress buffer with
  * static or dynamic per-port thresholds and tail drop, DSCP classes on
- * priority queues, BCN congestion feedback, 802.3x PAUSE, and probe
- * telemetry. Every tunable is action data written by the controller
+ * priority queues, ECN (CE) marking above a per-queue K, BCN congestion
+ * feedback, 802.3x PAUSE, and probe telemetry. Every tunable is action data written by the controller
  * (tables switch_config, l2_forward, ipv4_lpm, dscp_class,
- * buffer_threshold, queue_threshold, bcn_config, pause_config); registers
+ * buffer_threshold, queue_threshold, ecn_threshold, bcn_config,
+ * pause_config); registers
  * hold state only. Design, units and frame layouts: p4src/README.md.
  */
 #include <core.p4>
@@ -18,6 +19,7 @@
 #include "include/forwarding.p4"
 #include "include/classes.p4"
 #include "include/admission.p4"
+#include "include/ecn.p4"
 #include "include/bcn.p4"
 #include "include/pause.p4"
 #include "include/telemetry.p4"
@@ -42,6 +44,7 @@ control BufferIngress(inout headers_t hdr,
     apply {
         meta.unicast = 0;
         meta.routed = 0;
+        meta.ecn_marked = 0;
         meta.acct_bytes = 0;
         meta.gen_kind = GEN_NONE;
         port_rx.count((bit<32>)standard_metadata.ingress_port);
@@ -83,6 +86,7 @@ control BufferEgress(inout headers_t hdr,
     PauseGenerate() pause_generate;
     BcnEgress() bcn;
     TelemetryEgress() telemetry;
+    EcnEgress() ecn;
     /* Frames sent per (port, queue): each class's and each receiver's rate. */
     @name(".queue_tx")
     counter(QUEUE_COUNT, CounterType.packets_and_bytes) queue_tx;
@@ -99,6 +103,7 @@ control BufferEgress(inout headers_t hdr,
         } else {
             queue_tx.count(QUEUE_SLOT(standard_metadata.egress_port, meta.queue));
             admission.apply(hdr, meta, standard_metadata);
+            ecn.apply(hdr, meta, standard_metadata);
             pause_dequeue.apply(hdr, meta, standard_metadata);
             telemetry.apply(hdr, meta, standard_metadata);
         }

@@ -20,17 +20,18 @@ control BufferDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ethernet);
         packet.emit(hdr.rlt);
         packet.emit(hdr.ipv4);
+        packet.emit(hdr.ipv6);
         packet.emit(hdr.udp);
         packet.emit(hdr.data);
         packet.emit(hdr.telemetry);
     }
 }
 
-/* Only routed frames changed their IPv4 header (TTL); a BCN sample must
- * stay byte-exact, so nothing else is recomputed. */
+/* Only routed frames (TTL) and frames marked CE changed their IPv4 header;
+ * a BCN sample must stay byte-exact, so nothing else is recomputed. */
 control BufferComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
     apply {
-        update_checksum(hdr.ipv4.isValid() && meta.routed == 1,
+        update_checksum(hdr.ipv4.isValid() && (meta.routed == 1 || meta.ecn_marked == 1),
             { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv,
               hdr.ipv4.total_len, hdr.ipv4.identification,
               hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,

@@ -13,6 +13,7 @@ typedef bit<9>  port_t;
 typedef bit<3>  queue_t;
 
 const bit<16> ETHERTYPE_IPV4        = 0x0800;
+const bit<16> ETHERTYPE_IPV6        = 0x86DD;
 const bit<16> ETHERTYPE_MAC_CONTROL = 0x8808;
 const bit<16> ETHERTYPE_BCN         = 0x88B5;
 const bit<16> ETHERTYPE_RLT         = 0x88B6;
@@ -53,6 +54,18 @@ header ipv4_t {
     bit<16>     hdr_checksum;
     ipv4_addr_t src_addr;
     ipv4_addr_t dst_addr;
+}
+
+/* Fixed IPv6 header: parsed so ECN marking reaches IPv6 too. */
+header ipv6_t {
+    bit<4>   version;
+    bit<8>   traffic_class;
+    bit<20>  flow_label;
+    bit<16>  payload_len;
+    bit<8>   next_hdr;
+    bit<8>   hop_limit;
+    bit<128> src_addr;
+    bit<128> dst_addr;
 }
 
 header udp_t {
@@ -155,6 +168,7 @@ struct headers_t {
     ethernet_t     ethernet;
     rlt_t          rlt;
     ipv4_t         ipv4;
+    ipv6_t         ipv6;
     udp_t          udp;
     data_t         data;
     telemetry_t    telemetry;

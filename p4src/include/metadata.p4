@@ -39,6 +39,7 @@ struct metadata_t {
     /* forwarding and class */
     bit<1>  unicast;
     bit<1>  routed;
+    bit<1>  ecn_marked;
     bit<6>  dscp;
     queue_t queue;
     port_t  out_port;

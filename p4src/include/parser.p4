@@ -1,6 +1,6 @@
 /*
  * Parser and checksum verification. Ethernet, an optional RLT, IPv4
- * without options and not a later fragment, UDP, and for probes (UDP
+ * without options and not a later fragment (or IPv6's fixed header), UDP, and for probes (UDP
  * destination port 47000 with the data header's magic) the telemetry
  * block. Anything else stays payload and is forwarded untouched.
  */
@@ -18,6 +18,7 @@ parser BufferParser(packet_in packet,
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_RLT: parse_rlt;
             ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
             default: accept;
         }
     }
@@ -26,6 +27,7 @@ parser BufferParser(packet_in packet,
         packet.extract(hdr.rlt);
         transition select(hdr.rlt.ether_type) {
             ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_IPV6: parse_ipv6;
             default: accept;
         }
     }
@@ -37,6 +39,11 @@ parser BufferParser(packet_in packet,
             (4w5, 13w0, IP_PROTO_UDP): parse_udp;
             default: accept;
         }
+    }
+
+    state parse_ipv6 {
+        packet.extract(hdr.ipv6);
+        transition accept;
     }
 
     state parse_udp {

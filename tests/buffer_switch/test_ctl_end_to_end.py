@@ -55,7 +55,7 @@ def test_apply_then_a_live_threshold_change_shows_on_traffic(capsys, running):
                            "--json", str(build / "buffer_switch.json"), "apply", str(config))
     assert (status, err) == (0, "")
     assert out == (f"applied {config} to {address} (device 0): pipeline buffer_switch.json"
-                   " and 26 updates\n")  # 7 defaults, 5 PRE, 2 L2, 4 × 3 per port
+                   " and 30 updates\n")  # 8 defaults, 5 PRE, 2 L2, 5 × 3 per port
 
     engine.configure_port(3, rate_bps=SLOW_BPS)
     engine.pause(3, 0xFF, 10**9)  # hold port 3: the occupancy is exactly what was admitted

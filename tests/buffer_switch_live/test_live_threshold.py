@@ -71,9 +71,9 @@ def test_ctl_threshold_cuts_a_burst_and_a_live_change_lets_it_through(lab: Buffe
     applied = lab.ctl("--p4info", str(lab.build.p4info_path), "--json", str(lab.build.json_path),
                       "apply", str(config))
     assert (applied.returncode, applied.stderr) == (0, ""), lab.log()
-    # 7 defaults, 5 PRE entries, 3 L2 entries, 4 parameter entries for each of the 3 ports.
+    # 8 defaults, 5 PRE entries, 3 L2 entries, 5 parameter entries for each of the 3 ports.
     assert applied.stdout == (f"applied {config} to {lab.address} (device 0): pipeline"
-                              " buffer_switch.json and 27 updates\n")
+                              " buffer_switch.json and 31 updates\n")
     total = 2 * FRAMES_PER_SENDER
 
     # Low threshold: the burst overfills port C's share; what is missing was tail-dropped.

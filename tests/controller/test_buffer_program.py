@@ -35,7 +35,7 @@ CONFIG = {
     "classes": {"8": 0, "10": 1, "default": 1},
     "ports": {
         "1": {},
-        "4": {"threshold": "50%", "queue_caps_bytes": {"1": 30_000},
+        "4": {"threshold": "50%", "queue_caps_bytes": {"1": 30_000}, "ecn_k_bytes": 97_500,
               "bcn": {"qeq_bytes": 24_000, "sample_bytes": 150_000, "jitter_bytes": 20_000},
               "pause": {"xoff_bytes": 140_800, "xon_bytes": 128_000, "refresh_us": 1677}},
     },
@@ -52,6 +52,7 @@ EXPECTED = [
     "MODIFY dscp_class (default) -> set_queue(queue=1)",
     "MODIFY buffer_threshold (default) -> dynamic_threshold(alpha_num=1, alpha_shift=2)",
     "MODIFY queue_threshold (default) -> queue_cap(cap_bytes=4294967295)",
+    "MODIFY ecn_threshold (default) -> ecn_off()",
     "MODIFY bcn_config (default) -> bcn_disable()",
     "MODIFY pause_config (default) -> pause_disable()",
     "INSERT multicast group 1: ports 1, 4",
@@ -69,6 +70,10 @@ EXPECTED = [
     "INSERT queue_threshold port=1 queue=1 -> queue_cap(cap_bytes=4294967295)",
     "INSERT queue_threshold port=4 queue=0 -> queue_cap(cap_bytes=4294967295)",
     "INSERT queue_threshold port=4 queue=1 -> queue_cap(cap_bytes=30000)",
+    "INSERT ecn_threshold port=1 queue=0 -> ecn_off()",
+    "INSERT ecn_threshold port=1 queue=1 -> ecn_off()",
+    "INSERT ecn_threshold port=4 queue=0 -> ecn_mark_above(k_bytes=97500)",
+    "INSERT ecn_threshold port=4 queue=1 -> ecn_mark_above(k_bytes=97500)",
     "INSERT bcn_config port=1 queue=0 -> bcn_disable()",
     "INSERT bcn_config port=1 queue=1 -> bcn_disable()",
     "INSERT bcn_config port=4 queue=0 -> bcn_enable(qeq_pages=375, w=2, qsc_pages=0,"
@@ -101,7 +106,7 @@ def test_ids_and_values_are_the_p4info_ids_and_canonical_bytestrings(index):
     assert switch_config.action.action.action_id == 28653310
     assert [(p.param_id, p.value) for p in switch_config.action.action.params] == [
         (1, b"\x02"), (2, b"\x10\x00\x00"), (3, b"\x01"), (4, b"\x01\xff")]
-    route = updates[13].entity.table_entry
+    route = updates[14].entity.table_entry
     assert route.table_id == 34892705 and route.action.action.action_id == 29631509
     (match,) = route.match
     assert (match.field_id, match.lpm.value, match.lpm.prefix_len) == (1, b"\x0a\x00\x04\x00", 24)
@@ -112,7 +117,7 @@ def test_ids_and_values_are_the_p4info_ids_and_canonical_bytestrings(index):
         INSERT, 48268239, 24097029)
     assert [(p.param_id, p.value) for p in pause.action.action.params] == [
         (1, b"\x02\x26\x00"), (2, b"\x01\xf4\x00"), (3, b"\xff\xff"), (4, b"\x06\x8d")]
-    sessions = [u.entity.packet_replication_engine_entry.clone_session_entry for u in updates[8:11]]
+    sessions = [u.entity.packet_replication_engine_entry.clone_session_entry for u in updates[9:12]]
     assert [(s.session_id, [(r.egress_port, r.instance) for r in s.replicas]) for s in sessions] == [
         (2, [(1, 0)]), (5, [(4, 0)]), (511, [(1, 0), (4, 0)])]
     assert all(s.packet_length_bytes == 0 and s.class_of_service == 0 for s in sessions)
@@ -130,9 +135,9 @@ def test_runtime_json_entries_are_written_after_the_config_s_own(index, tmp_path
     from bufferlab.controller.config import load_config
 
     lines = [describe(index, u) for u in program_updates(index, load_config(path))]
-    assert lines[7] == "MODIFY l2_forward (default) -> drop()"
-    assert lines[12] == "INSERT l2_forward dst_addr=08:00:00:00:02:09 -> l2_to_port(port=4)"
-    assert lines[13] == "INSERT dscp_class dscp=8 -> set_queue(queue=0)"
+    assert lines[8] == "MODIFY l2_forward (default) -> drop()"
+    assert lines[13] == "INSERT l2_forward dst_addr=08:00:00:00:02:09 -> l2_to_port(port=4)"
+    assert lines[14] == "INSERT dscp_class dscp=8 -> set_queue(queue=0)"
 
 
 def test_threshold_and_queue_cap_changes_modify_the_port_entry(index):
@@ -144,7 +149,7 @@ def test_threshold_and_queue_cap_changes_modify_the_port_entry(index):
 
 
 def test_bcn_change_keeps_the_other_parameters(index):
-    current_entry = program_updates(index, parse_config(CONFIG))[24].entity.table_entry
+    current_entry = program_updates(index, parse_config(CONFIG))[29].entity.table_entry
     assert entry_match(index, current_entry) == {"port": 4, "queue": 0}
     current = bcn_of(*entry_action(index, current_entry))
     assert current == {"qeq_bytes": 24_000, "w": 2, "qsc_bytes": 0, "sample_bytes": 150_000,

@@ -56,7 +56,7 @@ def test_dry_run_prints_every_update_without_a_switch(capsys, build, config):
                         " port_session_base=1, all_ports_session=511)")
     assert "INSERT l2_forward dst_addr=08:00:00:00:01:03 -> l2_to_port(port=3)" in lines
     assert "INSERT buffer_threshold port=3 -> static_threshold(percent=50)" in lines
-    assert len(lines) == 7 + 5 + 1 + 3 * 4  # defaults, PRE, forwarding, 4 tables × 3 ports
+    assert len(lines) == 8 + 5 + 1 + 3 * 5  # defaults, PRE, forwarding, 5 tables × 3 ports
 
 
 def test_bad_config_names_the_key_and_exits_2(capsys, build, tmp_path):

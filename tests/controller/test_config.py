@@ -146,8 +146,9 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"ports": {"600": {}}}, ["ports.600: 600 is outside 0..510"]),
     ({"ports": {"eth0": {}}}, ["ports.eth0: must be a decimal number"]),
     ({"ports": {"1": {"rate": 5}}},
-     ["ports.1.rate: unknown key (known: alpha, bcn, pause, queue_caps_bytes, scheduler,"
-      " threshold)"]),
+     ["ports.1.rate: unknown key (known: alpha, bcn, ecn_k_bytes, pause, queue_caps_bytes,"
+      " scheduler, threshold)"]),
+    ({"ports": {"1": {"ecn_k_bytes": 1.5}}}, ["ports.1.ecn_k_bytes: must be a whole number, not 1.5"]),
     ({"ports": {"1": {"queue_caps_bytes": {"2": 1000}}}}, ["ports.1.queue_caps_bytes.2: 2 is outside 0..1"]),
     ({"ports": {"1": {"queue_caps_bytes": {"0": 0}}}}, ["ports.1.queue_caps_bytes.0: must be positive"]),
     ({"classes": {"64": 0}}, ["classes.64: 64 is outside 0..63"]),
@@ -164,7 +165,8 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"forwarding": {"runtime_json": "missing-runtime.json"}},
      ["forwarding.runtime_json: missing-runtime.json: no such file (relative to the config file)"]),
     ({"forwarding": {"arp": []}}, ["forwarding.arp: unknown key (known: l2, routes, runtime_json)"]),
-    ({"pool": 5}, ["pool: unknown key (known: all_ports_session, alpha, bcn, classes, flood_group, forwarding,"
+    ({"pool": 5}, ["pool: unknown key (known: all_ports_session, alpha, bcn, classes, ecn_k_bytes,"
+                   " flood_group, forwarding,"
                    " pause, pool_bytes, port_session_base, ports, priority_queues, queue_cap_bytes,"
                    " scheduler, switch_id, threshold)"]),
 ])
