@@ -19,7 +19,7 @@ from bufferlab.experiments.scenario.spec import Scenario, SwitchSpec
 from bufferlab.sim import Results, Simulator, SwitchEngine, build_from_topology
 
 #: buffer_switch.p4's counters read after a run: name → how a cell is indexed (queue 0).
-PROGRAM_COUNTERS = {"port_drops": "port", "bcn_frames": "port*8", "pause_frames": "port",
+PROGRAM_COUNTERS = {"port_drops": "port", "bcn_frames": "port*8", "ecn_marked": "port*8", "pause_frames": "port",
                     "xon_frames": "port"}
 
 
@@ -59,6 +59,8 @@ def build_simulation(scenario: Scenario, seed: int | None = None) -> Simulator:
     for source in scenario.sources:
         # A Python reaction model keeps state: each run gets its own copy.
         sim.add_source(copy.deepcopy(source))
+    for flow in scenario.tcp_flows:
+        sim.add_tcp_flow(flow)
     if scenario.record_interval_ns:
         sim.record_every(scenario.record_interval_ns)
     return sim

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from bufferlab.controller.config import Config, ConfigError, load_config
+from bufferlab.experiments.scenario.tcp_flows import parse_tcp_flows
 from bufferlab.mininet.topology import Topology, TopologyError, load_topology, parse_topology
 from bufferlab.sim.network import BcnReaction, Source
+from bufferlab.sim.tcp import TcpFlow
 from bufferlab.traffic import _hosts
 
 SOURCE_KEYS = {
@@ -79,6 +81,7 @@ class Scenario:
     seed: int = 0
     base_dir: Path = Path(".")
     name: str = "scenario"
+    tcp_flows: list[TcpFlow] = field(default_factory=list)
 
 
 def _int(value: Any, key: str, minimum: int = 0) -> int:
@@ -249,7 +252,8 @@ def _source(i: int, raw: Any, hosts: set[str]) -> Source:
 def parse_scenario(data: Any, base_dir: Path = Path("."), name: str = "scenario") -> Scenario:
     """Checks a scenario given as parsed JSON; paths in it are relative to ``base_dir``."""
     data = _object(data, "(top level)")
-    _keys(data, {"topology", "switches", "sources", "record", "duration_ns", "seed", "comment"},
+    _keys(data, {"topology", "switches", "sources", "tcp_flows", "record", "duration_ns", "seed",
+                 "comment"},
           "(top level)")
     for required in ("topology", "switches", "sources", "duration_ns"):
         if required not in data:
@@ -284,7 +288,8 @@ def parse_scenario(data: Any, base_dir: Path = Path("."), name: str = "scenario"
         topology=topology, switches=switches, sources=sources,
         duration_ns=_int(data["duration_ns"], "duration_ns", 1),
         record_interval_ns=_int(record.get("interval_ns", 0), "record.interval_ns"),
-        seed=_int(data.get("seed", 0), "seed"), base_dir=base_dir, name=name)
+        seed=_int(data.get("seed", 0), "seed"), base_dir=base_dir, name=name,
+        tcp_flows=parse_tcp_flows(data.get("tcp_flows"), set(topology.hosts), ScenarioError))
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -90,3 +90,50 @@ def test_an_unknown_profile_or_algorithm_is_refused_before_the_simulator_sees_it
         TcpFlow("x", "h1", "h2", profile="windows-xp")
     with pytest.raises(ValueError, match="algorithm"):
         TcpFlow("x", "h1", "h2", algorithm="bbr")
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "scenario" / "examples" / "tcp_ecn.json"
+
+
+def test_a_scenario_runs_dctcp_flows_through_buffer_switch_with_ecn_marking():
+    from bufferlab.experiments.scenario import load_scenario, run_scenario
+
+    scenario = load_scenario(EXAMPLE)
+    scenario.duration_ns = 35_000_000
+    run = run_scenario(scenario)
+    port3 = run.ports["s1"][3]
+    # The DCTCP flows hold the queue near K = 97,500 B: marks, no drop.
+    assert port3["ecn_marked_frames"] > 1000
+    assert port3["port_drops_frames"] == 0
+    tcp = run.results.tcp
+    for name in ("d1", "d2"):
+        assert tcp[name]["ecn_negotiated"] and tcp[name]["ecn_reductions"] > 10
+        assert tcp[name]["ce_segments"] > 0 and tcp[name]["retransmitted_segments"] == 0
+        assert 0 < tcp[name]["dctcp_alpha"] < 1
+    delivered = sum(run.results.between(f"tcp/{n}/delivered_bytes", 10_000_000, 30_000_000)
+                    for n in ("d1", "d2", "short"))
+    assert delivered * 8 / 0.02 > 9e9, "10 Gbit/s less headers, kept full"
+    assert tcp["short"]["delivered_bytes"] == 1_000_000 and tcp["short"]["fct_ns"] > 0
+
+
+def test_a_wrong_tcp_flow_in_a_scenario_names_its_key():
+    import json
+
+    from bufferlab.experiments.scenario import ScenarioError, parse_scenario
+
+    data = json.loads(EXAMPLE.read_text())
+    data["tcp_flows"][1]["receiver"] = "h9"
+    with pytest.raises(ScenarioError, match=r"tcp_flows\[1\]\.receiver"):
+        parse_scenario(data, EXAMPLE.parent)
+    data = json.loads(EXAMPLE.read_text())
+    data["tcp_flows"][0]["bytes"] = "lots"
+    with pytest.raises(ScenarioError, match=r"tcp_flows\[0\]\.bytes"):
+        parse_scenario(data, EXAMPLE.parent)
+    data = json.loads(EXAMPLE.read_text())
+    data["tcp_flows"][0]["profile"] = "vegas"
+    with pytest.raises(ScenarioError, match=r"tcp_flows\[0\].*profile 'vegas'"):
+        parse_scenario(data, EXAMPLE.parent)
+    data = json.loads(EXAMPLE.read_text())
+    data["tcp_flows"][0]["window"] = 5
+    with pytest.raises(ScenarioError, match=r"tcp_flows\[0\]\.window: unknown key"):
+        parse_scenario(data, EXAMPLE.parent)
