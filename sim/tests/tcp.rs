@@ -151,6 +151,30 @@ fn bulk_flows_fill_a_bottleneck_and_recover_from_its_drops() {
 }
 
 #[test]
+fn flows_due_while_their_nic_is_busy_wait_for_it_instead_of_spinning() {
+    // Two flows of one host start 1 ns apart: the second finds the NIC sending the
+    // first's SYN (and later delayed ACKs find it busy). Virtual time must move on.
+    let mut sim = network(&[10 * GBIT, 10 * GBIT], 50_000, 1);
+    for (i, name) in ["a", "b"].into_iter().enumerate() {
+        let mut f = flow(name, "h1", "h2", "linux-2010", Some(500_000));
+        f.start_ns = 1_000 + i as u64;
+        sim.add_tcp_flow(f).expect("flow");
+    }
+    let mut last = 0;
+    sim.run_until(100 * MS, &mut |now| {
+        if now == last {
+            return Err("virtual time stood still for 65,536 events".into());
+        }
+        last = now;
+        Ok(())
+    })
+    .expect("time moves on");
+    for f in &sim.tcp.flows {
+        assert_eq!(f.rx.delivered_bytes(), 500_000, "{}", f.config.name);
+    }
+}
+
+#[test]
 fn a_tcp_run_repeats_exactly_for_a_seed() {
     let once = |seed| {
         let mut sim = network(&[10 * GBIT, 10 * GBIT, GBIT], 100_000, seed);

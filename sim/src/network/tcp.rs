@@ -151,17 +151,25 @@ impl Simulator {
     /// Schedules every flow's first timer (its start).
     pub(super) fn start_tcp(&mut self) {
         for f in 0..self.tcp.flows.len() {
-            self.schedule_tcp_timer(f as u32);
+            let at = self.tcp.flows[f].config.start_ns;
+            self.tcp.flows[f].timer_ns = Some(at);
+            self.events.push(at, Event::TcpTimer { flow: f as u32 });
         }
     }
 
     fn schedule_tcp_timer(&mut self, flow: u32) {
+        let now = self.now;
         let f = &mut self.tcp.flows[flow as usize];
         let want = [f.tx.next_timer_ns(), f.rx.next_timer_ns()]
             .into_iter()
             .flatten()
             .min();
         if let Some(at) = want {
+            // Something due now that did not go waits for its NIC, whose wake-up is
+            // scheduled (a start, a delayed ACK): a timer now would fire again and again.
+            if at <= now {
+                return;
+            }
             if f.timer_ns.is_none_or(|pending| at < pending) {
                 f.timer_ns = Some(at);
                 self.events.push(at, Event::TcpTimer { flow });
