@@ -144,6 +144,17 @@ macro_rules! trace_pkt {
     };
 }
 
+/// As [`trace_pkt!`], in a function generic over `const TRACED: bool`: the untraced form
+/// compiles to nothing at all, so the packet path does not even check for a tracer.
+#[macro_export]
+macro_rules! trace_if {
+    ($traced:expr, $st:expr, $pkt:expr, $level:ident, $($arg:tt)*) => {
+        if $traced {
+            $crate::trace_pkt!($st, $pkt, $level, $($arg)*);
+        }
+    };
+}
+
 /// Hex digits of `v` for a `width`-bit value, zero-padded to whole bytes as BMv2 prints
 /// keys (`0800` for a 16-bit EtherType, `0a000303` for an IPv4 address).
 pub fn hex_bytes(v: u128, width: u32) -> String {

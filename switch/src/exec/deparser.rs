@@ -7,7 +7,7 @@ use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
 use crate::packet::Packet;
 use crate::program::*;
-use crate::trace_pkt;
+use crate::trace_if;
 
 /// Appends a field's wire form: a varbit field's slot holds its length in
 /// bits, so its bytes come from the header's varbit buffer instead.
@@ -61,7 +61,17 @@ pub(super) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWri
 /// bytes the parser consumed, they are written over them and the frame
 /// buffer becomes `pkt.out`, so the payload is not copied.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
-    trace_pkt!(
+    if st.trace.is_some() {
+        deparse_as::<true>(p, st, pkt);
+    } else {
+        deparse_as::<false>(p, st, pkt);
+    }
+}
+
+/// [`deparse`], traced or not.
+fn deparse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
+    trace_if!(
+        TRACED,
         st,
         pkt,
         Debug,
@@ -75,7 +85,7 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         {
             continue;
         }
-        trace_pkt!(st, pkt, Debug, "Updating checksum '{}'", c.name);
+        trace_if!(TRACED, st, pkt, Debug, "Updating checksum '{}'", c.name);
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         pkt.phv.set(p, c.target, v & st.fmask[c.target as usize]);
     }
@@ -87,7 +97,8 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     let mut w = BitWriter::new(&mut out);
     for &h in &p.deparse_order {
         if pkt.phv.valid[h as usize] {
-            trace_pkt!(
+            trace_if!(
+                TRACED,
                 st,
                 pkt,
                 Debug,
@@ -109,5 +120,12 @@ pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
         out.truncate(t as usize);
     }
     pkt.out = out;
-    trace_pkt!(st, pkt, Debug, "Deparser '{}': end", p.trace_names.deparser);
+    trace_if!(
+        TRACED,
+        st,
+        pkt,
+        Debug,
+        "Deparser '{}': end",
+        p.trace_names.deparser
+    );
 }

@@ -16,8 +16,8 @@ pub(crate) use eval::binop;
 pub use eval::{eval, store};
 pub(crate) use parser::lookahead_need;
 pub use parser::parse;
+pub use prims::exec_prim;
 pub(crate) use prims::push_log;
-pub use prims::{exec_action, exec_prim};
 pub use table::apply_table;
 
 use crate::bits::mask;

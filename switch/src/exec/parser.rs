@@ -8,7 +8,7 @@ use crate::bits::{fits_window, get_bits, get_window, mask, BitReader};
 use crate::packet::Packet;
 use crate::program::*;
 use crate::trace::hex_bytes;
-use crate::trace_pkt;
+use crate::{trace_if, trace_pkt};
 
 /// Most parse states one packet may visit before the parser gives up
 /// (protects against loops in the state graph).
@@ -152,7 +152,7 @@ pub(crate) fn lookahead_need(e: &Expr) -> usize {
     }
 }
 
-fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
+fn run_parser<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
     let ec = p.error_codes;
     let mut state = p.init_state;
     let mut steps = 0;
@@ -167,7 +167,8 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
             );
         }
         let s = &p.parse_states[si as usize];
-        trace_pkt!(
+        trace_if!(
+            TRACED,
             st,
             pkt,
             Debug,
@@ -178,7 +179,8 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
         for op in &s.ops {
             let r = match op {
                 ParserOp::Extract(t) => {
-                    trace_pkt!(
+                    trace_if!(
+                        TRACED,
                         st,
                         pkt,
                         Debug,
@@ -188,7 +190,8 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
                     extract_target(p, pkt, t, None)
                 }
                 ParserOp::ExtractVl(t, len) => {
-                    trace_pkt!(
+                    trace_if!(
+                        TRACED,
                         st,
                         pkt,
                         Debug,
@@ -246,7 +249,7 @@ fn run_parser(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
             let v = eval(p, st, pkt, &[], &k.expr) & mask(k.width);
             st.key.push(v);
         }
-        if st.trace.is_some() {
+        if TRACED {
             trace_transition_key(st, pkt, s);
         }
         state = None;
@@ -294,17 +297,33 @@ fn trace_transition_key(st: &mut State, pkt: &Packet, s: &ParseState) {
 /// Parses the packet and verifies checksums, recording errors in
 /// `standard_metadata` (packets are not dropped for them).
 pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
+    if st.trace.is_some() {
+        parse_as::<true>(p, st, pkt);
+    } else {
+        parse_as::<false>(p, st, pkt);
+    }
+}
+
+/// [`parse`], traced or not.
+fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
     pkt.cursor = 0;
-    trace_pkt!(st, pkt, Debug, "Parser '{}': start", p.trace_names.parser);
-    let outcome = run_parser(p, st, pkt);
-    trace_pkt!(st, pkt, Trace, "Bytes parsed: {}", pkt.cursor);
+    trace_if!(
+        TRACED,
+        st,
+        pkt,
+        Debug,
+        "Parser '{}': start",
+        p.trace_names.parser
+    );
+    let outcome = run_parser::<TRACED>(p, st, pkt);
+    trace_if!(TRACED, st, pkt, Trace, "Bytes parsed: {}", pkt.cursor);
     if let ParseOutcome::Error(code) = outcome {
         let error = p
             .errors
             .iter()
             .find(|e| e.1 == code)
             .map_or("?", |e| e.0.as_str());
-        trace_pkt!(st, pkt, Debug, "Exception while parsing: {}", error);
+        trace_if!(TRACED, st, pkt, Debug, "Exception while parsing: {}", error);
         st.stats.parser_errors += 1;
         if let Some(f) = p.std.parser_error {
             pkt.phv.set(p, f, u128::from(code));
@@ -320,7 +339,8 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         let ok = v & st.fmask[c.target as usize] == pkt.phv.get(p, c.target);
-        trace_pkt!(
+        trace_if!(
+            TRACED,
             st,
             pkt,
             Debug,
@@ -336,5 +356,12 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
             pkt.phv.set(p, f, 1);
         }
     }
-    trace_pkt!(st, pkt, Debug, "Parser '{}': end", p.trace_names.parser);
+    trace_if!(
+        TRACED,
+        st,
+        pkt,
+        Debug,
+        "Parser '{}': end",
+        p.trace_names.parser
+    );
 }

@@ -53,16 +53,6 @@ pub(super) fn set_valid(p: &Program, pkt: &mut Packet, h: HeaderId) {
     pkt.phv.valid[h as usize] = true;
 }
 
-/// Executes an action body (through its straight-line form, see [`crate::flat`]).
-#[inline]
-pub fn exec_action(p: &Program, st: &mut State, pkt: &mut Packet, action: u32, data: &[u128]) {
-    if st.trace.is_some() {
-        super::walk::run_action_traced(p, st, pkt, action, data);
-    } else {
-        crate::flat::run_action(p, st, pkt, action, data);
-    }
-}
-
 /// Executes one primitive (jumps and exit are handled by the action's straight-line form).
 pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: &Prim) {
     let sm = p.std;

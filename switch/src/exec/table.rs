@@ -2,7 +2,7 @@
 
 use super::calc::calc_value;
 use super::eval::eval;
-use super::prims::exec_action;
+use super::walk::run_action_traced;
 use super::State;
 use crate::bits::mask;
 use crate::exact::pack_fields;
@@ -10,7 +10,7 @@ use crate::packet::Packet;
 use crate::program::*;
 use crate::tables::EntryAction;
 use crate::trace::hex_bytes;
-use crate::trace_pkt;
+use crate::{trace_if, trace_pkt};
 
 /// An entry's action as plain ids, so resolving it borrows nothing.
 #[derive(Clone, Copy)]
@@ -73,10 +73,16 @@ fn member_action(p: &Program, st: &mut State, t: u32, member: u32) -> Option<u32
     Some(*a)
 }
 
-/// Applies a table: lookup, direct counter/meter, action; returns the next node.
-pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Option<Node> {
+/// Applies a table: lookup, direct counter/meter, action; returns the next node. The
+/// traced form (`TRACED`) also traces the key, the hit or miss, the action and its steps.
+pub fn apply_table<const TRACED: bool>(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    t: u32,
+) -> Option<Node> {
     let def = &p.tables[t as usize];
-    if st.trace.is_some() {
+    if TRACED {
         trace_key(p, st, pkt, def);
     }
     let state = &st.tables[t as usize];
@@ -100,7 +106,8 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
         hit
     };
     match hit {
-        Some(h) => trace_pkt!(
+        Some(h) => trace_if!(
+            TRACED,
             st,
             pkt,
             Debug,
@@ -108,7 +115,7 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
             def.name,
             h
         ),
-        None => trace_pkt!(st, pkt, Debug, "Table '{}': miss", def.name),
+        None => trace_if!(TRACED, st, pkt, Debug, "Table '{}': miss", def.name),
     }
     let (action, is_hit) = match hit {
         Some(h) => {
@@ -138,11 +145,15 @@ pub fn apply_table(p: &Program, st: &mut State, pkt: &mut Packet, t: u32) -> Opt
     };
     if let Some(a) = action {
         let data = std::mem::take(&mut st.adata);
-        if st.trace.is_some() {
+        if TRACED {
             let entry = action_entry(p, a, &data);
-            trace_pkt!(st, pkt, Debug, "{}", entry);
+            trace_if!(TRACED, st, pkt, Debug, "{}", entry);
         }
-        exec_action(p, st, pkt, a, &data);
+        if TRACED {
+            run_action_traced(p, st, pkt, a, &data);
+        } else {
+            crate::flat::run_action(p, st, pkt, a, &data);
+        }
         st.adata = data;
     }
     match def.hit_miss {

@@ -46,7 +46,7 @@ pub fn run_control_traced(p: &Program, st: &mut State, pkt: &mut Packet, pipe: &
                 }
             }
             Node::Table(t) => {
-                let next = apply_table(p, st, pkt, t);
+                let next = apply_table::<true>(p, st, pkt, t);
                 if pkt.flags.exit {
                     break;
                 }

@@ -225,7 +225,7 @@ pub(super) fn run(
                 }
             }
             Op::Table { table } => {
-                let next = apply_table(p, st, pkt, table);
+                let next = apply_table::<false>(p, st, pkt, table);
                 if pkt.flags.exit {
                     return;
                 }
