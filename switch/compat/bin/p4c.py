@@ -1,11 +1,11 @@
 #!@VENV@/bin/python3
-"""`p4c`, the P4 compiler driver, for the bmv2 target: bufferlab-p4c under p4c's command line.
+"""`p4c`, the P4 compiler driver: bufferlab-p4c under p4c's command line.
 
 Template: `make setup` installs it as .venv/compat/bin/p4c with the venv's Python filled in
 (README "Running the p4lang tutorials"). The driver's own options become bufferlab-p4c's:
-`-b`/`--target` and `-a`/`--arch` (bmv2 and v1model only), and `-o DIR`, a directory (made
-if missing) that receives <program>.json. Everything else (`--p4runtime-files`, `--std`,
-`-I`, `-D`, ...) passes through.
+`-b`/`--target` and `-a`/`--arch` (bmv2 with v1model; tofino and tofino2 with tna and t2na),
+and `-o DIR`, a directory (made if missing) that receives <program>.json. Everything else
+(`--p4runtime-files`, `--std`, `-I`, `-D`, ...) passes through.
 """
 
 import sys
