@@ -186,7 +186,7 @@ JSON_CASES = [
     Case("json", "pipeline without name", lambda d: d["pipelines"][0].pop("name"),
          "pipelines[0]: missing string 'name'"),
     Case("json", "table with an unknown action id",
-         lambda d: d["pipelines"][0]["tables"][0].update(action_ids=[99999]), "pipelines[0] 'ingress' tables[0] 'tbl_buffer_switch43': unknown action id 99999"),
+         lambda d: d["pipelines"][0]["tables"][0].update(action_ids=[99999]), "pipelines[0] 'ingress' tables[0] 'tbl_buffer_switch45': unknown action id 99999"),
     Case("json", "checksum with an unknown calculation", set_first("checksums", "calculation", "x"),
          "checksums[0] 'cksum': unknown calculation 'x'"),
     Case("json", "field alias to an unknown field",
@@ -524,7 +524,7 @@ TOPOLOGY_CASES = [
 ]
 
 SCENARIO_CASES = [
-    Case("scenario", "unknown top-level key", {"durations": 5}, "(top level).durations: unknown key (expected one of ['comment', 'duration_ns', 'record', 'seed', 'sources', 'switches', 'topology'])"),
+    Case("scenario", "unknown top-level key", {"durations": 5}, "(top level).durations: unknown key (expected one of ['comment', 'duration_ns', 'record', 'seed', 'sources', 'switches', 'tcp_flows', 'topology'])"),
     Case("scenario", "duration_ns missing", {"duration_ns": None}, "duration_ns: required"),
     Case("scenario", "duration_ns zero", {"duration_ns": 0}, "duration_ns: must be an integer >= 1, not 0"),
     Case("scenario", "switch of no topology", {"switches": {"s1": {}, "s9": {}}}, "switches.s9: not a switch of the topology"),
