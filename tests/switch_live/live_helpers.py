@@ -156,6 +156,15 @@ class SwitchProcess:
         """The switch's log so far."""
         return self.log_path.read_text(errors="replace")
 
+    def log_when(self, text: str, timeout_s: float = 10.0) -> str:
+        """The switch's log once it holds `text` (the start-up banner is written just after
+        the servers start listening, so a client can connect before it is there), or the
+        log as it is after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while text not in (log := self.log()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return log
+
     def stop(self, signum: int = signal.SIGTERM) -> int:
         """`signum` (SIGTERM, or SIGINT as Ctrl-C), wait (SIGKILL after 10 s); the exit status."""
         if self.process.poll() is None:
