@@ -112,7 +112,7 @@ def test_in_process_controller_lowers_the_threshold_live(lab: BufferLab):
     with SwitchConnection(lab.address, 0, (0, 1)) as connection:
         assert connection.connect()
         switch = BufferSwitch(connection, lab.build.index)
-        assert switch.apply(config, lab.build.json_path.read_bytes()) == 27
+        assert switch.apply(config, lab.build.json_path.read_bytes()) == 31  # as counted above
         total = 2 * FRAMES_PER_SENDER
 
         whole = lab.burst(FRAMES_PER_SENDER, first_seq=0)
