@@ -101,6 +101,32 @@ def test_bcn_agent_tags_a_regulated_senders_frames(link):
         assert Ether(frame)[layers.RLT].cpid == CP
 
 
+def test_bcn_agent_drifts_a_sender_up_and_a_bcn00_stops_it(link):
+    rp = bcn.ReactionPoint(bcn.RpConfig(
+        line_rate_bps=100e6, min_rate_bps=1e6, gd_per_page=5e-4, gi=0.5, ru_bps=1e6,
+        fb_max_pages=1000, drift_interval_ns=1_000_000, drift_step_bps=1e6, severe="stop",
+        backoff_max_ns=50_000_000, restart_rate_bps=2e6))
+    sender = RegulatedSender("ha", link, rlq_capacity_bytes=10_000)
+    switch = open_packet_socket("sw", link, receive=False)
+    sampled = bytes(Ether(src=HOST_MAC, dst="08:00:00:00:01:02") / IP() / UDP())
+    try:
+        with bcn.BcnAgent("ha", rp, sender, link):
+            switch.send(_bcn(-1000))  # 50 Mb/s, then +1 Mb/s every ms from the agent's timer
+            _wait_for(lambda: (sender.rate_bps or 0) >= 53_000_000, "three drift steps")
+            switch.send(bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, -3, severe=True)))
+            _wait_for(lambda: any(c.hold_until_ns for c in rp.history), "the BCN(0,0)")
+    finally:
+        sender.close()
+        switch.close()
+    cut, *drifts = [c for c in rp.history if c.hold_until_ns is None][:3]
+    assert round(cut.rate_bps) == 50_000_000
+    assert [round(c.rate_bps - cut.rate_bps) % 1_000_000 for c in drifts] == [0, 0]
+    assert all(c.rate_bps > cut.rate_bps and c.rlt_cpid == CP for c in drifts)
+    stop = next(c for c in rp.history if c.hold_until_ns)
+    assert stop.rate_bps == 2e6 and stop.now_ns < stop.hold_until_ns <= stop.now_ns + 50_000_000
+    assert sender.paused_until_ns() == stop.hold_until_ns
+
+
 def test_pause_agent_stops_and_resumes_the_sender(link):
     link_rate_bps = 100_000_000
     sender = RegulatedSender("ha", link, rlq_capacity_bytes=5_000)

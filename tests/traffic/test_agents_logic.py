@@ -4,6 +4,7 @@ import pytest
 from scapy.layers.l2 import Dot1Q, Ether
 
 from bufferlab.traffic import layers
+from bufferlab.traffic.agents import __main__ as agents_cli
 from bufferlab.traffic.agents import bcn, pause
 from bufferlab.traffic.agents.ratelimit import RateLimiterQueue, serialisation_ns
 from bufferlab.traffic.agents.sender import RegulatedSender
@@ -133,6 +134,133 @@ def test_bcn_agent_applies_decisions_to_its_target():
                             ("rate", 8_393_750_000), ("rlt", CP),
                             ("rate", 9_387_500_000), ("rlt", CP),
                             ("rate", None), ("rlt", None)]
+
+
+class _Clock:
+    """An injected clock the test moves by hand."""
+
+    def __init__(self, now=0):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+class _BackoffTarget(_RecordingTarget):
+    def back_off_until(self, resume_ns):
+        self.calls.append(("back off", resume_ns))
+
+
+def _features_rp(**features):
+    return bcn.ReactionPoint(bcn.RpConfig(line_rate_bps=10e9, min_rate_bps=10e6,
+                                          **features), seed=3)
+
+
+def _bcn_frame(fb, severe=False):
+    sampled = bytes(Ether(src=HOST, dst="08:00:00:00:01:02"))
+    return bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, fb, severe=severe))
+
+
+def test_bcn_agent_runs_the_drift_timer_on_its_clock():
+    clock = _Clock(1_000)
+    target = _RecordingTarget()
+    agent = bcn.BcnAgent("unused0", _features_rp(drift_interval_ns=100_000,
+                                                 drift_step_bps=1e6), target, clock_ns=clock)
+    # No limiter, no timer: the thread only looks in now and then.
+    assert agent.timer_wait_s() == pytest.approx(0.05)
+    agent.on_frame(_bcn_frame(-1000), 1_000)  # 7.4 Gbit/s, first drift step at 101 µs
+    assert target.calls == [("rate", 7_400_000_000), ("rlt", CP)]
+    clock.now = 31_000
+    assert agent.timer_wait_s() == pytest.approx(70e-6)
+    assert len(target.calls) == 2  # nothing due yet
+    clock.now = 351_000  # steps at 101, 201 and 301 µs are due
+    assert agent.timer_wait_s() == pytest.approx(50e-6)
+    assert target.calls[2:] == [("rate", 7_403_000_000), ("rlt", CP)]
+    assert agent.rp.history[-1].now_ns == 351_000
+    assert agent.on_timer(360_000) is None  # the next step is at 401 µs
+
+
+def test_bcn_agent_drift_back_to_line_rate_removes_the_limiter_and_the_timer():
+    clock = _Clock()
+    target = _RecordingTarget()
+    agent = bcn.BcnAgent("unused0", _features_rp(drift_interval_ns=100_000,
+                                                 drift_step_bps=1e6), target, clock_ns=clock)
+    agent.on_frame(_bcn_frame(-1), 0)  # 10 Gbit/s · (1 − 2.6e-4) = 9,997.4 Mbit/s
+    clock.now = 300_000
+    agent.timer_wait_s()  # three steps: 9,999.4 Mbit/s, then line rate
+    assert target.calls[-2:] == [("rate", None), ("rlt", None)]
+    assert agent.rp.next_timer_ns is None and not agent.rp.limited
+    assert agent.timer_wait_s() == pytest.approx(0.05)
+
+
+def test_bcn_agent_backs_off_on_bcn00_and_restarts_at_rmin():
+    target = _BackoffTarget()
+    agent = bcn.BcnAgent("unused0", _features_rp(severe="stop", backoff_max_ns=100_000,
+                                                 restart_rate_bps=100e6), target)
+    agent.on_frame(_bcn_frame(-3, severe=True), 50_000)
+    (_, rate), (_, rlt), (kind, resume_ns) = target.calls
+    assert (rate, rlt, kind) == (100_000_000, CP, "back off")
+    assert 50_000 < resume_ns <= 150_000
+    assert agent.rp.history[-1].hold_until_ns == resume_ns
+    # A target that cannot be stopped is refused up front, naming the feature.
+    with pytest.raises(ValueError, match='severe = "stop"'):
+        bcn.BcnAgent("unused0", _features_rp(severe="stop", backoff_max_ns=100_000,
+                                             restart_rate_bps=100e6), _RecordingTarget())
+
+
+def test_a_bcn00_back_off_holds_the_sender_and_an_xon_does_not_end_it():
+    wire = _Wire()
+    sender = _sender(wire)
+    rp = _features_rp(severe="stop", backoff_max_ns=1_000_000, restart_rate_bps=80e6)
+    agent = bcn.BcnAgent("unused0", rp, sender, clock_ns=wire.clock)
+    sender.hold_until(200_000)  # a PAUSE
+    agent.on_frame(_bcn_frame(-3, severe=True), 0)
+    resume_ns = rp.history[-1].hold_until_ns
+    assert 0 < resume_ns <= 1_000_000 and sender.rate_bps == 80_000_000
+    sender.hold_until(0)  # XON: the PAUSE ends, the back-off does not
+    assert sender.paused_until_ns() == resume_ns
+    sender.send([b"a" * 1000, b"b" * 1000])
+    # Nothing before the back-off's end, then 80 Mbit/s: 100 µs per 1,000 bytes.
+    assert [t for t, _ in wire.sent] == [resume_ns, resume_ns + 100_000]
+
+
+def test_bcn_agent_starts_the_limiter_from_the_rate_the_sender_sent_at():
+    wire = _Wire()
+    sender = _sender(wire, capacity=10_000)
+    rp = _features_rp(initial_rate="current", rate_window_ns=1_000_000)
+    agent = bcn.BcnAgent("unused0", rp, sender, clock_ns=wire.clock)
+    sender.set_rate_bps(80_000_000)  # the source's own pace: 1,000 bytes per 100 µs
+    sender.send([bytes(1000)] * 30)
+    assert wire.now == 2_900_000
+    wire.now = 3_000_000  # 1 ms after the 20th frame: the last window holds 10 frames
+    agent.on_frame(_bcn_frame(-1000), wire.now)
+    # From the measured 80 Mbit/s, not the 10 Gbit/s line rate: 80 · (1 − 0.26).
+    assert sender.rate_bps == 59_200_000
+    with pytest.raises(ValueError, match='initial_rate = "current"'):
+        bcn.BcnAgent("unused0", _features_rp(initial_rate="current"), _RecordingTarget())
+
+
+def test_htb_class_target_cannot_carry_a_back_off_or_a_meter():
+    htb = bcn.HtbClassTarget("unused0", 2, 1_000_000, 2_000_000)
+    assert bcn.target_error(bcn.RpConfig(1e9, 1e6), htb) is None
+    assert "back_off_until" in bcn.target_error(
+        bcn.RpConfig(1e9, 1e6, severe="stop", backoff_max_ns=1, restart_rate_bps=1e6), htb)
+    assert "add_sent_observer" in bcn.target_error(
+        bcn.RpConfig(1e9, 1e6, initial_rate="current"), htb)
+
+
+def test_the_agents_cli_reads_bcn_options_and_refuses_bad_ones(capsys):
+    assert agents_cli.bcn_options(["drift_interval_ns=100000", "drift_step_bps=1e6",
+                                   "severe=stop"]) == {
+        "drift_interval_ns": 100_000, "drift_step_bps": 1e6, "severe": "stop"}
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        agents_cli.bcn_options(["drift"])
+    for option, says in (("bogus=1", "bogus"), ("severe=stop", "backoff_max_ns"),
+                         ("max_decrease=2", "max_decrease")):
+        with pytest.raises(SystemExit) as exit_:
+            agents_cli.main(["--dst", "10.0.1.3", "--rate-bps", "8Mbit", "--bcn-option", option])
+        assert exit_.value.code == 2
+        assert says in capsys.readouterr().err
 
 
 # --- Rate-limiter queue ---------------------------------------------------------------

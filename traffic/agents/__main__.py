@@ -1,14 +1,18 @@
 """A host sender that reacts to the switch: BCN reaction point, PAUSE honouring, or both.
 
     python3 -m bufferlab.traffic.agents --dst 10.0.1.3 --rate-bps 8Mbit [--bcn] [--pause]
-            [--frame-size 1000] [--duration-s 30] [--dev eth0] [--dscp 0] [--flow 1]
+            [--bcn-option NAME=VALUE ...] [--frame-size 1000] [--duration-s 30] [--dev eth0]
+            [--dscp 0] [--flow 1]
 
 Run it on a host (in the Mininet CLI: `h1 python3 -m bufferlab.traffic.agents ...`). It sends
 UDP data frames to `--dst` through `sender.RegulatedSender`, paced at `--rate-bps` (bit/s
 of frames as the host sends them: without preamble, gap and FCS, unlike bufferlab-gen's
 line rate). With `--bcn` the BCN reaction point lowers (and, on positive
 feedback, raises) that rate and tags the frames with the RLT; with `--pause` a PAUSE stops
-the sender until XON or the pause time runs out. Each rate change is printed as it happens,
+the sender until XON or the pause time runs out. `--bcn-option` turns on the reaction
+point's 2006 features by their names in experiments/bcn/README.md (`drift_interval_ns=100000
+drift_step_bps=1e6`, `severe=stop backoff_max_ns=100000 restart_rate_bps=1e6`,
+`initial_rate=current`, `max_decrease=0.5`, ...). Each rate change is printed as it happens,
 with the time since the start. The destination MAC follows the lab's address plan:
 10.0.S.H is 08:00:00:00:SS:HH.
 """
@@ -19,7 +23,8 @@ import argparse
 import ipaddress
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from scapy.arch import get_if_addr, get_if_hwaddr
 from scapy.layers.inet import IP, UDP
@@ -55,6 +60,34 @@ class OfferedRate:
     def set_rlt(self, cpid: int | None) -> None:
         """Tag frames with the RLT the RP asks for."""
         self.sender.set_rlt(cpid)
+
+    def back_off_until(self, resume_ns: int) -> None:
+        """Stop the sender for a BCN(0,0) back-off, and print it."""
+        self.sender.back_off_until(resume_ns)
+        print(f"{time.monotonic() - self.start_s:8.3f} s  BCN(0,0): stopped for "
+              f"{max(resume_ns - time.time_ns(), 0) / 1e3:.0f} µs", flush=True)
+
+    def add_sent_observer(self, observer: Callable[[int, int], None]) -> None:
+        """Report the sender's frames (the RP's rate meter)."""
+        self.sender.add_sent_observer(observer)
+
+
+def bcn_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """`NAME=VALUE` words as RpConfig keywords (ints, floats or words); ValueError if bad."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name or not text:
+            raise ValueError(f"--bcn-option {pair!r}: write NAME=VALUE")
+        value: Any = text
+        for kind in (int, float):
+            try:
+                value = kind(text)
+                break
+            except ValueError:
+                continue
+        out[name] = value
+    return out
 
 
 def lab_mac(ip: str) -> str:
@@ -92,17 +125,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dscp", type=int, default=0)
     parser.add_argument("--flow", type=int, default=1, help="flow id in the data header")
     parser.add_argument("--bcn", action="store_true", help="run the BCN reaction point")
+    parser.add_argument("--bcn-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a reaction-point feature (experiments/bcn/README.md's names),"
+                             " repeatable; implies --bcn")
     parser.add_argument("--pause", action="store_true", help="honour 802.3x PAUSE")
     args = parser.parse_args(argv)
+    offered = round(args.rate_bps)
+    rp = None
+    if args.bcn or args.bcn_option:
+        try:
+            rp = ReactionPoint(RpConfig(line_rate_bps=offered, min_rate_bps=offered / 100,
+                                        **bcn_options(args.bcn_option)))
+        except (TypeError, ValueError) as error:
+            parser.error(f"--bcn-option: {error}")
 
     # The RLQ paces frames as Linux sends them (no preamble, gap or FCS).
-    offered = round(args.rate_bps)
     start = time.monotonic()
     sender = RegulatedSender(args.dev)
     target = OfferedRate(sender, offered, start)
     agents: list[BcnAgent | PauseAgent] = []
-    if args.bcn:
-        rp = ReactionPoint(RpConfig(line_rate_bps=offered, min_rate_bps=offered / 100))
+    if rp is not None:
         agents.append(BcnAgent(args.dev, rp, target).start())
     if args.pause:
         agents.append(PauseAgent(args.dev, offered, {0: sender}).start())

@@ -1,9 +1,9 @@
 """A rate-settable host sender: rate limiter with back-pressure, RLT tagging, PAUSE holds.
 
 Every frame goes through one rate-limiter queue (bufferlab-hosts' RLQ, the simulator's):
-unpaced until the BCN agent sets a rate, held by the PAUSE agent. Both agents run in
-other threads, so the queue sits behind one lock. Times are CLOCK_REALTIME ns, the
-clock of kernel RX timestamps on which the agents act.
+unpaced until the BCN agent sets a rate, held by the PAUSE agent and by a BCN(0,0)
+back-off. Both agents run in other threads, so the queue sits behind one lock. Times are
+CLOCK_REALTIME ns, the clock of kernel RX timestamps on which the agents act.
 """
 
 from __future__ import annotations
@@ -44,6 +44,10 @@ class RegulatedSender:
         self._lock = threading.Lock()
         self._rlq: RateLimiterQueue[bytes] = RateLimiterQueue(rlq_capacity_bytes)
         self._rlt_cpid: int | None = None
+        # PAUSE and a BCN(0,0) back-off hold the queue apart: an XON ends the one only.
+        self._pause_until_ns = 0
+        self._backoff_until_ns = 0
+        self._sent_observers: list[Callable[[int, int], None]] = []
         self.sent_frames = 0
         self.source_waits = 0
 
@@ -76,7 +80,20 @@ class RegulatedSender:
     def hold_until(self, resume_ns: int) -> None:
         """Send nothing before ``resume_ns`` (PAUSE); a later call replaces an earlier one."""
         with self._lock:
-            self._rlq.hold_until(resume_ns)
+            self._pause_until_ns = resume_ns
+            self._rlq.hold_until(max(resume_ns, self._backoff_until_ns))
+
+    def back_off_until(self, resume_ns: int) -> None:
+        """Send nothing before ``resume_ns`` (a BCN(0,0) back-off; a PAUSE's XON does not end
+        it); a later call replaces an earlier one."""
+        with self._lock:
+            self._backoff_until_ns = resume_ns
+            self._rlq.hold_until(max(resume_ns, self._pause_until_ns))
+
+    def add_sent_observer(self, observer: Callable[[int, int], None]) -> None:
+        """Call ``observer(now_ns, frame_bytes)`` for each frame sent from now on (bytes as
+        the RLQ paces them: the frame before the RLT, without FCS)."""
+        self._sent_observers.append(observer)
 
     def paused_until_ns(self) -> int:
         """The time before which the sender is held."""
@@ -125,3 +142,7 @@ class RegulatedSender:
         cpid = self._rlt_cpid
         self._transmit(layers.insert_rlt(frame, cpid) if cpid is not None else frame)
         self.sent_frames += 1
+        if self._sent_observers:
+            now = self._clock_ns()
+            for observer in self._sent_observers:
+                observer(now, len(frame))
