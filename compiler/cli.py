@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from .api import compile_program
+from .api import Compiled, compile_program
 from .arch import ARCHITECTURES
 from .diagnostics import CompileError
+from .fit import check_program, device_for
+from .frontend import select_architecture
 from .jsonwriter import dumps
 from .p4info.files import FORMAT_SUFFIX, write_p4info
 
@@ -60,6 +63,11 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--p4runtime-force-std-externs", action="store_true",
                    help="accepted as bf-p4c takes it: TNA registers, counters, meters, digests and "
                         "action profiles are always standard P4Runtime entities here")
+    p.add_argument("--fit-report", action="store_true",
+                   help="print what Tofino's compiler would refuse or split, with source locations, "
+                        "and a lower bound on the stages; exit 1 when a rule is broken (the device: "
+                        "--target, else --arch tna: Tofino 1, t2na: Tofino 2). Outputs are written "
+                        "only when -o or --p4runtime-files is given")
     p.add_argument("--Wdisable", action="append", default=[], metavar="WARNING", nargs="?",
                    help="accepted for compatibility; warnings are still printed")
     p.add_argument("--version", action="version", version=f"{PROG} 0.1.0")
@@ -105,24 +113,25 @@ def run(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     source = Path(args.source)
-    output = Path(args.output) if args.output else Path(source.stem + ".json")
-    if output.is_dir():
-        # The p4c driver's `-o` names a directory: the JSON goes there as <program>.json.
-        output = output / (source.stem + ".json")
+    if args.fit_report:
+        return _guarded(lambda: fit_report(args, source, outputs), source)
+    return _guarded(lambda: compile_to_files(args, source, outputs), source)
+
+
+def compile_to_files(args: argparse.Namespace, source: Path, outputs: list[tuple[Path, str | None]]) -> int:
+    """Compile as p4c-bm2-ss does: the JSON (default ./<program>.json) and the P4Info files."""
+    result = compile_program(source, args.include, args.define, args.arch, args.target)
+    for warning in result.warnings:
+        print(warning.format(), file=sys.stderr)
+    _write_outputs(args, result, Path(args.output) if args.output else Path(source.stem + ".json"),
+                   source, outputs)
+    return 0
+
+
+def _guarded(step: Callable[[], int], source: Path) -> int:
+    """Run one command step with the compiler's error handling and exit statuses."""
     try:
-        result = compile_program(source, args.include, args.define, args.arch, args.target)
-        for warning in result.warnings:
-            print(warning.format(), file=sys.stderr)
-        try:
-            output.write_text(dumps(result.json))
-        except OSError as exc:
-            raise CompileError(None, f"cannot write {output}: {exc.strerror}") from exc
-        for path, fmt in outputs:
-            for warning in write_p4info(result.p4info, path, fmt):
-                print(warning.format(), file=sys.stderr)
-        for path in (Path(p) for p in (args.p4runtime_entries_files or "").split(",") if p):
-            for warning in write_p4info(result.entries, path):
-                print(warning.format(), file=sys.stderr)
+        return step()
     except CompileError as exc:
         print(exc.format(), file=sys.stderr)
         return 1
@@ -132,7 +141,42 @@ def run(argv: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - a compiler bug must still end in a clear error
         print(f"{source}: error: internal compiler error ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 3
-    return 0
+
+
+def fit_report(args: argparse.Namespace, source: Path, outputs: list[tuple[Path, str | None]]) -> int:
+    """Compile `source` for its own architecture and print its Tofino fit report;
+    0 when it fits, 1 when a rule is broken. A v1model program is read as the
+    prototype of a Tofino port: its registers, actions and tables are checked as
+    bf-p4c would check them."""
+    _, own, _ = select_architecture(source, args.include, args.define, None, None)
+    target = args.target if own.name != "v1model" else None
+    result = compile_program(source, args.include, args.define, own.name, target)
+    for warning in result.warnings:
+        print(warning.format(), file=sys.stderr)
+    _write_outputs(args, result, Path(args.output) if args.output else None, source, outputs)
+    device = device_for(own.name if own.name == "t2na" else (args.arch or own.name), args.target)
+    report = check_program(result.json, str(source), result.arch, device)
+    print(report.format(), end="")
+    return 0 if report.fits else 1
+
+
+def _write_outputs(args: argparse.Namespace, result: Compiled, output: Path | None, source: Path,
+                   outputs: list[tuple[Path, str | None]]) -> None:
+    """Write the JSON (when `output` is given) and every P4Info and entries file asked for."""
+    if output is not None:
+        if output.is_dir():
+            # The p4c driver's `-o` names a directory: the JSON goes there as <program>.json.
+            output = output / (source.stem + ".json")
+        try:
+            output.write_text(dumps(result.json))
+        except OSError as exc:
+            raise CompileError(None, f"cannot write {output}: {exc.strerror}") from exc
+    for path, fmt in outputs:
+        for warning in write_p4info(result.p4info, path, fmt):
+            print(warning.format(), file=sys.stderr)
+    for path in (Path(p) for p in (args.p4runtime_entries_files or "").split(",") if p):
+        for warning in write_p4info(result.entries, path):
+            print(warning.format(), file=sys.stderr)
 
 
 def main() -> None:

@@ -1,0 +1,274 @@
+"""The compiled program as the fit rules see it: gresses, their match-action nodes
+(tables and conditions), what each node reads and writes, and its register accesses.
+
+It reads the JSON our compiler writes (compiler/README.md): a v1model document has one
+set of actions and two pipelines (`ingress`, `egress`); a TNA document has per pipe an
+`ingress` and an `egress` gress document with one pipeline each. Either way a
+`Gress` here is one pipeline with the document that holds its actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..diagnostics import SourcePos
+from .expressions import Field, Widths, fields, unwrap
+
+# Primitives that write their first operand (BMv2's and ours).
+_WRITES_FIRST = {"assign", "modify_field", "register_read", "modify_field_with_hash_based_offset",
+                 "modify_field_rng_uniform", "assign_header", "assign_union", "assign_VL"}
+# TNA extern calls whose value-returning form writes the last operand (README "Primitives").
+_WRITES_LAST = {"_Lpf_execute", "_Wred_execute", "_DirectLpf_execute", "_DirectWred_execute",
+                "_RegisterParam_read", "_MathUnit_execute", "_Checksum_verify", "_Checksum_get",
+                "_Checksum_subtract_all_and_deposit", "_RegisterAction_predicate",
+                "_RegisterAction_address"}
+# Register-action calls: operand 0 names the action; their destinations follow.
+REGISTER_CALLS = {"_RegisterAction_execute": 2, "_RegisterAction_execute_log": 1,
+                  "_RegisterAction_enqueue": 1, "_RegisterAction_dequeue": 1,
+                  "_RegisterAction_push": 1, "_RegisterAction_pop": 1,
+                  "_DirectRegisterAction_execute": 1}
+
+
+def position(info: dict | None, fallback: SourcePos | None = None) -> SourcePos | None:
+    """The `SourcePos` of a JSON `source_info` (or `fallback` when there is none)."""
+    if not info:
+        return fallback
+    return SourcePos(info.get("filename", "?"), int(info.get("line", 0)), int(info.get("column", 0)))
+
+
+@dataclass(frozen=True)
+class Access:
+    """One use of a register by an action: a read, a write, or a whole RegisterAction."""
+
+    register: str
+    action: str
+    kind: str  # read | write | execute
+    index: str
+    pos: SourcePos | None
+    register_action: str | None = None
+
+
+@dataclass
+class Node:
+    """A table (with its actions) or a condition of one pipeline."""
+
+    name: str
+    kind: str  # table | conditional
+    pos: SourcePos | None
+    fragment: str
+    successors: set[str] = field(default_factory=set)
+    match_reads: set[Field] = field(default_factory=set)
+    action_reads: set[Field] = field(default_factory=set)
+    writes: set[Field] = field(default_factory=set)
+    actions: list[str] = field(default_factory=list)
+    # register -> accesses per action (one list per action that touches it)
+    accesses: dict[str, list[list[Access]]] = field(default_factory=dict)
+    key_bits: int = 0
+    key_kind: str = "exact"
+    hidden: bool = False
+
+    def label(self) -> str:
+        """How a report names the node: its table, or `[file:line fragment]` of the
+        statements (or condition) our compiler made it from."""
+        if self.kind == "table" and not self.hidden:
+            return self.name
+        where = f"{self.pos.file.rsplit('/', 1)[-1]}:{self.pos.line}" if self.pos else "?"
+        text = self.fragment if len(self.fragment) <= 40 else self.fragment[:37] + "..."
+        return f"[{where} {text}]"
+
+
+@dataclass
+class Gress:
+    """One pipeline (ingress or egress of a pipe) and the document holding its actions."""
+
+    name: str  # e.g. "ingress" (v1model) or "pipe.ingress" (TNA)
+    gress: str  # ingress | egress
+    doc: dict
+    pipeline: dict
+    widths: Widths
+    actions: dict[str, dict]
+    register_actions: dict[str, dict]
+    registers: dict[str, dict]
+    nodes: dict[str, Node] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # topological
+
+    @property
+    def pos(self) -> SourcePos | None:
+        """Where the pipeline's control is declared."""
+        return position(self.pipeline.get("source_info"))
+
+
+def gresses(document: dict) -> list[Gress]:
+    """Every pipeline of a compiled program, ingress before egress, pipe by pipe."""
+    if "pipes" in document:
+        found = []
+        for pipe in document["pipes"]:
+            for gress in ("ingress", "egress"):
+                doc = pipe[gress]
+                for pipeline in doc.get("pipelines", []):
+                    if pipeline["name"] == "ghost":
+                        continue
+                    found.append(_gress(f"{pipe['name']}.{gress}", gress, doc, pipeline))
+        return found
+    return [_gress(p["name"], p["name"], document, p) for p in document.get("pipelines", [])]
+
+
+def _gress(name: str, gress: str, doc: dict, pipeline: dict) -> Gress:
+    """Build one `Gress` and its nodes."""
+    g = Gress(name, gress, doc, pipeline, Widths(doc),
+              {a["name"]: a for a in doc.get("actions", [])},
+              {r["name"]: r for r in doc.get("register_actions", [])},
+              {r["name"]: r for r in doc.get("register_arrays", [])})
+    by_id = {a["id"]: a for a in doc.get("actions", [])}
+    for table in pipeline.get("tables", []):
+        g.nodes[table["name"]] = _table_node(g, table, by_id)
+    for cond in pipeline.get("conditionals", []):
+        node = Node(cond["name"], "conditional", position(cond.get("source_info")),
+                    (cond.get("source_info") or {}).get("source_fragment", ""))
+        node.match_reads = set(fields(cond.get("expression")))
+        node.successors = {n for n in (cond.get("true_next"), cond.get("false_next")) if n}
+        g.nodes[cond["name"]] = node
+    g.order = _topological(g.nodes, pipeline.get("init_table"))
+    return g
+
+
+def _table_node(g: Gress, table: dict, by_id: dict[int, dict]) -> Node:
+    """A table node: key reads, its actions' reads/writes and register accesses."""
+    info = table.get("source_info") or {}
+    node = Node(table["name"], "table", position(info), info.get("source_fragment", table["name"]))
+    # A keyless table whose only action is const is an apply-block statement group.
+    node.hidden = not table.get("key") and table.get("default_entry", {}).get("action_const", False)
+    kinds = set()
+    for key in table.get("key", []):
+        target = key.get("target")
+        if key.get("match_type") == "valid":
+            node.match_reads.add((target, "$valid$"))
+            node.key_bits += 1
+        elif isinstance(target, list) and len(target) == 2:
+            node.match_reads.add((target[0], target[1]))
+            node.key_bits += g.widths.field((target[0], target[1])) or 0
+        kinds.add(key.get("match_type", "exact"))
+    node.key_kind = "exact" if kinds <= {"exact", "valid"} else "ternary"
+    node.successors = {n for n in table.get("next_tables", {}).values() if n}
+    if table.get("base_default_next"):
+        node.successors.add(table["base_default_next"])
+    for action_id in table.get("action_ids", []):
+        action = by_id.get(action_id)
+        if action is None:
+            continue
+        node.actions.append(action["name"])
+        reads, writes, accesses = action_effects(g, action)
+        node.action_reads |= reads
+        node.writes |= writes
+        per_register: dict[str, list[Access]] = {}
+        for access in accesses:
+            per_register.setdefault(access.register, []).append(access)
+        for register, uses in per_register.items():
+            node.accesses.setdefault(register, []).append(uses)
+    return node
+
+
+def primitives(action: dict) -> Iterator[dict]:
+    """The primitives of an action (or of a register action's body)."""
+    yield from action.get("primitives", [])
+
+
+def action_effects(g: Gress, action: dict) -> tuple[set[Field], set[Field], list[Access]]:
+    """What one action reads, writes and which registers it uses, in program order."""
+    reads: set[Field] = set()
+    writes: set[Field] = set()
+    accesses: list[Access] = []
+    for prim in primitives(action):
+        op = prim.get("op", "")
+        params = prim.get("parameters", [])
+        pos = position(prim.get("source_info"))
+        dests = _destinations(op, params)
+        for i, param in enumerate(params):
+            target = writes if i in dests else reads
+            target.update(fields(param))
+            if i in dests and unwrap(param) and unwrap(param).get("type") == "header":
+                writes.add((unwrap(param)["value"], "$valid$"))
+        if op in ("add_header", "remove_header", "setValid", "setInvalid") and params:
+            writes.update(fields(params[0]))
+        if op == "mark_to_drop":
+            writes.add(("standard_metadata", "egress_spec"))
+        if op in ("register_read", "register_write"):
+            array = params[1 if op == "register_read" else 0]["value"]
+            index = params[2 if op == "register_read" else 1]
+            accesses.append(Access(array, action["name"], op.split("_")[1], _render(index), pos))
+        elif op in REGISTER_CALLS:
+            ra = g.register_actions.get(params[0]["value"]) if params else None
+            if ra is not None:
+                index = _render(params[1]) if op == "_RegisterAction_execute" else op
+                accesses.append(Access(ra["register"], action["name"], "execute", index, pos,
+                                       ra["name"]))
+                state = ra.get("state")
+                for body_prim in ra.get("primitives", []):
+                    for param in body_prim.get("parameters", []):
+                        reads.update(f for f in fields(param) if f[0] != state)
+    return reads, writes, accesses
+
+
+def _destinations(op: str, params: list[dict]) -> set[int]:
+    """Indices of the operands primitive `op` writes."""
+    if op in _WRITES_FIRST:
+        return {0}
+    if op in _WRITES_LAST and params:
+        return {len(params) - 1}
+    if op in REGISTER_CALLS:
+        return set(range(REGISTER_CALLS[op], len(params)))
+    if op == "execute_meter" and len(params) > 2:
+        return {2}
+    return set()
+
+
+def _render(node: dict | None) -> str:
+    """A short stable text of an operand, to compare register indices."""
+    node = unwrap(node)
+    if not isinstance(node, dict):
+        return repr(node)
+    if "op" in node and "type" not in node:
+        return f"({_render(node.get('left'))} {node['op']} {_render(node.get('right'))})"
+    value = node.get("value")
+    if isinstance(value, list):
+        return ".".join(str(v) for v in value)
+    return str(value)
+
+
+def _topological(nodes: dict[str, Node], start: str | None) -> list[str]:
+    """Nodes in an order where every node comes after all nodes that can run before it."""
+    seen: set[str] = set()
+    post: list[str] = []
+
+    def visit(name: str) -> None:
+        """Depth-first, iteratively deep pipelines stay within Python's recursion limit."""
+        stack = [(name, iter(sorted(nodes[name].successors)))]
+        seen.add(name)
+        while stack:
+            current, children = stack[-1]
+            child = next((c for c in children if c in nodes and c not in seen), None)
+            if child is None:
+                post.append(current)
+                stack.pop()
+                continue
+            seen.add(child)
+            stack.append((child, iter(sorted(nodes[child].successors))))
+
+    for name in ([start] if start in nodes else []) + sorted(nodes):
+        if name not in seen:
+            visit(name)
+    return list(reversed(post))
+
+
+def descendants(g: Gress) -> dict[str, set[str]]:
+    """For each node, every node that can run after it on the same packet."""
+    after: dict[str, set[str]] = {}
+    for name in reversed(g.order):
+        reach: set[str] = set()
+        for succ in g.nodes[name].successors:
+            if succ in g.nodes:
+                reach.add(succ)
+                reach |= after.get(succ, set())
+        after[name] = reach
+    return after
