@@ -65,6 +65,17 @@ def _check(expr: dict | None, widths: Widths, device: Device, where: str, pos: S
                                  f"gateways take {device.alu_width} bits"))
 
 
+# Operations that take an ALU instruction of their own; masks, constant shifts and `|`
+# are how our lowering builds concatenations and slices, which Tofino does with moves.
+_ALU_OPS = ARITHMETIC | ORDERING | {"==", "!=", "^", "~", "?"}
+
+
+def _alu_ops(expr: dict | None) -> list[str]:
+    """The ALU operations one assigned expression needs, outermost first."""
+    return [op.op for op in operations(expr)
+            if op.op in _ALU_OPS and not (op.op in ("<<", ">>") and constant(op.right) is not None)]
+
+
 def check_gress(g: Gress, device: Device) -> list[Finding]:
     """Every action and condition of one gress (RegisterAction bodies: multiply/divide only)."""
     found: list[Finding] = []
@@ -76,6 +87,11 @@ def check_gress(g: Gress, device: Device) -> list[Finding]:
             pos = position(prim.get("source_info"), position(action.get("source_info")))
             for param in prim.get("parameters", []):
                 _check(param, g.widths, device, f"action {name}", pos, found, seen)
+            ops = _alu_ops(prim["parameters"][1]) if prim.get("op") == "assign" else []
+            if len(ops) > 1:
+                found.append(Finding("action-single-op", pos,
+                                     f"action {name}: one assignment needs {len(ops)} ALU operations "
+                                     f"({' '.join(ops)}); Tofino does one per field per stage"))
     for cond in g.pipeline.get("conditionals", []):
         pos = position(cond.get("source_info"))
         _check(cond.get("expression"), g.widths, device, "condition", pos, found, seen)

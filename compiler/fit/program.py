@@ -39,14 +39,16 @@ def position(info: dict | None, fallback: SourcePos | None = None) -> SourcePos 
 
 @dataclass(frozen=True)
 class Access:
-    """One use of a register by an action: a read, a write, or a whole RegisterAction."""
+    """One use of an indexed stateful object (register, counter, meter) by an action: a
+    register read or write, a whole RegisterAction, a count or a meter execution."""
 
     register: str
     action: str
-    kind: str  # read | write | execute
+    kind: str  # read | write | execute | count | meter
     index: str
     pos: SourcePos | None
     register_action: str | None = None
+    family: str = "register"  # register | counter | meter
 
 
 @dataclass
@@ -197,6 +199,14 @@ def action_effects(g: Gress, action: dict) -> tuple[set[Field], set[Field], list
             array = params[1 if op == "register_read" else 0]["value"]
             index = params[2 if op == "register_read" else 1]
             accesses.append(Access(array, action["name"], op.split("_")[1], _render(index), pos))
+        elif op == "count" and params and params[0].get("type") == "counter_array":
+            accesses.append(Access(params[0]["value"], action["name"], "count",
+                                   _render(params[1]) if len(params) > 1 else "", pos,
+                                   family="counter"))
+        elif op == "execute_meter" and params and params[0].get("type") == "meter_array":
+            accesses.append(Access(params[0]["value"], action["name"], "meter",
+                                   _render(params[1]) if len(params) > 1 else "", pos,
+                                   family="meter"))
         elif op in REGISTER_CALLS:
             ra = g.register_actions.get(params[0]["value"]) if params else None
             if ra is not None:

@@ -43,7 +43,7 @@ def one_access(g: Gress) -> list[Finding]:
                 for extra in merged[1:]:
                     found.append(Finding(
                         "register-one-access", extra.pos,
-                        f"register {register} is used again in action {extra.action} ({extra.kind} "
+                        f"{extra.family} {register} is used again in action {extra.action} ({extra.kind} "
                         f"at index {extra.index}) after its {merged[0].kind} at {merged[0].pos}: "
                         "one packet gets one access"))
             mine = _action_accesses(per_action[0])[0]
@@ -52,7 +52,7 @@ def one_access(g: Gress) -> list[Finding]:
             if earlier is not None:
                 found.append(Finding(
                     "register-one-access", mine.pos,
-                    f"register {register} is used here ({mine.kind}) and also at {earlier[1].pos} "
+                    f"{mine.family} {register} is used here ({mine.kind}) and also at {earlier[1].pos} "
                     f"({earlier[1].kind}) on the same packet: {g.nodes[name].label()} and "
                     f"{g.nodes[earlier[0]].label()} are not mutually exclusive"))
             users.setdefault(register, []).append((name, mine))
@@ -73,7 +73,7 @@ def one_gress(gresses: list[Gress]) -> list[Finding]:
         if "ingress" in uses and "egress" in uses:
             ing, eg = uses["ingress"], uses["egress"]
             found.append(Finding("register-one-gress", ing.pos,
-                                 f"register {ing.register} is used by ingress ({ing.kind} here) and by "
+                                 f"{ing.family} {ing.register} is used by ingress ({ing.kind} here) and by "
                                  f"egress ({eg.kind} at {eg.pos}): ingress cannot read state egress "
                                  "writes; keep it in one gress (on Tofino 2 a ghost thread can expose "
                                  "queue depth to ingress)"))
@@ -83,7 +83,8 @@ def one_gress(gresses: list[Gress]) -> list[Finding]:
 def cells(g: Gress, device: Device) -> list[Finding]:
     """Every register of `g` whose cell type the stateful ALU cannot hold."""
     found: list[Finding] = []
-    used = {reg for node in g.nodes.values() for reg in node.accesses}
+    used = {reg for node in g.nodes.values() for reg, per in node.accesses.items()
+            if per[0][0].family == "register"}
     for name in sorted(used):
         array = g.registers.get(name)
         if array is None:

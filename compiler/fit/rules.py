@@ -25,7 +25,8 @@ class Rule:
 
 RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("register-one-access",
-         "a register is used by one RegisterAction (one read-modify-write of one cell) per packet",
+         "a register is used by one RegisterAction (one read-modify-write of one cell) per packet; "
+         "likewise an indexed counter or meter is updated at one place per packet",
          (f'{BF_P4C}/mau/table_mutex.cpp: "table %1% and table %2% are not mutually exclusive, '
           'yet share %3%"',
           "p4lang/p4c#2113 (two execute() calls on one register refused with that message)",
@@ -89,6 +90,13 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          ('bf-p4c Tofino xfail list: "Operands of arithmetic operations cannot be greater than '
           '32b, but field %s has %d" (p4c testdata arith-bmv2.p4); PHV containers are 8, 16 and '
           "32 bits",)),
+    Rule("action-single-op",
+         "an action computes each field with one ALU operation (a + b, a - b, a & b, ...); a longer "
+         "expression needs a temporary field and a later stage",
+         ('bf-p4c Tofino xfail list: "The action %s manipulates field %s that requires multiple '
+          'stages from an action" (p4c testdata issue983-bmv2.p4, action_inline.p4)',
+          f"{BF_P4C}/mau/instruction_selection.cpp: one VLIW instruction per destination "
+          "container")),
     Rule("key-width",
          "a table's key fits one stage's input crossbar: 128 bytes exact, 66 bytes ternary/LPM/range",
          (f"{BF_P4C}/specs/mau_spec.h StageUse::MAX_IXBAR_BYTES = 128; mau/tofino/input_xbar.h "

@@ -46,7 +46,8 @@ def estimate(g: Gress, device: Device) -> StageEstimate:
     chain.reverse()
     chain_stages = (max(stage.values()) + 1) if stage else 0
     tables = sum(1 for node in g.nodes.values() if node.kind == "table")
-    registers = len({r for node in g.nodes.values() for r in node.accesses})
+    registers = len({r for node in g.nodes.values() for r, per in node.accesses.items()
+                     if per[0][0].family == "register"})
     stages = max(chain_stages, -(-tables // device.tables_per_stage),
                  -(-registers // device.salus_per_stage))
     return StageEstimate(g.name, stages, chain if chain_stages > 1 else [], chain_stages, tables,
