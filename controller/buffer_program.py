@@ -18,6 +18,7 @@ from p4.v1 import p4runtime_pb2
 from bufferlab.controller import entities
 from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import (
+    DEFAULT_FEEDBACK,
     NO_CAP,
     PAGE_BYTES,
     Bcn,
@@ -34,10 +35,13 @@ from bufferlab.controller.values import decode
 
 MODIFY = p4runtime_pb2.Update.MODIFY
 INSERT = p4runtime_pb2.Update.INSERT
+DELETE = p4runtime_pb2.Update.DELETE
 
 # Names users type in `set PORT bcn|pause NAME VALUE`, and the config keys they stand for.
 BCN_NAMES = {"enable": "enable", "qeq": "qeq_bytes", "w": "w", "qsc": "qsc_bytes",
-             "sample": "sample_bytes", "jitter": "jitter_bytes"}
+             "sample": "sample_bytes", "jitter": "jitter_bytes", "fb_bits": "fb_bits",
+             "fb_range": "fb_range_bytes", "positive_to": "positive_to"}
+FEEDBACK_KEYS = ("fb_bits", "fb_range_bytes", "positive_to")
 PAUSE_NAMES = {"mode": "mode", "xoff": "xoff_bytes", "xon": "xon_bytes", "quanta": "quanta",
                "refresh": "refresh_us"}
 
@@ -68,6 +72,10 @@ def default_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Up
         ("bcn_config", config.bcn.action()),
         ("pause_config", config.pause.action()),
     ]
+    # bcn_feedback is written only where it differs from the program's default (Fb as
+    # computed, positive to tagged sources), so configs without its keys write what they did.
+    if config.bcn.feedback_action() != DEFAULT_FEEDBACK:
+        defaults.append(("bcn_feedback", config.bcn.feedback_action()))
     return [_update(MODIFY, _entry(index, table, None, action, default=True))
             for table, action in defaults]
 
@@ -117,6 +125,11 @@ def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Updat
     updates += [_update(INSERT, _entry(index, "bcn_config", {"port": p.port, "queue": q},
                                        p.bcn.action()))
                 for p in ports for q in queues]
+    switch_feedback = config.bcn.feedback_action()
+    updates += [_update(INSERT, _entry(index, "bcn_feedback", {"port": p.port, "queue": q},
+                                       p.bcn.feedback_action()))
+                for p in ports for q in queues
+                if p.bcn.enable and p.bcn.feedback_action() != switch_feedback]
     updates += [_update(INSERT, _entry(index, "pause_config", {"port": p.port}, p.pause.action()))
                 for p in ports]
     return updates
@@ -194,6 +207,32 @@ def bcn_of(name: str, params: dict[str, int]) -> dict[str, Any]:
             "sample_bytes": params["sample_bytes"], "jitter_bytes": params["jitter_bytes"]}
 
 
+def feedback_of(name: str, params: dict[str, int]) -> dict[str, Any]:
+    """A bcn_feedback action as the config keys it stands for."""
+    out: dict[str, Any] = {"positive_to": "any" if params["positive_any"] else "tagged",
+                           "fb_bits": None}
+    pages = params["fb_range_pages"]
+    if pages:
+        # code_mul = ⌈2^32·steps/range⌉, so ⌊code_mul·range / 2^32⌋ is steps.
+        steps = params["fb_code_mul"] * pages >> 32
+        out.update(fb_bits=steps.bit_length(), fb_range_bytes=pages * PAGE_BYTES)
+    return out
+
+
+def feedback_update(index: P4InfoIndex, port: int, queue: int, bcn: Bcn,
+                    switch_default: tuple[str, dict[str, int]], present: bool
+                    ) -> p4runtime_pb2.Update | None:
+    """The write that gives (port, queue) `bcn`'s feedback where the switch-wide default is
+    `switch_default` and an entry is `present` or not; None when nothing changes."""
+    wanted = bcn.feedback_action()
+    match = {"port": port, "queue": queue}
+    if wanted == switch_default:
+        if not present:
+            return None
+        return _update(DELETE, _entry(index, "bcn_feedback", match, wanted))
+    return _update(MODIFY if present else INSERT, _entry(index, "bcn_feedback", match, wanted))
+
+
 def pause_of(name: str, params: dict[str, int]) -> dict[str, Any]:
     """A pause_config action as a config section; {} for pause_disable."""
     if name == "pause_disable":
@@ -230,8 +269,10 @@ def parse_changes(kind: str, pairs: Iterable[str]) -> dict[str, Any]:
         if name not in names:
             raise ConfigError([f"{kind}.{name}: unknown (names: {', '.join(names)})"])
         key = names[name]
-        if key == "mode":
+        if key in ("mode", "positive_to"):
             changes[key] = text
+        elif key == "fb_bits" and text in ("off", "none"):
+            changes[key] = None
         elif key == "enable":
             if text not in ("on", "off", "true", "false"):
                 raise ConfigError([f"{kind}.enable: {text!r} is not on or off"])
@@ -310,12 +351,40 @@ class BufferSwitch:
         self.connection.write([ecn_update(self.index, port, queue, k_bytes)])
 
     def set_bcn(self, port: int, changes: dict[str, Any], queue: int | None = None) -> int:
-        """Change BCN parameters of a port's queues (or one queue); returns entries changed."""
+        """Change BCN parameters of a port's queues (or one queue); returns entries changed.
+
+        What the congestion point sends (fb_bits, fb_range_bytes, positive_to) goes to
+        bcn_feedback: an entry where the queue differs from the switch-wide default, none
+        where it does not; a range the switch holds stays unless changed or fb_bits is off.
+        """
+        feedback = any(key in changes for key in FEEDBACK_KEYS)
+        if feedback:
+            default = self.default_entry("bcn_feedback")
+            switch_default = (entry_action(self.index, default) if default is not None
+                              else DEFAULT_FEEDBACK)
+            present = {entry_match(self.index, e)["queue"]: e
+                       for e in self.entries("bcn_feedback")
+                       if entry_match(self.index, e)["port"] == port}
         updates = []
         for entry in self._port_entries("bcn_config", port, queue):
             current = bcn_of(*entry_action(self.index, entry))
             entry_queue = entry_match(self.index, entry)["queue"]
-            updates.append(bcn_update(self.index, port, entry_queue, current, changes))
+            if not feedback:
+                updates.append(bcn_update(self.index, port, entry_queue, current, changes))
+                continue
+            held = present.get(entry_queue)
+            current.update(feedback_of(*(entry_action(self.index, held) if held is not None
+                                         else switch_default)))
+            if "fb_bits" in changes and changes["fb_bits"] is None:
+                current.pop("fb_range_bytes", None)
+            bcn = bcn_section({**current, **changes}, f"ports.{port}.bcn")
+            updates.append(_update(MODIFY, _entry(self.index, "bcn_config",
+                                                  {"port": port, "queue": entry_queue},
+                                                  bcn.action())))
+            write = feedback_update(self.index, port, entry_queue, bcn, switch_default,
+                                    held is not None)
+            if write is not None:
+                updates.append(write)
         self.connection.write(updates)
         return len(updates)
 

@@ -39,7 +39,13 @@ TOP_KEYS = {"switch_id", "pool_bytes", "priority_queues", "port_session_base",
             "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes", "ecn_k_bytes",
             "bcn", "pause", "classes", "scheduler", "ports", "forwarding"}
 PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "ecn_k_bytes", "bcn", "pause", "scheduler"}
-BCN_KEYS = {"enable", *BCN_DEFAULTS}
+# What a congestion point sends (the bcn_feedback table): Fb quantised to fb_bits bits over
+# fb_range_bytes (default Qeq·(1 + 2W)), positive feedback to "tagged" sources or to "any".
+BCN_FEEDBACK_KEYS = {"fb_bits", "fb_range_bytes", "positive_to"}
+BCN_KEYS = {"enable", *BCN_DEFAULTS, *BCN_FEEDBACK_KEYS}
+POSITIVE_TO = ("tagged", "any")
+MAX_FB_BITS = 16
+MAX_FB_RANGE_PAGES = 0xFFFF  # the program's quantisation is exact up to here (p4src/README.md)
 PAUSE_KEYS = {"mode", "xoff_bytes", "xon_bytes", "quanta", "refresh_us", "link_rate_bps"}
 PAUSE_MODES = ("802.3x", "pfc", "off")
 FORWARDING_KEYS = {"l2", "routes", "runtime_json"}
@@ -86,6 +92,14 @@ class Bcn:
     qsc_bytes: int = BCN_DEFAULTS["qsc_bytes"]
     sample_bytes: int = BCN_DEFAULTS["sample_bytes"]
     jitter_bytes: int = BCN_DEFAULTS["jitter_bytes"]
+    fb_bits: int | None = None  # None: Fb carried as computed
+    fb_range_bytes: int | None = None  # None: Qeq·(1 + 2W)
+    positive_to: str = "tagged"
+
+    @property
+    def fb_max_bytes(self) -> int:
+        """Fbmax = Qeq·(1 + 2W), bytes: the quantisation's default range."""
+        return self.qeq_bytes * (1 + 2 * self.w)
 
     def action(self) -> tuple[str, dict[str, int]]:
         """The bcn_config action and its parameters (Qeq and Qsc in pages)."""
@@ -95,6 +109,39 @@ class Bcn:
                               "qsc_pages": self.qsc_bytes // PAGE_BYTES,
                               "sample_bytes": self.sample_bytes,
                               "jitter_bytes": self.jitter_bytes}
+
+    def feedback_action(self) -> tuple[str, dict[str, int]]:
+        """The bcn_feedback action and its parameters (p4src/include/bcn_config.p4)."""
+        params = {"positive_any": int(self.positive_to == "any"), "fb_range_pages": 0,
+                  "fb_code_mul": 0, "fb_step_mul": 0}
+        if self.fb_bits is not None:
+            range_pages = (self.fb_range_bytes or self.fb_max_bytes) // PAGE_BYTES
+            code_mul, step_mul = fb_multipliers(self.fb_bits, range_pages)
+            params.update(fb_range_pages=range_pages, fb_code_mul=code_mul, fb_step_mul=step_mul)
+        return "bcn_send", params
+
+
+#: What a bcn_feedback entry holds when the program's default applies.
+DEFAULT_FEEDBACK = Bcn().feedback_action()
+
+
+def fb_multipliers(bits: int, range_pages: int) -> tuple[int, int]:
+    """bcn_feedback's fb_code_mul = ⌈2^32·(2^bits − 1)/range⌉ and fb_step_mul =
+    ⌈2^32·range/(2^bits − 1)⌉: the program's code = ⌊|Fb|·code_mul / 2^32⌋ and |Fb'| =
+    ⌊code·step_mul / 2^32⌋ are then ⌊|Fb|·(2^bits − 1)/range⌋ and ⌊code·range/(2^bits − 1)⌋
+    exactly, for 2^bits − 1 ≤ range ≤ 65535 pages."""
+    steps = (1 << bits) - 1
+    return -(-(steps << 32) // range_pages), -(-(range_pages << 32) // steps)
+
+
+def quantised_fb_pages(fb_pages: int, bits: int, range_pages: int) -> int:
+    """Fb as a congestion point with `bits` over `range_pages` sends it (the exact
+    arithmetic the program's multipliers reproduce): |Fb| saturated at the range, cut down
+    to whole steps, in whole pages rounded down, sign kept."""
+    steps = (1 << bits) - 1
+    code = min(abs(fb_pages), range_pages) * steps // range_pages
+    magnitude = code * range_pages // steps
+    return -magnitude if fb_pages < 0 else magnitude
 
 
 @dataclass(frozen=True)
@@ -373,7 +420,47 @@ def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present:
         sample_where = merged.get("sample_bytes", (0, f"{section}.sample_bytes"))[1]
         c.fail(jitter_where, f"{values['jitter_bytes']} is not below {sample_where}"
                              f" {values['sample_bytes']}")
-    return Bcn(enable=enable, **values)
+    return Bcn(enable=enable, **values, **_bcn_feedback(c, merged, section, values))
+
+
+def _bcn_feedback(c: _Checker, merged: dict[str, tuple[Any, str]], section: str,
+                  values: dict[str, Any]) -> dict[str, Any]:
+    """The keys of what the congestion point sends: fb_bits, fb_range_bytes, positive_to."""
+    out: dict[str, Any] = {}
+    if "positive_to" in merged:
+        value, where = merged["positive_to"]
+        if value in POSITIVE_TO:
+            out["positive_to"] = value
+        else:
+            c.fail(where, f'{value!r}: write "tagged" (only to sources whose rate-limiter tag'
+                          ' names this congestion point) or "any"')
+    bits = None
+    if merged.get("fb_bits", (None,))[0] is not None:
+        bits = c.value(*merged["fb_bits"], 1, MAX_FB_BITS)
+        out["fb_bits"] = bits
+    if merged.get("fb_range_bytes", (None,))[0] is None:
+        range_bytes = values["qeq_bytes"] * (1 + 2 * values["w"])
+        range_where = f"{section}.fb_range_bytes (default Qeq·(1 + 2W) = {range_bytes})"
+    else:
+        value, range_where = merged["fb_range_bytes"]
+        if "fb_bits" not in out:
+            c.fail(range_where, "needs fb_bits (the range of a quantised Fb)")
+            return out
+        range_bytes = c.value(value, range_where, PAGE_BYTES, MAX_FB_RANGE_PAGES * PAGE_BYTES)
+        if range_bytes is None:
+            return out
+        if range_bytes % PAGE_BYTES:
+            c.fail(range_where, f"{range_bytes} is not a multiple of {PAGE_BYTES}"
+                                " (Fb counts 64-byte pages)")
+            return out
+        out["fb_range_bytes"] = range_bytes
+    if bits is not None:
+        pages = range_bytes // PAGE_BYTES
+        if not (1 << bits) - 1 <= pages <= MAX_FB_RANGE_PAGES:
+            c.fail(range_where, f"{pages} pages: with fb_bits {bits} the range must be"
+                                f" {(1 << bits) - 1}..{MAX_FB_RANGE_PAGES} pages (a step of at"
+                                " least one page, and the program's arithmetic)")
+    return out
 
 
 def _pause(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present: bool) -> Pause:

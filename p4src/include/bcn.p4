@@ -2,9 +2,10 @@
  * BCN congestion point, one per (egress port, queue). Arrivals count down
  * a byte budget of S +- J (uniform jitter); when it runs out the frame is
  * sampled: Qoff = Q - Qeq, Qdelta = Q - Qold, Fb = -(Qoff + W * Qdelta),
- * all in 64-byte pages. Negative feedback (or Q >= Qsc, "severe") always
- * produces a BCN frame; positive feedback only when the sampled frame
- * carries an RLT naming this congestion point. The frame itself is made
+ * all in 64-byte pages; bcn_feedback may quantise Fb. Negative feedback
+ * (or Q >= Qsc, "severe") always produces a BCN frame; positive feedback
+ * only when the sampled frame carries an RLT naming this congestion point,
+ * or for any sampled frame if bcn_feedback says so. The frame itself is made
  * in egress from an ingress-to-egress clone sent back out of the port the
  * sampled frame arrived on.
  */
@@ -31,6 +32,7 @@ control BcnIngress(inout headers_t hdr,
                    inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
     BcnConfig() config;
+    BcnFeedback() feedback;
 
     /* Count the arrival against the byte budget; reload the budget with a
      * fresh random S +- J when it runs out (that arrival is the sample). */
@@ -72,6 +74,23 @@ control BcnIngress(inout headers_t hdr,
             bool severe = meta.bcn_qsc_pages != 0
                           && meta.bcn_q_pages >= meta.bcn_qsc_pages;
 
+            feedback.apply(meta);
+            if (meta.bcn_fb_range_pages != 0) {
+                bit<64> range = (bit<64>)meta.bcn_fb_range_pages;
+                bit<64> magnitude = (fb < 0) ? (bit<64>)(-fb) : (bit<64>)fb;
+                if (magnitude > range) {
+                    magnitude = range;
+                }
+                bit<64> code = (magnitude * meta.bcn_fb_code_mul) >> 32;
+                bit<64> quantised = (code * meta.bcn_fb_step_mul) >> 32;
+                if (fb < 0) {
+                    fb = -(int<64>)quantised;
+                } else {
+                    fb = (int<64>)quantised;
+                }
+            }
+            bool tagged = hdr.rlt.isValid() && hdr.rlt.cpid == cpid;
+
             bool send = false;
             bit<4> flags = 0;
             if (severe || fb < 0) {
@@ -79,7 +98,7 @@ control BcnIngress(inout headers_t hdr,
                 if (severe) {
                     flags = BCN_FLAG_SEVERE;
                 }
-            } else if (fb > 0 && hdr.rlt.isValid() && hdr.rlt.cpid == cpid) {
+            } else if (fb > 0 && (tagged || meta.bcn_positive_any == 1)) {
                 send = true;
                 flags = BCN_FLAG_POSITIVE;
             }

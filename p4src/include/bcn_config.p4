@@ -51,4 +51,45 @@ control BcnConfig(inout metadata_t meta) {
     }
 }
 
+/* What a congestion point sends once a frame is sampled: its Fb quantised
+ * or as computed, and positive feedback to tagged sources only or to any.
+ * Read only for samples, so an arrival that is not one costs no lookup.
+ *
+ * positive_any: 1 sends positive feedback to the source of any sampled
+ * frame, 0 only to frames whose RLT names this congestion point.
+ * fb_range_pages 0: Fb as computed. Otherwise |Fb| is saturated at
+ * fb_range_pages and cut down to a whole number of steps of
+ * fb_range_pages / (2^bits - 1) pages (QCN's quantised feedback), carried
+ * in pages rounded down: code = (|Fb| * fb_code_mul) >> 32 and
+ * |Fb'| = (code * fb_step_mul) >> 32, with fb_code_mul =
+ * ceil(2^32 (2^bits - 1) / range) and fb_step_mul =
+ * ceil(2^32 range / (2^bits - 1)); exact (both floors) for
+ * 2^bits - 1 <= range <= 65535, the controller's bounds. A sample whose
+ * quantised Fb is 0 sends nothing unless it is severe. */
+control BcnFeedback(inout metadata_t meta) {
+    @name(".bcn_send")
+    action bcn_send(bit<1> positive_any, bit<32> fb_range_pages,
+                        bit<64> fb_code_mul, bit<64> fb_step_mul) {
+        meta.bcn_positive_any = positive_any;
+        meta.bcn_fb_range_pages = fb_range_pages;
+        meta.bcn_fb_code_mul = fb_code_mul;
+        meta.bcn_fb_step_mul = fb_step_mul;
+    }
+
+    @name(".bcn_feedback")
+    table bcn_feedback {
+        key = {
+            meta.out_port: exact @name("port");
+            meta.queue: exact @name("queue");
+        }
+        actions = { bcn_send; }
+        default_action = bcn_send(0, 0, 0, 0);
+        size = QUEUE_COUNT;
+    }
+
+    apply {
+        bcn_feedback.apply();
+    }
+}
+
 #endif
