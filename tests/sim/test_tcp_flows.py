@@ -73,6 +73,26 @@ def test_bulk_flows_share_a_bottleneck_and_recover_from_drops():
     assert all(results.tcp[n]["delivered_bytes"] > 2_000_000 for n in ("a", "b"))
 
 
+def test_cwnd_grows_only_while_the_flight_fills_it():
+    # Two flows of one host, each held by a 64 KiB receive window (RTT 200 µs: 2.6 Gbit/s
+    # each), their segments interleaved on the host's NIC. Linux counts cwnd as used only
+    # when the flight fills it to within 3 segments; a window grown beyond the receiver's
+    # would make a loss cut nothing.
+    window = 64 << 10
+    sim = _network()
+    for name in ("a", "b"):
+        sim.add_tcp_flow(TcpFlow(name, "h1", "h2", profile="linux-2010",
+                                 receive_window_bytes=window))
+    sim.run(200_000_000)
+    results = sim.results()
+    for name in ("a", "b"):
+        row = results.tcp[name]
+        assert row["delivered_bytes"] > 50_000_000
+        assert row["retransmitted_segments"] == 0
+        # At most 3 segments over the window, plus what one ACK adds (two segments).
+        assert window < row["max_cwnd_bytes"] <= window + 5 * 1460
+
+
 @pytest.mark.parametrize(("flow", "reason"), [
     (TcpFlow("x", "h1", "h1"), "same host"),
     (TcpFlow("x", "h1", "s1"), "not a host"),

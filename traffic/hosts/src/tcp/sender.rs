@@ -16,6 +16,10 @@ use super::scoreboard::{Delivered, Scoreboard};
 use super::segment::{ecn, flags, frame_bytes_for, Segment, SynOptions};
 use super::seq::{unwrap, wrap};
 
+/// Segments of cwnd a flight may leave unused and still count as filling it (Linux's
+/// tcp_max_burst: the reordering degree, 3).
+const MAX_BURST_SEGMENTS: u64 = 3;
+
 /// Where the connection is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SenderState {
@@ -427,6 +431,20 @@ impl TcpSender {
         Some(seg)
     }
 
+    /// Whether the flight, with what the sender may send now (Linux would have queued it
+    /// at the NIC, counted in packets_out), fills cwnd to within `MAX_BURST_SEGMENTS`:
+    /// Linux's tcp_is_cwnd_limited, the condition for cwnd to grow. A sender held by the
+    /// receive window or the application does not fill it, and a window grown there would
+    /// make a later loss cut nothing.
+    fn cwnd_filled(&self) -> bool {
+        let pipe = self.pipe_bytes();
+        let room = (self.una + self.peer_window).saturating_sub(self.nxt);
+        let ready = room
+            .min(self.unsent())
+            .min(self.win.cwnd.saturating_sub(pipe));
+        pipe + ready + MAX_BURST_SEGMENTS * self.win.mss >= self.win.cwnd
+    }
+
     fn can_send_ignoring_cwnd(&self) -> bool {
         !self.can_send()
             && (self.board.next_retransmission().is_some() || self.new_data_range(false).is_some())
@@ -580,6 +598,7 @@ impl TcpSender {
             return;
         }
         let before = self.una;
+        let filled_before = self.cwnd_filled();
         self.peer_window = u64::from(seg.window) << self.peer_scale;
         let flight_before = self.pipe_bytes();
         let min_rtt = self.rtt.min_rtt_ns();
@@ -694,7 +713,7 @@ impl TcpSender {
         let growing = self
             .recovery
             .is_none_or(|r| r.kind == RecoveryKind::Timeout);
-        if out.acked_bytes > 0 && !reduced && growing && self.cwnd_limited {
+        if out.acked_bytes > 0 && !reduced && growing && self.cwnd_limited && filled_before {
             self.win.flight = self.pipe_bytes();
             self.cc.on_ack(&mut self.win, &sample);
         }
