@@ -16,6 +16,7 @@ from .expressions import (
     Operation,
     Widths,
     constant,
+    is_min_max,
     is_power_of_two,
     operations,
 )
@@ -72,8 +73,20 @@ _ALU_OPS = ARITHMETIC | ORDERING | {"==", "!=", "^", "~", "?"}
 
 def _alu_ops(expr: dict | None) -> list[str]:
     """The ALU operations one assigned expression needs, outermost first."""
-    return [op.op for op in operations(expr)
-            if op.op in _ALU_OPS and not (op.op in ("<<", ">>") and constant(op.right) is not None)]
+    found: list[str] = []
+    skip = 0
+    for op in operations(expr):
+        if skip:
+            # The comparison under a min/max is part of its one instruction.
+            skip -= 1
+            continue
+        if op.op == "?" and is_min_max({"op": "?", "cond": op.cond, "left": op.left, "right": op.right}):
+            found.append("min/max")
+            skip = 1
+            continue
+        if op.op in _ALU_OPS and not (op.op in ("<<", ">>") and constant(op.right) is not None):
+            found.append(op.op)
+    return found
 
 
 def check_gress(g: Gress, device: Device) -> list[Finding]:
@@ -92,6 +105,12 @@ def check_gress(g: Gress, device: Device) -> list[Finding]:
                 found.append(Finding("action-single-op", pos,
                                      f"action {name}: one assignment needs {len(ops)} ALU operations "
                                      f"({' '.join(ops)}); Tofino does one per field per stage"))
+    for node in g.nodes.values():
+        if node.kind == "table" and not node.hidden:
+            for action_name, pos, f in node.chained:
+                found.append(Finding("action-single-op", pos,
+                                     f"action {action_name} reads {f[0]}.{f[1]} after writing it: "
+                                     "the statements of one action run in one stage, in parallel"))
     for cond in g.pipeline.get("conditionals", []):
         pos = position(cond.get("source_info"))
         _check(cond.get("expression"), g.widths, device, "condition", pos, found, seen)

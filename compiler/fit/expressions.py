@@ -92,6 +92,27 @@ def is_power_of_two(value: int | None) -> bool:
     return value is not None and value > 0 and value & (value - 1) == 0
 
 
+def render(node: dict | None) -> str:
+    """A short stable text of an operand, to tell equal ones (indices, comparisons) apart."""
+    node = unwrap(node)
+    if not isinstance(node, dict):
+        return repr(node)
+    if is_operation(node):
+        cond = f"{render(node.get('cond'))} ? " if node.get("cond") is not None else ""
+        return f"({cond}{render(node.get('left'))} {node['op']} {render(node.get('right'))})"
+    value = node.get("value")
+    return ".".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
+def is_min_max(node: dict) -> bool:
+    """`a OP b ? a : b` (or swapped): how our lowering writes min()/max(), one instruction."""
+    cond = unwrap(node.get("cond"))
+    if node.get("op") != "?" or not (isinstance(cond, dict) and cond.get("op") in ORDERING):
+        return False
+    sides = {render(cond.get("left")), render(cond.get("right"))}
+    return sides == {render(node.get("left")), render(node.get("right"))}
+
+
 class Widths:
     """Bit widths of the fields of one JSON document (a v1model program or one gress)."""
 

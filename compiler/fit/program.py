@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..diagnostics import SourcePos
-from .expressions import Field, Widths, fields, unwrap
+from .expressions import Field, Widths, fields, render, unwrap
 
 # Primitives that write their first operand (BMv2's and ours).
 _WRITES_FIRST = {"assign", "modify_field", "register_read", "modify_field_with_hash_based_offset",
@@ -60,6 +60,7 @@ class Node:
     pos: SourcePos | None
     fragment: str
     successors: set[str] = field(default_factory=set)
+    branches: list[str | None] = field(default_factory=list)  # where each outcome goes
     match_reads: set[Field] = field(default_factory=set)
     action_reads: set[Field] = field(default_factory=set)
     writes: set[Field] = field(default_factory=set)
@@ -69,6 +70,9 @@ class Node:
     key_bits: int = 0
     key_kind: str = "exact"
     hidden: bool = False
+    depth: int = 1
+    write_step: dict[Field, int] = field(default_factory=dict)
+    chained: list[tuple[str, SourcePos | None, Field]] = field(default_factory=list)
 
     def label(self) -> str:
         """How a report names the node: its table, or `[file:line fragment]` of the
@@ -129,7 +133,8 @@ def _gress(name: str, gress: str, doc: dict, pipeline: dict) -> Gress:
         node = Node(cond["name"], "conditional", position(cond.get("source_info")),
                     (cond.get("source_info") or {}).get("source_fragment", ""))
         node.match_reads = set(fields(cond.get("expression")))
-        node.successors = {n for n in (cond.get("true_next"), cond.get("false_next")) if n}
+        node.branches = [cond.get("true_next"), cond.get("false_next")]
+        node.successors = {n for n in node.branches if n}
         g.nodes[cond["name"]] = node
     g.order = _topological(g.nodes, pipeline.get("init_table"))
     return g
@@ -152,19 +157,23 @@ def _table_node(g: Gress, table: dict, by_id: dict[int, dict]) -> Node:
             node.key_bits += g.widths.field((target[0], target[1])) or 0
         kinds.add(key.get("match_type", "exact"))
     node.key_kind = "exact" if kinds <= {"exact", "valid"} else "ternary"
-    node.successors = {n for n in table.get("next_tables", {}).values() if n}
-    if table.get("base_default_next"):
-        node.successors.add(table["base_default_next"])
+    node.branches = list(table.get("next_tables", {}).values()) + [table.get("base_default_next")]
+    node.successors = {n for n in node.branches if n}
     for action_id in table.get("action_ids", []):
         action = by_id.get(action_id)
         if action is None:
             continue
         node.actions.append(action["name"])
-        reads, writes, accesses = action_effects(g, action)
-        node.action_reads |= reads
-        node.writes |= writes
+        fx = action_effects(g, action)
+        node.action_reads |= fx.reads
+        node.writes |= fx.writes
+        node.depth = max(node.depth, fx.depth)
+        for f, step in fx.write_step.items():
+            node.write_step[f] = max(node.write_step.get(f, 0), step)
+        if fx.chained is not None:
+            node.chained.append((action["name"], fx.chained[0], fx.chained[1]))
         per_register: dict[str, list[Access]] = {}
-        for access in accesses:
+        for access in fx.accesses:
             per_register.setdefault(access.register, []).append(access)
         for register, uses in per_register.items():
             node.accesses.setdefault(register, []).append(uses)
@@ -176,19 +185,34 @@ def primitives(action: dict) -> Iterator[dict]:
     yield from action.get("primitives", [])
 
 
-def action_effects(g: Gress, action: dict) -> tuple[set[Field], set[Field], list[Access]]:
-    """What one action reads, writes and which registers it uses, in program order."""
-    reads: set[Field] = set()
-    writes: set[Field] = set()
-    accesses: list[Access] = []
+@dataclass
+class Effects:
+    """What one action reads and writes, its stateful accesses, and how its statements
+    chain: `depth` is the longest run of statements each reading what an earlier one of
+    the same action wrote (1: all can run in one stage), `write_step` the step at which
+    each field gets its final value, `chained` the first statement that reads an
+    earlier statement's result."""
+
+    reads: set[Field] = field(default_factory=set)
+    writes: set[Field] = field(default_factory=set)
+    accesses: list[Access] = field(default_factory=list)
+    write_step: dict[Field, int] = field(default_factory=dict)
+    depth: int = 1
+    chained: tuple[SourcePos | None, Field] | None = None
+
+
+def action_effects(g: Gress, action: dict) -> Effects:
+    """What one action reads, writes and which stateful objects it uses, in program order."""
+    fx = Effects()
     for prim in primitives(action):
         op = prim.get("op", "")
         params = prim.get("parameters", [])
         pos = position(prim.get("source_info"))
         dests = _destinations(op, params)
+        reads: set[Field] = set()
+        writes: set[Field] = set()
         for i, param in enumerate(params):
-            target = writes if i in dests else reads
-            target.update(fields(param))
+            (writes if i in dests else reads).update(fields(param))
             if i in dests and unwrap(param) and unwrap(param).get("type") == "header":
                 writes.add((unwrap(param)["value"], "$valid$"))
         if op in ("add_header", "remove_header", "setValid", "setInvalid") and params:
@@ -198,26 +222,37 @@ def action_effects(g: Gress, action: dict) -> tuple[set[Field], set[Field], list
         if op in ("register_read", "register_write"):
             array = params[1 if op == "register_read" else 0]["value"]
             index = params[2 if op == "register_read" else 1]
-            accesses.append(Access(array, action["name"], op.split("_")[1], _render(index), pos))
+            fx.accesses.append(Access(array, action["name"], op.split("_")[1], render(index), pos))
         elif op == "count" and params and params[0].get("type") == "counter_array":
-            accesses.append(Access(params[0]["value"], action["name"], "count",
-                                   _render(params[1]) if len(params) > 1 else "", pos,
-                                   family="counter"))
+            fx.accesses.append(Access(params[0]["value"], action["name"], "count",
+                                      render(params[1]) if len(params) > 1 else "", pos,
+                                      family="counter"))
         elif op == "execute_meter" and params and params[0].get("type") == "meter_array":
-            accesses.append(Access(params[0]["value"], action["name"], "meter",
-                                   _render(params[1]) if len(params) > 1 else "", pos,
-                                   family="meter"))
+            fx.accesses.append(Access(params[0]["value"], action["name"], "meter",
+                                      render(params[1]) if len(params) > 1 else "", pos,
+                                      family="meter"))
         elif op in REGISTER_CALLS:
             ra = g.register_actions.get(params[0]["value"]) if params else None
             if ra is not None:
-                index = _render(params[1]) if op == "_RegisterAction_execute" else op
-                accesses.append(Access(ra["register"], action["name"], "execute", index, pos,
-                                       ra["name"]))
+                index = render(params[1]) if op == "_RegisterAction_execute" else op
+                fx.accesses.append(Access(ra["register"], action["name"], "execute", index, pos,
+                                          ra["name"]))
                 state = ra.get("state")
                 for body_prim in ra.get("primitives", []):
                     for param in body_prim.get("parameters", []):
                         reads.update(f for f in fields(param) if f[0] != state)
-    return reads, writes, accesses
+        # A statement reading what an earlier one of this action wrote runs a step later;
+        # what it reads that way is internal to the action, not read from before it.
+        earlier = sorted(f for f in reads if f in fx.write_step)
+        step = 1 + max((fx.write_step[f] for f in earlier), default=0)
+        if earlier and fx.chained is None:
+            fx.chained = (pos, earlier[0])
+        fx.reads |= reads - set(earlier)
+        for f in writes:
+            fx.write_step[f] = step
+        fx.depth = max(fx.depth, step)
+        fx.writes |= writes
+    return fx
 
 
 def _destinations(op: str, params: list[dict]) -> set[int]:
@@ -231,19 +266,6 @@ def _destinations(op: str, params: list[dict]) -> set[int]:
     if op == "execute_meter" and len(params) > 2:
         return {2}
     return set()
-
-
-def _render(node: dict | None) -> str:
-    """A short stable text of an operand, to compare register indices."""
-    node = unwrap(node)
-    if not isinstance(node, dict):
-        return repr(node)
-    if "op" in node and "type" not in node:
-        return f"({_render(node.get('left'))} {node['op']} {_render(node.get('right'))})"
-    value = node.get("value")
-    if isinstance(value, list):
-        return ".".join(str(v) for v in value)
-    return str(value)
 
 
 def _topological(nodes: dict[str, Node], start: str | None) -> list[str]:
@@ -269,6 +291,21 @@ def _topological(nodes: dict[str, Node], start: str | None) -> list[str]:
         if name not in seen:
             visit(name)
     return list(reversed(post))
+
+
+def controlled(g: Gress, after: dict[str, set[str]]) -> dict[str, set[str]]:
+    """For each condition (or table whose outcome picks what runs next), the nodes that
+    run on some of its outcomes only: those are control dependent on it. Nodes every
+    outcome reaches (where the branches join) are not."""
+    found: dict[str, set[str]] = {}
+    for name, node in g.nodes.items():
+        targets = set(node.branches)
+        if len(targets) < 2:
+            continue
+        reach = [({t} | after.get(t, set())) if t else set() for t in targets]
+        everywhere = set.intersection(*reach)
+        found[name] = set.union(*reach) - everywhere
+    return found
 
 
 def descendants(g: Gress) -> dict[str, set[str]]:

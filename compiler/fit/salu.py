@@ -10,7 +10,16 @@ assignments to the `value` fields are the updates, to `rv` fields the outputs.
 
 from __future__ import annotations
 
-from .expressions import EQUALITY, ORDERING, constant, fields, is_power_of_two, unwrap
+from .expressions import (
+    EQUALITY,
+    ORDERING,
+    constant,
+    fields,
+    is_min_max,
+    is_power_of_two,
+    render,
+    unwrap,
+)
 from .program import Gress, position
 from .report import Finding
 from .targets import Device
@@ -54,18 +63,6 @@ class _Body:
         if constant(node) is not None:
             return "const"
         return "other"
-
-
-def _render(node: dict | None) -> str:
-    """Stable text of an operand, to tell equal comparisons apart."""
-    node = unwrap(node)
-    if not isinstance(node, dict):
-        return ""
-    if "op" in node and "type" not in node:
-        return f"({_render(node.get('cond'))}{_render(node.get('left'))} {node['op']} " \
-               f"{_render(node.get('right'))})"
-    value = node.get("value")
-    return ".".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def _is_mask(node: dict | None) -> bool:
@@ -113,15 +110,6 @@ def _comparisons(node: dict | None, found: list[dict]) -> None:
         found.append({"op": "!=", "left": node, "right": {"type": "hexstr", "value": "0x0"}})
 
 
-def _is_min_max(node: dict) -> bool:
-    """`a OP b ? a : b` (or swapped): a min/max instruction, no comparison unit."""
-    cond = unwrap(node.get("cond"))
-    if not (isinstance(cond, dict) and cond.get("op") in ORDERING):
-        return False
-    sides = {_render(cond.get("left")), _render(cond.get("right"))}
-    return sides == {_render(node.get("left")), _render(node.get("right"))}
-
-
 def _walk(node: dict | None, parent: str | None = None):
     """Every (operation, its parent operator) inside `node`."""
     node = unwrap(node)
@@ -151,7 +139,7 @@ def check_body(g: Gress, ra: dict, device: Device) -> list[Finding]:
             relations: list[dict] = []
             _comparisons(params[0], relations)
             for rel in relations:
-                comparisons.setdefault(_render(rel), {"node": rel, "pos": pos})
+                comparisons.setdefault(render(rel), {"node": rel, "pos": pos})
             exprs.append(params[0])
         elif op == "assign":
             dest = unwrap(params[0])
@@ -173,13 +161,13 @@ def check_body(g: Gress, ra: dict, device: Device) -> list[Finding]:
                     found.append(Finding("salu-operators", pos,
                                          f"RegisterAction {name}: operator {operator} is not in the "
                                          f"{device.label} stateful ALU"))
-                if operator == "?" and not _is_min_max(node):
+                if operator == "?" and not is_min_max(node):
                     relations = []
                     _comparisons(node.get("cond"), relations)
                     for rel in relations:
-                        comparisons.setdefault(_render(rel), {"node": rel, "pos": pos})
+                        comparisons.setdefault(render(rel), {"node": rel, "pos": pos})
                 if operator in ORDERING | EQUALITY and op == "assign":
-                    comparisons.setdefault(_render(node), {"node": node, "pos": pos})
+                    comparisons.setdefault(render(node), {"node": node, "pos": pos})
         for expr in exprs:
             for field in _phv_fields(body, expr):
                 width = g.widths.field(field) or 0
