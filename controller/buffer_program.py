@@ -40,8 +40,9 @@ DELETE = p4runtime_pb2.Update.DELETE
 # Names users type in `set PORT bcn|pause NAME VALUE`, and the config keys they stand for.
 BCN_NAMES = {"enable": "enable", "qeq": "qeq_bytes", "w": "w", "qsc": "qsc_bytes",
              "sample": "sample_bytes", "jitter": "jitter_bytes", "fb_bits": "fb_bits",
-             "fb_range": "fb_range_bytes", "positive_to": "positive_to"}
-FEEDBACK_KEYS = ("fb_bits", "fb_range_bytes", "positive_to")
+             "fb_range": "fb_range_bytes", "positive_to": "positive_to",
+             "qoff_max": "qoff_max_bytes"}
+FEEDBACK_KEYS = ("qoff_max_bytes", "fb_bits", "fb_range_bytes", "positive_to")
 PAUSE_NAMES = {"mode": "mode", "xoff": "xoff_bytes", "xon": "xon_bytes", "quanta": "quanta",
                "refresh": "refresh_us"}
 
@@ -210,7 +211,8 @@ def bcn_of(name: str, params: dict[str, int]) -> dict[str, Any]:
 def feedback_of(name: str, params: dict[str, int]) -> dict[str, Any]:
     """A bcn_feedback action as the config keys it stands for."""
     out: dict[str, Any] = {"positive_to": "any" if params["positive_any"] else "tagged",
-                           "fb_bits": None}
+                           "fb_bits": None,
+                           "qoff_max_bytes": params["qoff_max_pages"] * PAGE_BYTES or None}
     pages = params["fb_range_pages"]
     if pages:
         # code_mul = ⌈2^32·steps/range⌉, so ⌊code_mul·range / 2^32⌋ is steps.
@@ -271,7 +273,7 @@ def parse_changes(kind: str, pairs: Iterable[str]) -> dict[str, Any]:
         key = names[name]
         if key in ("mode", "positive_to"):
             changes[key] = text
-        elif key == "fb_bits" and text in ("off", "none"):
+        elif key in ("fb_bits", "qoff_max_bytes") and text in ("off", "none"):
             changes[key] = None
         elif key == "enable":
             if text not in ("on", "off", "true", "false"):

@@ -6,7 +6,7 @@
       scheduler CONFIG                  (runtime CLI lines for the traffic manager's scheduler)
       set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter fb_range:
-                                    bytes; fb_bits N|off; positive_to tagged|any)
+                         bytes; qoff_max BYTES|off; fb_bits N|off; positive_to tagged|any)
       set PORT pause NAME VALUE [NAME VALUE ...]               (xoff xon: bytes, refresh: µs)
       read counter|register NAME [INDEX]
       dump TABLE

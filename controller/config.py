@@ -39,9 +39,10 @@ TOP_KEYS = {"switch_id", "pool_bytes", "priority_queues", "port_session_base",
             "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes", "ecn_k_bytes",
             "bcn", "pause", "classes", "scheduler", "ports", "forwarding"}
 PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "ecn_k_bytes", "bcn", "pause", "scheduler"}
-# What a congestion point sends (the bcn_feedback table): Fb quantised to fb_bits bits over
-# fb_range_bytes (default Qeq·(1 + 2W)), positive feedback to "tagged" sources or to "any".
-BCN_FEEDBACK_KEYS = {"fb_bits", "fb_range_bytes", "positive_to"}
+# What a congestion point sends (the bcn_feedback table): Fb's Qoff term saturated at
+# ±qoff_max_bytes, Fb quantised to fb_bits bits over fb_range_bytes (default Qeq·(1 + 2W)),
+# positive feedback to "tagged" sources or to "any".
+BCN_FEEDBACK_KEYS = {"qoff_max_bytes", "fb_bits", "fb_range_bytes", "positive_to"}
 BCN_KEYS = {"enable", *BCN_DEFAULTS, *BCN_FEEDBACK_KEYS}
 POSITIVE_TO = ("tagged", "any")
 MAX_FB_BITS = 16
@@ -92,6 +93,7 @@ class Bcn:
     qsc_bytes: int = BCN_DEFAULTS["qsc_bytes"]
     sample_bytes: int = BCN_DEFAULTS["sample_bytes"]
     jitter_bytes: int = BCN_DEFAULTS["jitter_bytes"]
+    qoff_max_bytes: int | None = None  # None: Qoff unsaturated in Fb
     fb_bits: int | None = None  # None: Fb carried as computed
     fb_range_bytes: int | None = None  # None: Qeq·(1 + 2W)
     positive_to: str = "tagged"
@@ -112,7 +114,8 @@ class Bcn:
 
     def feedback_action(self) -> tuple[str, dict[str, int]]:
         """The bcn_feedback action and its parameters (p4src/include/bcn_config.p4)."""
-        params = {"positive_any": int(self.positive_to == "any"), "fb_range_pages": 0,
+        params = {"qoff_max_pages": (self.qoff_max_bytes or 0) // PAGE_BYTES,
+                  "positive_any": int(self.positive_to == "any"), "fb_range_pages": 0,
                   "fb_code_mul": 0, "fb_step_mul": 0}
         if self.fb_bits is not None:
             range_pages = (self.fb_range_bytes or self.fb_max_bytes) // PAGE_BYTES
@@ -425,8 +428,17 @@ def _bcn(c: _Checker, merged: dict[str, tuple[Any, str]], section: str, present:
 
 def _bcn_feedback(c: _Checker, merged: dict[str, tuple[Any, str]], section: str,
                   values: dict[str, Any]) -> dict[str, Any]:
-    """The keys of what the congestion point sends: fb_bits, fb_range_bytes, positive_to."""
+    """The keys of what the congestion point sends: qoff_max_bytes, fb_bits, fb_range_bytes,
+    positive_to."""
     out: dict[str, Any] = {}
+    if merged.get("qoff_max_bytes", (None,))[0] is not None:
+        value, where = merged["qoff_max_bytes"]
+        qoff_max = c.value(value, where, PAGE_BYTES, U32 // PAGE_BYTES * PAGE_BYTES)
+        if qoff_max is not None and qoff_max % PAGE_BYTES:
+            c.fail(where, f"{qoff_max} is not a multiple of {PAGE_BYTES} (Qoff counts 64-byte"
+                          " pages)")
+        elif qoff_max is not None:
+            out["qoff_max_bytes"] = qoff_max
     if "positive_to" in merged:
         value, where = merged["positive_to"]
         if value in POSITIVE_TO:

@@ -2,7 +2,8 @@
  * BCN congestion point, one per (egress port, queue). Arrivals count down
  * a byte budget of S +- J (uniform jitter); when it runs out the frame is
  * sampled: Qoff = Q - Qeq, Qdelta = Q - Qold, Fb = -(Qoff + W * Qdelta),
- * all in 64-byte pages; bcn_feedback may quantise Fb. Negative feedback
+ * all in 64-byte pages; bcn_feedback may saturate Fb's Qoff term and
+ * quantise Fb. Negative feedback
  * (or Q >= Qsc, "severe") always produces a BCN frame; positive feedback
  * only when the sampled frame carries an RLT naming this congestion point,
  * or for any sampled frame if bcn_feedback says so. The frame itself is made
@@ -67,14 +68,25 @@ control BcnIngress(inout headers_t hdr,
             int<64> q = (int<64>)(bit<64>)meta.bcn_q_pages;
             int<64> qoff = q - (int<64>)(bit<64>)meta.bcn_qeq_pages;
             int<64> qdelta = q - (int<64>)(bit<64>)meta.bcn_qold_pages;
-            int<64> fb = -(qoff + (int<64>)(bit<64>)meta.bcn_w * qdelta);
+            feedback.apply(meta);
+            /* Fb's offset term, saturated at +-qoff_max_pages if set (the
+             * frame still carries Qoff as measured). */
+            int<64> qoff_term = qoff;
+            if (meta.bcn_qoff_max_pages != 0) {
+                int<64> cap = (int<64>)(bit<64>)meta.bcn_qoff_max_pages;
+                if (qoff_term > cap) {
+                    qoff_term = cap;
+                } else if (qoff_term < -cap) {
+                    qoff_term = -cap;
+                }
+            }
+            int<64> fb = -(qoff_term + (int<64>)(bit<64>)meta.bcn_w * qdelta);
             bit<64> cpid = (bit<32>)meta.switch_id
                            ++ (bit<16>)meta.out_port
                            ++ (bit<16>)meta.queue;
             bool severe = meta.bcn_qsc_pages != 0
                           && meta.bcn_q_pages >= meta.bcn_qsc_pages;
 
-            feedback.apply(meta);
             if (meta.bcn_fb_range_pages != 0) {
                 bit<64> range = (bit<64>)meta.bcn_fb_range_pages;
                 bit<64> magnitude = (fb < 0) ? (bit<64>)(-fb) : (bit<64>)fb;

@@ -55,6 +55,8 @@ control BcnConfig(inout metadata_t meta) {
  * or as computed, and positive feedback to tagged sources only or to any.
  * Read only for samples, so an arrival that is not one costs no lookup.
  *
+ * qoff_max_pages 0: Fb = -(Qoff + W * Qdelta) as measured. Otherwise Qoff
+ * is saturated at +-qoff_max_pages in Fb (the frame's Qoff field is not).
  * positive_any: 1 sends positive feedback to the source of any sampled
  * frame, 0 only to frames whose RLT names this congestion point.
  * fb_range_pages 0: Fb as computed. Otherwise |Fb| is saturated at
@@ -68,8 +70,10 @@ control BcnConfig(inout metadata_t meta) {
  * quantised Fb is 0 sends nothing unless it is severe. */
 control BcnFeedback(inout metadata_t meta) {
     @name(".bcn_send")
-    action bcn_send(bit<1> positive_any, bit<32> fb_range_pages,
-                        bit<64> fb_code_mul, bit<64> fb_step_mul) {
+    action bcn_send(bit<32> qoff_max_pages, bit<1> positive_any,
+                    bit<32> fb_range_pages, bit<64> fb_code_mul,
+                    bit<64> fb_step_mul) {
+        meta.bcn_qoff_max_pages = qoff_max_pages;
         meta.bcn_positive_any = positive_any;
         meta.bcn_fb_range_pages = fb_range_pages;
         meta.bcn_fb_code_mul = fb_code_mul;
@@ -83,7 +87,7 @@ control BcnFeedback(inout metadata_t meta) {
             meta.queue: exact @name("queue");
         }
         actions = { bcn_send; }
-        default_action = bcn_send(0, 0, 0, 0);
+        default_action = bcn_send(0, 0, 0, 0, 0);
         size = QUEUE_COUNT;
     }
 

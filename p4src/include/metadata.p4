@@ -63,6 +63,7 @@ struct metadata_t {
     bit<32> bcn_jitter_bytes;
     /* What the congestion point puts in its feedback (bcn_feedback) */
     bit<1>  bcn_positive_any;
+    bit<32> bcn_qoff_max_pages;
     bit<32> bcn_fb_range_pages;
     bit<64> bcn_fb_code_mul;
     bit<64> bcn_fb_step_mul;

@@ -1,5 +1,5 @@
 """buffer_switch.p4's bcn_feedback: what a congestion point sends once a frame is sampled.
-Fb quantised at the congestion point (QCN's 6 bits over Qeq·(1 + 2W), or any width and
+Fb's Qoff term saturated; Fb quantised at the congestion point (QCN's 6 bits over Qeq·(1 + 2W), or any width and
 range the controller allows) against the exact arithmetic, quantised to nothing, severe
 regardless; positive feedback to any source; and the controller writing the table from a
 config (only where it differs from the default) and changing it live."""
@@ -23,11 +23,12 @@ from bufferlab.traffic import layers
 FB_MAX_PAGES = QEQ_PAGES * (1 + 2 * W)  # 1,875
 
 
-def set_feedback(switch, bits=None, range_pages=FB_MAX_PAGES, positive_any=0, queue=0):
+def set_feedback(switch, bits=None, range_pages=FB_MAX_PAGES, positive_any=0, queue=0,
+                 qoff_max_pages=0):
     """bcn_feedback for port 3's queue: Fb quantised to ``bits`` over ``range_pages``."""
     code_mul, step_mul = fb_multipliers(bits, range_pages) if bits else (0, 0)
-    switch.table_add("bcn_feedback", {"port": 3, "queue": queue}, "bcn_send", {
-        "positive_any": positive_any, "fb_range_pages": range_pages if bits else 0,
+    return switch.table_add("bcn_feedback", {"port": 3, "queue": queue}, "bcn_send", {
+        "qoff_max_pages": qoff_max_pages, "positive_any": positive_any, "fb_range_pages": range_pages if bits else 0,
         "fb_code_mul": code_mul, "fb_step_mul": step_mul})
 
 
@@ -64,6 +65,32 @@ def test_every_magnitude_matches_the_exact_arithmetic(switch, bits, range_pages)
         t += 100_000
         want = quantised_fb_pages(-offset, bits, range_pages)
         assert fb_sent(switch, QEQ_PAGES + offset, t) == ([want] if want else []), offset
+
+
+def test_the_qoff_term_saturates_in_fb_but_not_in_the_frame(switch):
+    enable_bcn(switch)
+    handle = set_feedback(switch, qoff_max_pages=QEQ_PAGES)
+    sent = []
+    # Q = 1,000 pages, Qold = 1,100: Qoff 625 counts as 375, Fb = −(375 − 200) = −175;
+    # Q = 100, Qold 100: Qoff −275 is within the cap, Fb = 275, untagged: nothing;
+    # Q = 2,000, Qold 1,900: Fb = −(375 + 200) = −575, where unsaturated it is −1,825.
+    for k, (q, qold) in enumerate([(1000, 1100), (100, 100), (2000, 1900)]):
+        queue_state(switch, q * 64 - 200, qold)
+        switch.send(1, udp_frame(H1, H3, 200), T_NS + k * 100_000)
+        switch.drain()
+        sent += [f[layers.BCN] for f in bcn_frames(outputs(switch))]
+    first, second = sent
+    assert (first.qoff, first.qdelta, first.fb) == (625, -100, -175)
+    assert (second.qoff, second.qdelta, second.fb) == (1625, 100, -575)
+    # Below −cap too: an empty queue far under Qeq counts as −375.
+    switch.table_modify("bcn_feedback", handle, "bcn_send", {
+        "qoff_max_pages": 100, "positive_any": 1, "fb_range_pages": 0, "fb_code_mul": 0,
+        "fb_step_mul": 0})
+    queue_state(switch, 0, 3)
+    switch.send(1, udp_frame(H1, H3, 200), T_NS + 300_000)
+    switch.drain()
+    (third,) = bcn_frames(outputs(switch))
+    assert (third[layers.BCN].qoff, third[layers.BCN].fb) == (3 - QEQ_PAGES, 100)
 
 
 def test_quantised_to_nothing_sends_nothing_unless_severe(switch):
@@ -119,9 +146,9 @@ def test_the_controller_writes_bcn_feedback_only_where_it_differs():
     assert switch_wide == [(2, True, [])]  # MODIFY of the default entry only
     # Port 3 differs from the switch-wide section: an entry for each of its queues.
     assert feedback_writes(_config({}, {"fb_bits": 6})) == [(1, False, [b"\x03", b"\x00"])]
-    config = parse_config(_config({"fb_bits": 6, "positive_to": "any"}))
+    config = parse_config(_config({"fb_bits": 6, "positive_to": "any", "qoff_max_bytes": 24000}))
     assert config.bcn.feedback_action() == ("bcn_send", {
-        "positive_any": 1, "fb_range_pages": 1875, "fb_code_mul": -(-(63 << 32) // 1875),
+        "qoff_max_pages": 375, "positive_any": 1, "fb_range_pages": 1875, "fb_code_mul": -(-(63 << 32) // 1875),
         "fb_step_mul": -(-(1875 << 32) // 63)})
 
 
@@ -137,8 +164,10 @@ def test_the_controller_sets_feedback_from_the_config_and_changes_it_live(progra
         switch.set_bcn(3, {"positive_to": "any", "fb_bits": None})
         assert fb_sent(engine, 3, T_NS + 400_000) == [QEQ_PAGES - 3]
         assert fb_sent(engine, QEQ_PAGES + 300, T_NS + 500_000) == [-300]
+        switch.set_bcn(3, {"qoff_max_bytes": 64 * 100})
+        assert fb_sent(engine, QEQ_PAGES + 300, T_NS + 550_000) == [-100]
         # Back to the switch-wide default: the entry goes.
-        switch.set_bcn(3, {"positive_to": "tagged"})
+        switch.set_bcn(3, {"positive_to": "tagged", "qoff_max_bytes": None})
         assert switch.entries("bcn_feedback") == []
         assert fb_sent(engine, 3, T_NS + 600_000) == []
 
@@ -154,6 +183,8 @@ def test_the_controller_sets_feedback_from_the_config_and_changes_it_live(progra
      r"default Qeq·\(1 \+ 2W\) = 6400000\): 100000 pages"),
     ({"fb_bits": 6, "fb_range_bytes": 65536 * 64}, r"bcn\.fb_range_bytes: 4194304 is above"),
     ({"positive_to": "all"}, r"bcn\.positive_to: 'all': write \"tagged\""),
+    ({"qoff_max_bytes": 1000}, r"bcn\.qoff_max_bytes: 1000 is not a multiple of 64"),
+    ({"qoff_max_bytes": 0}, r"bcn\.qoff_max_bytes: 0 is below 64"),
 ])
 def test_bad_feedback_keys_name_the_key(bcn, says):
     with pytest.raises(ConfigError, match=says):

@@ -190,9 +190,9 @@ def test_pause_change_is_checked_against_the_current_values(index):
 
 
 @pytest.mark.parametrize(("kind", "words", "message"), [
-    ("bcn", [], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to)"),
-    ("bcn", ["qeq"], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to)"),
-    ("bcn", ["depth", "3"], "bcn.depth: unknown (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to)"),
+    ("bcn", [], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to, qoff_max)"),
+    ("bcn", ["qeq"], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to, qoff_max)"),
+    ("bcn", ["depth", "3"], "bcn.depth: unknown (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to, qoff_max)"),
     ("bcn", ["qeq", "24k"], "bcn.qeq_bytes: '24k' is not a whole number"),
     ("bcn", ["enable", "maybe"], "bcn.enable: 'maybe' is not on or off"),
     ("bcn", ["fb_bits", "six"], "bcn.fb_bits: 'six' is not a whole number"),
@@ -208,3 +208,5 @@ def test_live_changes_name_what_the_congestion_point_sends():
     assert parse_changes("bcn", ["fb_bits", "6", "fb_range", "12800", "positive_to", "any"]) == {
         "fb_bits": 6, "fb_range_bytes": 12800, "positive_to": "any"}
     assert parse_changes("bcn", ["fb_bits", "off"]) == {"fb_bits": None}
+    assert parse_changes("bcn", ["qoff_max", "24000"]) == {"qoff_max_bytes": 24000}
+    assert parse_changes("bcn", ["qoff_max", "off"]) == {"qoff_max_bytes": None}

@@ -104,7 +104,7 @@ def test_unreachable_switch_is_a_switch_error(capsys, build, config):
     (["set", "3", "queue-cap", "1"], "set 3 queue-cap: expected QUEUE BYTES|none"),
     (["set", "3", "queue-cap", "1", "lots"], "BYTES: 'lots' is not a whole number"),
     (["set", "3", "threshold", "50%", "--queue", "1"], "--queue goes with set PORT bcn only"),
-    (["set", "3", "bcn", "qeq"], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to)"),
+    (["set", "3", "bcn", "qeq"], "bcn: give NAME VALUE pairs (names: enable, qeq, w, qsc, sample, jitter, fb_bits, fb_range, positive_to, qoff_max)"),
     (["set", "3", "pause", "xoff", "big"], "pause.xoff_bytes: 'big' is not a whole number"),
 ])
 def test_bad_set_values_fail_before_any_connection(capsys, argv, message):

@@ -122,7 +122,7 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"bcn": {"enable": "yes"}}, ["bcn.enable: must be true or false, not 'yes'"]),
     ({"bcn": {"qeq": 24_000}},
      ["bcn.qeq: unknown key (known: enable, fb_bits, fb_range_bytes, jitter_bytes,"
-      " positive_to, qeq_bytes, qsc_bytes, sample_bytes, w)"]),
+      " positive_to, qeq_bytes, qoff_max_bytes, qsc_bytes, sample_bytes, w)"]),
     ({"pause": {"xoff_bytes": 20_000, "xon_bytes": 30_000, "refresh_us": 100}},
      ["pause.xon_bytes: 30000 is above pause.xoff_bytes 20000"]),
     ({"pause": {"xoff_bytes": 20_000, "xon_bytes": 10_000, "refresh_us": 100},
