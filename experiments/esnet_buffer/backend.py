@@ -37,7 +37,8 @@ class TrialSpec:
 @dataclass(frozen=True)
 class Trial:
     """A trial's outcome: iperf3's summary (None without TCP), the UDP frames sent and
-    received, where frames were lost, and the accounting of earlier lossy attempts."""
+    received, where frames were lost, the accounting of earlier lossy attempts and, where
+    the backend knows them (virtual time), the TCP senders' retransmission timeouts."""
 
     spec: TrialSpec
     iperf: IperfResult | None
@@ -45,6 +46,7 @@ class Trial:
     udp_received_frames: int
     accounting: Accounting
     reruns: tuple[str, ...] = ()
+    tcp_timeouts: int | None = None
 
 
 class Lab(Protocol):

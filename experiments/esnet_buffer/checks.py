@@ -153,3 +153,14 @@ def evaluate(rows: list[Row]) -> list[Check]:
         checks.append(hold_check(by_table["hold"]))
     checks.append(validity_check(rows))
     return checks
+
+
+def evaluate_by_profile(rows: list[Row]) -> dict[str, list[Check]]:
+    """Virtual time: every check per TCP profile (the rows' `congestion`), in the rows'
+    order, each name prefixed with its profile."""
+    profiles: dict[str, list[Row]] = {}
+    for r in rows:
+        profiles.setdefault(r["congestion"], []).append(r)
+    return {profile: [Check(f"{profile}: {c.name}", c.passed, c.detail)
+                      for c in evaluate(prows)]
+            for profile, prows in profiles.items()}

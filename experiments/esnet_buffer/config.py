@@ -83,6 +83,14 @@ SEED_HOLD_PACED = _rows((5 * G, (5, 10), 8 * G), (6 * G, (200, 400), 8 * G),
 SEED_HOLD_PACED_PACKETS = 4096
 #: The seed's background levels, bit/s (20 % and 30 % of the link).
 SEED_BACKGROUNDS = (2 * G, 3 * G)
+#: Worlds a run can use: the live lab (Mininet, scaled by k) or virtual time (bufferlab-sim
+#: at the seed's own scale).
+BACKENDS = ("live", "virtual")
+#: The TCP host models' profiles (`bufferlab.sim.TcpFlow`) virtual time may run.
+VIRTUAL_PROFILES = ("linux-2010", "linux-today", "newreno")
+#: Linux 2.6's tcp_adv_win_scale (2): a receiver advertises 3/4 of its buffer, the rest
+#: being the kernel's overhead per segment.
+ADVERTISED_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -121,11 +129,20 @@ class EsnetConfig:
     #: Further `net.ipv4.tcp_*` settings for both TCP hosts (e.g. "tcp_recovery=0" turns
     #: RACK off): a way to try older loss recovery against the seed's hosts.
     tcp_sysctls: tuple[str, ...] = ()
+    #: "live" (Mininet, scaled by k) or "virtual" (bufferlab-sim, k = 1: the seed's scale).
+    backend: str = "live"
+    #: Virtual time: the TCP host models' profiles, each running the whole grid (the
+    #: seed's 2010 hosts, and today's beside them).
+    profiles: tuple[str, ...] = ("linux-2010", "linux-today")
 
     def __post_init__(self) -> None:
         if not 0 < self.k <= 1:
             raise ValueError(f"k: must be above 0 and at most 1, not {self.k}")
-        if self.trial_s < 3:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend: {self.backend!r} is not one of {', '.join(BACKENDS)}")
+        if self.backend == "virtual":
+            self._check_virtual()
+        elif self.trial_s < 3:
             raise ValueError(f"trial_s: at least 3 s, not {self.trial_s}")
         if not 0 <= self.omit_s < self.trial_s:
             raise ValueError(f"omit_s: must be 0 or more and below trial_s, not {self.omit_s}")
@@ -150,6 +167,25 @@ class EsnetConfig:
             raise ValueError(f"backgrounds_bps: below the link's {SEED_LINK_BPS} bit/s")
         if any(p > SEED_LINK_BPS for p in (*self.paced_bps, *self.hold_paced_bps)):
             raise ValueError(f"paced rates: at most the link's {SEED_LINK_BPS} bit/s")
+
+    def _check_virtual(self) -> None:
+        """What virtual time needs: the seed's own scale and the host models' profiles."""
+        if self.k != 1:
+            raise ValueError(f"k: virtual time runs the seed's scale, k = 1, not {self.k}")
+        if self.trial_s < MIN_VIRTUAL_TRIAL_S:
+            raise ValueError(f"trial_s: at least {MIN_VIRTUAL_TRIAL_S} s, not {self.trial_s}")
+        if self.extra_congestion or self.tcp_sysctls:
+            raise ValueError("extra_congestion, tcp_sysctls: the live kernel's; virtual time "
+                             "runs the TCP host models' profiles")
+        unknown = [p for p in self.profiles if p not in VIRTUAL_PROFILES]
+        if not self.profiles or unknown or len(set(self.profiles)) != len(self.profiles):
+            raise ValueError(f"profiles: one or more of {', '.join(VIRTUAL_PROFILES)}, each "
+                             f"once, not {self.profiles}")
+
+    @property
+    def receive_window_bytes(self) -> int:
+        """What a receiver with ``tcp_buffer_bytes`` advertises (× k), bytes."""
+        return round(self.live(self.tcp_buffer_bytes) * ADVERTISED_SHARE)
 
     @property
     def link_bps(self) -> int:
@@ -182,3 +218,10 @@ class EsnetConfig:
 FULL = EsnetConfig()
 #: 12-s trials (3 s left out): the whole study in about a third of the time.
 QUICK = EsnetConfig(trial_s=12.0, omit_s=3.0)
+#: Shortest virtual trial, s: a few RTTs of 50 ms.
+MIN_VIRTUAL_TRIAL_S = 0.5
+#: Virtual time at the seed's scale and timing (30-s trials, 5 s left out; ~1 min of wall
+#: time per trial here).
+VIRTUAL_FULL = EsnetConfig(k=1.0, backend="virtual", extra_congestion=())
+#: Virtual time, 10-s trials (2 s left out).
+VIRTUAL_QUICK = replace(VIRTUAL_FULL, trial_s=10.0, omit_s=2.0)

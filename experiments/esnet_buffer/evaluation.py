@@ -87,6 +87,7 @@ def trial_row(trial: Trial, k: float) -> Row:
         "paced_wire_over_limit": paced_wire_bps(s.send_bps) / limit if limit else 0.0,
         "admission_drops_frames": trial.accounting.admission_drops,
         "tcp_retransmits_segments": trial.iperf.retransmits if trial.iperf else 0,
+        "tcp_timeouts": "" if trial.tcp_timeouts is None else trial.tcp_timeouts,
         "tcp_throughput_bps": throughput,
         "tcp_throughput_seed_scale_bps": throughput / k,
         "tcp_throughput_over_share": throughput / share,

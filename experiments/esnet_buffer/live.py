@@ -35,10 +35,9 @@ from google.protobuf import text_format
 
 from bufferlab.controller.buffer_program import BufferSwitch
 from bufferlab.controller.client import SwitchConnection, entity
-from bufferlab.controller.config import Config, parse_config
 from bufferlab.controller.entities import counter_entry
 from bufferlab.experiments.common.accounting import link_drops, parse_switch_counters
-from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program, host_mac
+from bufferlab.experiments.common.buffer_engine import TM_POOL_FACTOR, compiled_program
 from bufferlab.experiments.common.host_tools import (
     FINISH_GRACE_S,
     HostProcesses,
@@ -55,11 +54,31 @@ from bufferlab.experiments.common.traffic_tools import (
     iperf_server_argv,
     parse_iperf_json,
 )
-from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES
 from bufferlab.experiments.esnet_buffer.accounting import Snapshot, account
 from bufferlab.experiments.esnet_buffer.backend import Trial, TrialSpec
 from bufferlab.experiments.esnet_buffer.config import MTU_BYTES, RTT_NS, EsnetConfig
+from bufferlab.experiments.esnet_buffer.network import (
+    BOTTLENECK_QUEUE,
+    FIRST_SWITCH,
+    HOSTS,
+    PROGRAM_POOL_BYTES,
+    RECEIVER,
+    RECV_SIDE,
+    SEND_SIDE,
+    SENDER,
+    TRUNK_PORT,
+    UDP_SENDER,
+    UDP_SINK,
+    UNBOUNDED_DEPTH_PACKETS,
+    WIRE_OVERHEAD,
+    host_ip,
+    mac_of,
+    switch_config,
+    switch_names,
+)
 from bufferlab.experiments.esnet_buffer.workload import (
+    BACKGROUND_LEAD_S,
+    BACKGROUND_TAIL_S,
     UDP_PORT,
     generator_argv,
     pacing_classes,
@@ -73,27 +92,7 @@ from bufferlab.mininet.topology import Topology, parse_topology
 from bufferlab.switch.runtime_cli import RuntimeCliConnection
 from bufferlab.traffic import tc
 
-#: The sending side's switch index (the receiving side's is the next): indices set device
-#: ids and the interfaces' names in the root namespace, so ones unlikely to be another
-#: lab's (qbss is s18, tor_switch s16).
-FIRST_SWITCH = 41
-#: Sides of the bottleneck: the senders' switch and the receivers'.
-SEND_SIDE, RECV_SIDE = 0, 1
-SUBNET = 4
-SENDER, RECEIVER, UDP_SENDER, UDP_SINK = "snd", "rcv", "udp", "sink"
-#: Host -> (side, port); the host's address is 10.0.4.<port>.
-HOSTS = {SENDER: (SEND_SIDE, 1), RECEIVER: (RECV_SIDE, 2),
-         UDP_SENDER: (SEND_SIDE, 3), UDP_SINK: (RECV_SIDE, 4)}
-TRUNK_PORT = 5
-BOTTLENECK_QUEUE = 0
 IPERF_PORT = 5201
-WIRE_OVERHEAD = PREAMBLE_BYTES + IFG_BYTES + FCS_BYTES
-#: Seconds the UDP background starts before TCP, so TCP meets it from its first RTT.
-BACKGROUND_LEAD_S = 1.0
-#: Seconds the UDP background runs on after TCP's planned end.
-BACKGROUND_TAIL_S = 1.0
-#: The program's pool: larger than any buffer under test, so only the queue's cap binds.
-PROGRAM_POOL_BYTES = 200_000_000
 #: SCHED_FIFO priority of each switch's packet thread, above the hosts' tools (iperf3, the
 #: generator, the receiver: REALTIME_PRIORITY, as the switches' other threads). At one
 #: priority FIFO threads do not preempt each other, so on two cores a switch waited behind
@@ -103,20 +102,6 @@ PROGRAM_POOL_BYTES = 200_000_000
 PACKET_THREAD_PRIORITY = REALTIME_PRIORITY + 10
 #: The name bufferlab-switch gives its packet thread (switch/src/live).
 PACKET_THREAD_NAME = "packets"
-
-
-def host_ip(host: str) -> str:
-    """10.0.4.<port> of ``host``."""
-    return f"10.0.{SUBNET}.{HOSTS[host][1]}"
-
-
-def _mac(host: str) -> str:
-    return host_mac(SUBNET, HOSTS[host][1])
-
-
-def switch_names(first: int = FIRST_SWITCH) -> tuple[str, str]:
-    """The senders' and the receivers' switch: s<first>, s<first + 1>."""
-    return f"s{first}", f"s{first + 1}"
 
 
 def esnet_topology(config: EsnetConfig, names: tuple[str, str]) -> Topology:
@@ -132,23 +117,11 @@ def esnet_topology(config: EsnetConfig, names: tuple[str, str]) -> Topology:
                   "rate_bps": config.link_bps, "wire_overhead_bytes": WIRE_OVERHEAD,
                   "mtu_bytes": MTU_BYTES})
     return parse_topology({
-        "hosts": {h: {"ip": f"{host_ip(h)}/24", "mac": _mac(h)} for h in HOSTS},
+        "hosts": {h: {"ip": f"{host_ip(h)}/24", "mac": mac_of(h)} for h in HOSTS},
         "switches": {sw: {"pool_bytes": TM_POOL_FACTOR * PROGRAM_POOL_BYTES}
                      for sw in names},
         "links": links,
     })
-
-
-def switch_config(side: int, switch_id: int) -> Config:
-    """The controller's config of the switch on ``side``: L2 forwarding (its hosts on their
-    ports, the others over the trunk), the program's pool; no cap yet (each trial sets its
-    own)."""
-    l2 = [{"mac": _mac(h), "port": port if s == side else TRUNK_PORT}
-          for h, (s, port) in HOSTS.items()]
-    ports = {str(p): {} for h, (s, p) in HOSTS.items() if s == side}
-    ports[str(TRUNK_PORT)] = {}
-    return parse_config({"switch_id": switch_id, "pool_bytes": PROGRAM_POOL_BYTES,
-                         "ports": ports, "forwarding": {"l2": l2}}, Path("."))
 
 
 @dataclass
@@ -255,8 +228,8 @@ class EsnetLab:
                     raise RuntimeError(f"tcp_sysctls: net.ipv4.{setting}: "
                                        f"{done.stderr.strip()}")
         for a, b in ((SENDER, RECEIVER), (UDP_SENDER, UDP_SINK)):
-            pin_neighbour(self.netns(a), host_ip(b), _mac(b))
-            pin_neighbour(self.netns(b), host_ip(a), _mac(a))
+            pin_neighbour(self.netns(a), host_ip(b), mac_of(b))
+            pin_neighbour(self.netns(b), host_ip(a), mac_of(a))
 
     def close(self) -> None:
         """Disconnect and take the network down (safe to call twice)."""
@@ -297,7 +270,7 @@ class EsnetLab:
         s.program.set_queue_cap(TRUNK_PORT, BOTTLENECK_QUEUE, spec.buffer_bytes)
         # The traffic manager's depth bounds the queue whatever the program admits: a
         # depth far above any cap in bytes leaves the P4 admission alone to decide.
-        depth = spec.hold_packets if spec.hold_packets is not None else 1_000_000
+        depth = spec.hold_packets if spec.hold_packets is not None else UNBOUNDED_DEPTH_PACKETS
         s.run(f"set_queue_depth {depth} {TRUNK_PORT} {BOTTLENECK_QUEUE}")
         s.run(f"set_port_rate {TRUNK_PORT} {spec.link_bps}")
 

@@ -36,11 +36,12 @@ class Outputs:
     plots: list[Path]
 
 
-def _gbit(bps: float | str) -> str:
+def gbit(bps: float | str) -> str:
+    """Bit/s as Gbit/s with two decimals; "—" for an empty cell."""
     return "—" if bps == "" else f"{float(bps) / 1e9:.2f}"
 
 
-def _setting(row: Row) -> str:
+def setting_label(row: Row) -> str:
     """A row's setting in the seed's words (MB, Gbit/s, packets)."""
     table, s = row["table"], row["seed_setting"]
     if table.startswith("buffer_"):
@@ -101,7 +102,8 @@ DIFFERENCES = (
 )
 
 
-def _title(table: str) -> str:
+def table_title(table: str) -> str:
+    """A table's heading in the seed's words."""
     if table.startswith(("buffer_", "paced_")):
         kind, bg, *congestion = table.split("_")
         title = TITLES[kind].format(bg=bg.rstrip("g"))
@@ -206,16 +208,16 @@ def write_outputs(out_dir: str | Path, config: EsnetConfig, rows: Sequence[Row],
     report.section("Expected outcome")
     report.paragraph("\n".join(f"- `{c.line()}`" for c in checks))
     for table, trows in by_table.items():
-        report.section(_title(table))
+        report.section(table_title(table))
         report.table(
             ["setting (seed)", "here", "buffer / BDP", "packets dropped (admission)",
              "TCP retransmits (segments)", "TCP throughput (Mbit/s)",
              "TCP throughput × 1/k (Gbit/s)", "seed: packets dropped",
              "seed: TCP throughput (Gbit/s)", "trial"],
-            [[_setting(r), _live_setting(r), f"{r['buffer_over_bdp']:.2f}",
+            [[setting_label(r), _live_setting(r), f"{r['buffer_over_bdp']:.2f}",
               r["admission_drops_frames"], r["tcp_retransmits_segments"],
-              f"{r['tcp_throughput_bps'] / 1e6:.1f}", _gbit(r["tcp_throughput_seed_scale_bps"]),
-              r["seed_drops_packets"] or "—", _gbit(r["seed_tcp_throughput_bps"]),
+              f"{r['tcp_throughput_bps'] / 1e6:.1f}", gbit(r["tcp_throughput_seed_scale_bps"]),
+              r["seed_drops_packets"] or "—", gbit(r["seed_tcp_throughput_bps"]),
               "valid" if r["valid"] else "INVALID"] for r in trows])
     report.section("The cliff against the BDP and BDP/√n rules")
     report.paragraph(
@@ -235,7 +237,7 @@ def write_outputs(out_dir: str | Path, config: EsnetConfig, rows: Sequence[Row],
     report.section("Was the emulator the bottleneck?")
     report.table(["table", "setting (seed)", "accounting", "UDP frames sent", "received",
                   "reruns"],
-                 [[r["table"], _setting(r), r["accounting"], r["udp_sent_frames"],
+                 [[r["table"], setting_label(r), r["accounting"], r["udp_sent_frames"],
                    r["udp_received_frames"], r["reruns"]] for r in rows])
     report.section("Plots")
     for p in plots:

@@ -8,15 +8,19 @@ Tables (each row one trial):
   one rate above the share the background leaves, which the seed did not run;
 * `hold`: the hold queue (traffic-manager depth, packets × k), 2 Gbit/s × k background;
 * `hold_paced`: the seed's paced rates × k with the 4096 × k packet hold queue.
+
+Virtual time runs the same tables at k = 1, once per TCP profile (`virtual_trials`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from bufferlab.experiments.esnet_buffer.backend import Lab, Trial, TrialSpec
 from bufferlab.experiments.esnet_buffer.config import SEED_BACKGROUNDS, EsnetConfig
+from bufferlab.experiments.esnet_buffer.virtual_time import VirtualTrial
 
 #: A rate above the share either background leaves (seed scale, bit/s): the check that
 #: pacing above the share does not help needs one, and the seed's rates are all below it.
@@ -57,6 +61,13 @@ def trial_specs(c: EsnetConfig) -> list[TrialSpec]:
     specs += [spec("hold_paced", p, None, c.live(c.hold_paced_packets), c.live(p),
                    HOLD_BACKGROUND_BPS) for p in c.hold_paced_bps]
     return specs
+
+
+def virtual_trials(c: EsnetConfig) -> list[VirtualTrial]:
+    """Every trial of a virtual run: the whole grid once per TCP profile, in run order."""
+    return [VirtualTrial(spec, profile, c.receive_window_bytes)
+            for profile in c.profiles
+            for spec in trial_specs(replace(c, congestion=profile))]
 
 
 def run_trials(specs: list[TrialSpec], lab: Lab,

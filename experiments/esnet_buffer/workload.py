@@ -13,6 +13,10 @@ from bufferlab.traffic.tc import HtbClass
 
 #: UDP port of the background sink.
 UDP_PORT = 5001
+#: Seconds the UDP background starts before TCP, so TCP meets it from its first RTT.
+BACKGROUND_LEAD_S = 1.0
+#: Seconds the UDP background runs on after TCP's planned end.
+BACKGROUND_TAIL_S = 1.0
 #: HTB's bucket: two jumbo frames back to back at most, so a paced sender is paced.
 PACING_BURST_BYTES = 2 * FRAME_BYTES
 PACING_MINOR = 2
