@@ -235,8 +235,8 @@ def action_effects(g: Gress, action: dict) -> Effects:
             ra = g.register_actions.get(params[0]["value"]) if params else None
             if ra is not None:
                 index = render(params[1]) if op == "_RegisterAction_execute" else op
-                fx.accesses.append(Access(ra["register"], action["name"], "execute", index, pos,
-                                          ra["name"]))
+                fx.accesses.append(Access(ra["register"], action["name"], register_action_kind(ra),
+                                          index, pos, ra["name"]))
                 state = ra.get("state")
                 for body_prim in ra.get("primitives", []):
                     for param in body_prim.get("parameters", []):
@@ -253,6 +253,20 @@ def action_effects(g: Gress, action: dict) -> Effects:
         fx.depth = max(fx.depth, step)
         fx.writes |= writes
     return fx
+
+
+def register_action_kind(ra: dict) -> str:
+    """What a RegisterAction does to its cell: read, write or read-modify-write."""
+    value = {tuple(v) for v in ra.get("value", [])}
+    reads = writes = False
+    for prim in ra.get("primitives", []):
+        params = prim.get("parameters", [])
+        dest = unwrap(params[0]) if prim.get("op") == "assign" and params else None
+        if dest is not None and dest.get("type") == "field" and tuple(dest["value"]) in value:
+            writes = True
+            params = params[1:]
+        reads = reads or any(f in value for p in params for f in fields(p))
+    return "read-modify-write" if reads and writes else ("write" if writes else "read")
 
 
 def _destinations(op: str, params: list[dict]) -> set[int]:

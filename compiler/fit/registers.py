@@ -74,9 +74,9 @@ def one_gress(gresses: list[Gress]) -> list[Finding]:
             ing, eg = uses["ingress"], uses["egress"]
             found.append(Finding("register-one-gress", ing.pos,
                                  f"{ing.family} {ing.register} is used by ingress ({ing.kind} here) and by "
-                                 f"egress ({eg.kind} at {eg.pos}): ingress cannot read state egress "
-                                 "writes; keep it in one gress (on Tofino 2 a ghost thread can expose "
-                                 "queue depth to ingress)"))
+                                 f"egress ({eg.kind} at {eg.pos}): a Tofino register lives in one gress's "
+                                 "stage, so ingress cannot read state egress writes (on Tofino 2 a ghost "
+                                 "thread can expose queue depth to ingress)"))
     return found
 
 

@@ -47,7 +47,7 @@ class StageEstimate:
         by_tables = -(-self.tables // device.tables_per_stage)
         by_salus = -(-self.registers // device.salus_per_stage)
         lines = [f"  {self.gress}: at least {self.stages} of {device.stages} stages ({verdict})",
-                 f"    dependency chain: {self.chain_stages} stages"
+                 f"    dependency chain: {self.chain_stages} stage{'' if self.chain_stages == 1 else 's'}"
                  + (f": {' -> '.join(self.chain)}" if self.chain else ""),
                  f"    {self.tables} logical tables / {device.tables_per_stage} per stage: "
                  f"{by_tables}; {self.registers} registers / {device.salus_per_stage} stateful "

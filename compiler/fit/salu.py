@@ -154,8 +154,10 @@ def check_body(g: Gress, ra: dict, device: Device) -> list[Finding]:
             for node, parent in _walk(expr):
                 operator = node["op"]
                 allowed = operator in _OPERATORS or (operator in ("/", "%") and device.salu_divmod)
-                # A slice is lowered as a constant shift under a mask.
-                if operator in ("<<", ">>") and parent == "&" and constant(node.get("right")) is not None:
+                # A slice is lowered as a constant right shift under a mask, a
+                # concatenation as a constant left shift under an or.
+                if constant(node.get("right")) is not None and (
+                        (operator == ">>" and parent == "&") or (operator == "<<" and parent == "|")):
                     allowed = True
                 if not allowed:
                     found.append(Finding("salu-operators", pos,
@@ -169,8 +171,7 @@ def check_body(g: Gress, ra: dict, device: Device) -> list[Finding]:
                 if operator in ORDERING | EQUALITY and op == "assign":
                     comparisons.setdefault(render(node), {"node": node, "pos": pos})
         for expr in exprs:
-            for field in _phv_fields(body, expr):
-                width = g.widths.field(field) or 0
+            for field, width in _phv_reads(body, g, expr):
                 limit = min(device.salu_phv_input, max(8, _cell_width(g, ra)))
                 if width > limit:
                     found.append(Finding("salu-phv-width", pos,
@@ -200,11 +201,34 @@ def check_body(g: Gress, ra: dict, device: Device) -> list[Finding]:
     return found
 
 
-def _phv_fields(body: _Body, expr: dict | None):
-    """The packet fields an expression reads (not the cell, not body temporaries)."""
-    for f in fields(expr):
+# Operators whose low result bits depend only on the operands' low bits: a mask
+# above them limits how much of a packet field the ALU really reads.
+_LOW_BITS = {"+", "-", "&", "|", "^", "~", "b2d", "|+|", "|-|"}
+
+
+def _phv_reads(body: _Body, g: Gress, node: dict | None, bits: int | None = None):
+    """(packet field, bits of it the body reads): a slice `f[15:0]` (lowered as a mask)
+    reads 16 bits of `f`, not all of it."""
+    node = unwrap(node)
+    if not isinstance(node, dict):
+        return
+    if "op" in node and "type" not in node:
+        op = node["op"]
+        if op == "&" and _is_mask(node.get("right")):
+            mask_bits = (constant(node.get("right")) + 1).bit_length() - 1
+            yield from _phv_reads(body, g, node.get("left"), min(bits or mask_bits, mask_bits))
+            return
+        if op == ">>" and constant(node.get("right")) is not None and bits is not None:
+            yield from _phv_reads(body, g, node.get("left"), bits + constant(node.get("right")))
+            return
+        keep = bits if op in _LOW_BITS else None
+        for key in ("cond", "left", "right"):
+            yield from _phv_reads(body, g, node.get(key), keep)
+        return
+    for f in fields(node):
         if f[1] != "$valid$" and body.kind({"type": "field", "value": list(f)}) == "phv":
-            yield f
+            width = g.widths.field(f) or 0
+            yield f, min(width, bits) if bits is not None else width
 
 
 def _cell_width(g: Gress, ra: dict) -> int:
