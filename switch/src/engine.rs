@@ -20,11 +20,12 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use bufferlab_tm::{TmConfig, TrafficManager};
 
+use crate::arch::tna::TnaTarget;
 use crate::bits::mask;
 use crate::error::{LoadError, RuntimeError};
-use crate::exec::State;
+use crate::gress::Gress;
 use crate::packet::Packet;
-use crate::program::{FieldId, Program};
+use crate::program::{FieldId, Program, ProgramKind};
 use crate::trace::{TraceLevel, TraceLine, Tracer};
 use crate::trace_pkt;
 
@@ -136,10 +137,15 @@ const OPCODE_PFC: u16 = 0x0101;
 
 /// The switch engine in deterministic (virtual-time) mode.
 pub struct Engine {
-    /// The loaded program.
-    pub prog: Program,
-    /// Tables, stateful objects, scratch.
-    pub st: State,
+    /// The loaded program (v1model), or a TNA program's first gress (pipe 0's
+    /// ingress). Held inline so v1model's packet path borrows its program and
+    /// state as plain fields.
+    pub main: Gress,
+    /// A TNA program's other gresses, in order: pipe 0's egress, then each further
+    /// pipe's ingress and egress (gress `2·pipe + 1` is pipe's egress). Empty for v1model.
+    pub(crate) more: Vec<Gress>,
+    /// The TNA target around a TNA program (None for v1model).
+    pub(crate) tna: Option<Box<TnaTarget>>,
     pub(crate) tm: TrafficManager<u32>,
     pub(crate) pool: Vec<Packet>,
     pub(crate) free: Vec<u32>,
@@ -178,12 +184,12 @@ pub(crate) fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask:
 impl Engine {
     /// Loads a BMv2 JSON text with a traffic-manager configuration and a random seed.
     pub fn new(json: &str, tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
-        let prog = crate::load::load(json)?;
+        let (main, more, tna) = load_target(json, seed)?;
         let tm = TrafficManager::new(tm).map_err(|e| LoadError(format!("traffic manager: {e}")))?;
-        let st = State::new(&prog, seed);
         Ok(Engine {
-            prog,
-            st,
+            main,
+            more,
+            tna,
             tm,
             pool: vec![],
             free: vec![],
@@ -217,13 +223,18 @@ impl Engine {
                 "frames are still queued or in flight: drain before changing the program".into(),
             ));
         }
-        let prog = crate::load::load(json).map_err(|e| RuntimeError::InvalidArgument(e.0))?;
-        let mut st = State::new(&prog, 0);
-        st.rng = self.st.rng.clone();
-        st.drop_port = self.st.drop_port;
-        st.trace = self.st.trace.take();
-        self.prog = prog;
-        self.st = st;
+        let (mut main, mut more, tna) =
+            load_target(json, 0).map_err(|e| RuntimeError::InvalidArgument(e.0))?;
+        let rng = self.main.st.rng.clone();
+        let drop_port = self.main.st.drop_port;
+        main.st.trace = self.main.st.trace.take();
+        for g in std::iter::once(&mut main).chain(more.iter_mut()) {
+            g.st.rng = rng.clone();
+            g.st.drop_port = drop_port;
+        }
+        self.main = main;
+        self.more = more;
+        self.tna = tna;
         self.pool.clear();
         self.free.clear();
         self.passes.clear();
@@ -236,7 +247,7 @@ impl Engine {
     /// Turns the per-packet trace on at `level` (BMv2's `debug` or `trace`) or off
     /// (None); lines not yet taken are kept while the level stays the same.
     pub fn set_trace(&mut self, level: Option<TraceLevel>) {
-        self.st.trace = level.map(|l| match self.st.trace.take() {
+        self.main.st.trace = level.map(|l| match self.main.st.trace.take() {
             Some(t) if t.level() == l => t,
             _ => Box::new(Tracer::new(l, MAX_TRACE_LINES)),
         });
@@ -245,10 +256,99 @@ impl Engine {
     /// The trace lines recorded since the last call, oldest first, and how many were
     /// lost because nobody took them in time (at most `MAX_TRACE_LINES` are kept).
     pub fn take_trace(&mut self) -> (Vec<TraceLine>, u64) {
-        self.st
+        self.main
+            .st
             .trace
             .as_deref_mut()
             .map_or((vec![], 0), Tracer::take)
+    }
+
+    /// Gress `g` (0 is `main`).
+    pub(crate) fn gress(&self, g: usize) -> &Gress {
+        match g {
+            0 => &self.main,
+            _ => &self.more[g - 1],
+        }
+    }
+
+    /// Gress `g` (0 is `main`), to change.
+    pub(crate) fn gress_mut(&mut self, g: usize) -> &mut Gress {
+        match g {
+            0 => &mut self.main,
+            _ => &mut self.more[g - 1],
+        }
+    }
+
+    /// How many gresses the loaded program has (1 for v1model).
+    pub(crate) fn gress_count(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// Every gress, to change.
+    pub(crate) fn gresses_mut(&mut self) -> impl Iterator<Item = &mut Gress> {
+        std::iter::once(&mut self.main).chain(self.more.iter_mut())
+    }
+
+    /// Queues a digest of learn list `list` (of gress `g`) with packet `h`'s values, or
+    /// counts it dropped when the controller has not taken the earlier ones.
+    pub(crate) fn digest(&mut self, g: usize, h: u32, list: u32, now: u64) {
+        if self.digests.len() >= MAX_PENDING_DIGESTS {
+            self.stats.digests_dropped += 1;
+            return;
+        }
+        let prog = &self.gress(g).prog;
+        if let Some(l) = prog.learn_lists.get(&list) {
+            let pkt = &self.pool[h as usize];
+            let values = l.fields.iter().map(|f| pkt.phv.get(prog, *f)).collect();
+            self.digests.push_back(Digest {
+                list_id: list,
+                name: l.name.clone(),
+                values,
+                t_ns: now,
+            });
+        }
+    }
+
+    /// Sends packet `h`'s deparsed bytes out of `port`, to reach the peer at `arrival`,
+    /// and frees the packet.
+    pub(crate) fn transmit(&mut self, h: u32, port: u16, arrival: u64) {
+        let pkt = &self.pool[h as usize];
+        trace_pkt!(
+            self.main.st,
+            pkt,
+            Debug,
+            "Transmitting packet of size {} out of port {}",
+            pkt.out.len(),
+            port
+        );
+        let buf = match self.free_bufs.pop() {
+            Some(b) => b,
+            None => {
+                self.out_bufs.push(Vec::new());
+                (self.out_bufs.len() - 1) as u32
+            }
+        };
+        // Hand the deparsed buffer over instead of copying it; the packet
+        // keeps the recycled one for its next use.
+        std::mem::swap(
+            &mut self.out_bufs[buf as usize],
+            &mut self.pool[h as usize].out,
+        );
+        self.seq += 1;
+        self.pending.push(Reverse((arrival, self.seq, port, buf)));
+        self.release(h);
+    }
+
+    /// The pipeline's event counters, summed over the gresses.
+    pub fn exec_stats(&self) -> crate::exec::ExecStats {
+        let mut sum = crate::exec::ExecStats::default();
+        for g in 0..self.gress_count() {
+            let s = self.gress(g).st.stats;
+            sum.assert_failures += s.assert_failures;
+            sum.parser_errors += s.parser_errors;
+            sum.checksum_errors += s.checksum_errors;
+        }
+        sum
     }
 
     /// Current virtual time, ns.
@@ -260,7 +360,7 @@ impl Engine {
         let h = match self.free.pop() {
             Some(h) => h,
             None => {
-                self.pool.push(Packet::new(&self.prog));
+                self.pool.push(Packet::new(&self.main.prog));
                 self.passes.push(0);
                 (self.pool.len() - 1) as u32
             }
@@ -287,18 +387,18 @@ impl Engine {
     }
 
     pub(crate) fn fmask(&self, f: Option<FieldId>) -> u128 {
-        f.map_or(0, |f| mask(self.prog.fields[f as usize].width))
+        f.map_or(0, |f| mask(self.main.prog.fields[f as usize].width))
     }
 
     pub(crate) fn field(&self, h: u32, f: FieldId) -> u128 {
-        self.pool[h as usize].phv.get(&self.prog, f)
+        self.pool[h as usize].phv.get(&self.main.prog, f)
     }
 
     /// Receives `frame` on `port` at `t_ns`: runs everything due before, then
     /// parser and ingress, then hands the packet to the traffic manager.
     pub fn send(&mut self, port: u16, frame: &[u8], t_ns: u64) -> Result<(), RuntimeError> {
         if let Some(h) = self.arrival(port, frame, t_ns)? {
-            self.pool[h as usize].receive(&self.prog, frame, t_ns);
+            self.pool[h as usize].receive(&self.main.prog, frame, t_ns);
             self.start_ingress(h, port, t_ns);
         }
         Ok(())
@@ -313,7 +413,7 @@ impl Engine {
         t_ns: u64,
     ) -> Result<(), RuntimeError> {
         if let Some(h) = self.arrival(port, frame, t_ns)? {
-            self.pool[h as usize].receive_buffer(&self.prog, frame, t_ns);
+            self.pool[h as usize].receive_buffer(&self.main.prog, frame, t_ns);
             self.start_ingress(h, port, t_ns);
         }
         Ok(())
@@ -345,29 +445,33 @@ impl Engine {
 
     /// Sets the arrival's standard metadata of loaded packet `h` and runs ingress.
     fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         let pkt = &mut self.pool[h as usize];
         pkt.id = self.next_packet_id;
         pkt.copy = 0;
         pkt.copies = 0;
         self.next_packet_id += 1;
         trace_pkt!(
-            self.st,
+            self.main.st,
             pkt,
             Debug,
             "Processing packet received on port {}",
             port
         );
+        if self.tna.is_some() {
+            self.tna_ingress(h, port, t_ns);
+            return;
+        }
         pkt.phv.set(
-            &self.prog,
+            &self.main.prog,
             sm.ingress_port,
-            u128::from(port) & mask(self.prog.fields[sm.ingress_port as usize].width),
+            u128::from(port) & mask(self.main.prog.fields[sm.ingress_port as usize].width),
         );
         let len = u128::from(pkt.ingress_len);
-        pkt.phv.set(&self.prog, sm.packet_length, len);
+        pkt.phv.set(&self.main.prog, sm.packet_length, len);
         let m = self.fmask(sm.ingress_global_timestamp);
         set(
-            &self.prog,
+            &self.main.prog,
             &mut self.pool[h as usize],
             sm.ingress_global_timestamp,
             m,
@@ -452,7 +556,11 @@ impl Engine {
                 Some(te) if te <= t_ns => match self.tm.dequeue(te) {
                     Some(d) => {
                         self.now = self.now.max(d.tx_start);
-                        self.egress(d);
+                        if self.tna.is_some() {
+                            self.tna_egress(d);
+                        } else {
+                            self.egress(d);
+                        }
                     }
                     None => break,
                 },
@@ -549,6 +657,31 @@ impl Engine {
         if self.spare.len() < MAX_SPARE_BUFFERS {
             self.spare.push(frame);
         }
+    }
+}
+
+/// The program a JSON document holds: a v1model program, or a TNA/T2NA program's
+/// gresses (the first apart) and its target.
+type Loaded = (Gress, Vec<Gress>, Option<Box<TnaTarget>>);
+
+/// Loads a BMv2 JSON document for v1model, or a TNA JSON document (compiler/README.md
+/// "TNA JSON", told apart by its `arch`).
+fn load_target(json: &str, seed: u64) -> Result<Loaded, LoadError> {
+    let root = crate::load::parse(json)?;
+    match root.get("arch").and_then(serde_json::Value::as_str) {
+        Some("tna" | "t2na") => {
+            let (mut gresses, target) = TnaTarget::load(&root, seed)?;
+            let main = gresses.remove(0);
+            Ok((main, gresses, Some(Box::new(target))))
+        }
+        Some(other) if other != "v1model" => Err(LoadError(format!(
+            "arch: '{other}' is not an architecture the engine runs (v1model, tna, t2na)"
+        ))),
+        _ => Ok((
+            Gress::load(&root, ProgramKind::V1model, seed)?,
+            vec![],
+            None,
+        )),
     }
 }
 

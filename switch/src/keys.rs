@@ -127,8 +127,7 @@ fn second_int(m: &MatchValue) -> u128 {
 impl Engine {
     /// A table's match fields as the control plane sees them.
     pub fn table_fields(&self, table: &str) -> R<&[MatchField]> {
-        let t = self.table_index(table)?;
-        Ok(&self.prog.tables[t].fields)
+        Ok(&self.table_def(table)?.fields)
     }
 
     /// The lookup components (the `keys` the table calls take) of one value per match field.
@@ -137,7 +136,7 @@ impl Engine {
         table: &str,
         values: Vec<MatchValue<Bytes>>,
     ) -> R<Vec<MatchValue>> {
-        let def = &self.prog.tables[self.table_index(table)?];
+        let def = self.table_def(table)?;
         if values.len() != def.fields.len() {
             return Err(RuntimeError::InvalidArgument(format!(
                 "table {}: {} key values given, the key has {} elements",
@@ -155,7 +154,7 @@ impl Engine {
 
     /// One value per match field of an entry's lookup components (as read back).
     pub fn table_key_values(&self, table: &str, parts: &[MatchValue]) -> R<Vec<MatchValue<Bytes>>> {
-        let def = &self.prog.tables[self.table_index(table)?];
+        let def = self.table_def(table)?;
         Ok(def
             .fields
             .iter()

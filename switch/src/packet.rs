@@ -87,6 +87,20 @@ impl Phv {
         }
     }
 
+    /// Reshapes this PHV for `p` (another gress's program) and resets it; buffers
+    /// grown for a larger program are kept, so a packet moving between a TNA pipe's
+    /// gresses allocates nothing once warm.
+    pub fn reshape(&mut self, p: &Program) {
+        self.fields.resize(p.fields.len(), 0);
+        self.high.resize(p.num_high as usize, 0);
+        self.valid.resize(p.headers.len(), false);
+        self.varbits.resize_with(p.num_varbits as usize, Vec::new);
+        self.wide.resize(p.wide_bytes as usize, 0);
+        self.stack_next.resize(p.stacks.len(), 0);
+        self.ustack_next.resize(p.union_stacks.len(), 0);
+        self.reset(p);
+    }
+
     /// Zeroes everything; metadata headers are valid, packet headers invalid.
     pub fn reset(&mut self, p: &Program) {
         self.fields.fill(0);
@@ -148,6 +162,52 @@ pub struct PacketFlags {
     pub exit: bool,
     /// An assert/assume failed: the packet is discarded.
     pub assert_failed: bool,
+    /// The parser reached TNA's `$reject` state: the packet is dropped.
+    pub rejected: bool,
+}
+
+/// What a TNA target keeps with a packet between blocks: the deparser's requests
+/// (mirror, resubmit) and what the traffic manager was told and reported (buffers
+/// kept across uses).
+#[derive(Debug, Clone, Default)]
+pub struct TnaPacket {
+    /// Mirror session of a `Mirror.emit`.
+    pub mirror_session: Option<u16>,
+    /// The mirror header's bytes, put in front of the copy.
+    pub mirror_header: Vec<u8>,
+    /// A `Resubmit.emit` was called.
+    pub resubmit: bool,
+    /// The resubmit header's bytes, in place of the port metadata on the next pass.
+    pub resubmit_header: Vec<u8>,
+    /// The frame as received, kept for a resubmission.
+    pub received: Vec<u8>,
+    /// This pass is a resubmission.
+    pub resubmitted: bool,
+    /// Ingress set `bypass_egress`: the egress pipeline is skipped.
+    pub bypass_egress: bool,
+    /// Replication id of a multicast copy (`egress_rid`).
+    pub rid: u16,
+    /// Queue depth in bytes when the packet was queued (`enq_qdepth`, before cells).
+    pub enq_qdepth_bytes: u64,
+}
+
+impl TnaPacket {
+    /// Forgets everything of a previous frame, keeping the buffers.
+    pub fn reset(&mut self) {
+        self.clear_requests();
+        self.resubmitted = false;
+        self.bypass_egress = false;
+        self.rid = 0;
+        self.enq_qdepth_bytes = 0;
+    }
+
+    /// Forgets the deparser's requests, keeping the buffers.
+    pub fn clear_requests(&mut self) {
+        self.mirror_session = None;
+        self.mirror_header.clear();
+        self.resubmit = false;
+        self.resubmit_header.clear();
+    }
 }
 
 /// One packet in flight.
@@ -176,6 +236,8 @@ pub struct Packet {
     pub copy: u32,
     /// Copies made of this packet so far (for the next copy's number).
     pub copies: u32,
+    /// What a TNA target carries with the packet.
+    pub tna: TnaPacket,
 }
 
 impl Packet {
@@ -211,6 +273,7 @@ impl Packet {
         self.len_reg = self.data.len() as i64;
         self.flags = PacketFlags::default();
         self.now = now;
+        self.tna.reset();
     }
 
     /// Copies `other` into `self` reusing buffers.

@@ -332,6 +332,8 @@ pub enum Prim {
     Jump(u32),
     JumpIfZero(Expr, u32),
     NoOp,
+    /// A call of a Tofino (TNA/T2NA) extern.
+    Extern(Box<crate::externs::ExternPrim>),
 }
 
 /// A table action.
@@ -413,6 +415,8 @@ pub struct ParseState {
     /// Bits past the cursor the key looks ahead at (0 if none), so the
     /// parser raises PacketTooShort before reading beyond the frame.
     pub key_lookahead: usize,
+    /// TNA's `$reject` state: reaching it ends parsing and drops the packet.
+    pub reject: bool,
 }
 
 /// A parser value set.
@@ -453,6 +457,9 @@ pub enum HashAlgo {
     CrcCcitt,
     Xor32,
     RoundRobin,
+    /// A CRC with its own parameters (TNA's `CRCPolynomial` and predefined
+    /// algorithms): index into [`Program::crcs`].
+    Crc(u32),
 }
 
 /// A named calculation.
@@ -714,6 +721,8 @@ pub struct RegisterDef {
     pub size: usize,
     /// Cell width in bits.
     pub width: u32,
+    /// Every cell's value when the program loads (TNA's `Register(size, initial)`).
+    pub initial: u128,
 }
 
 /// A field list (preservation lists and learn lists).
@@ -746,6 +755,132 @@ pub struct StdMeta {
     pub parser_error: Option<FieldId>,
     pub priority: Option<FieldId>,
     pub qid: Option<FieldId>,
+}
+
+/// What a loaded program is to the architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgramKind {
+    /// v1model: parser, ingress, egress, deparser in one program.
+    #[default]
+    V1model,
+    /// A TNA/T2NA pipe's ingress: parser, control, deparser.
+    TnaIngress,
+    /// A TNA/T2NA pipe's egress: parser, control, deparser.
+    TnaEgress,
+}
+
+/// Field slots of a TNA gress's intrinsic metadata the engine writes before a block
+/// and reads after it (None where the program's gress has no such field).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TnaMeta {
+    /// The prepended intrinsic header (`ig_intr_md` / `eg_intr_md`).
+    pub prepended: Option<HeaderId>,
+    /// Its fields the engine fills, by [`Prepended`] (index = the variant).
+    pub prepended_fields: [Option<FieldId>; Prepended::ALL.len()],
+    /// `ig_intr_md_for_tm.ucast_egress_port`.
+    pub ucast_egress_port: Option<FieldId>,
+    /// `ig_intr_md_for_tm.qid`.
+    pub qid: Option<FieldId>,
+    /// `ig_intr_md_for_tm.ingress_cos`.
+    pub ingress_cos: Option<FieldId>,
+    /// `ig_intr_md_for_tm.bypass_egress`.
+    pub bypass_egress: Option<FieldId>,
+    /// `ig_intr_md_for_tm.mcast_grp_a`.
+    pub mcast_grp_a: Option<FieldId>,
+    /// `ig_intr_md_for_tm.mcast_grp_b`.
+    pub mcast_grp_b: Option<FieldId>,
+    /// `ig_intr_md_for_tm.rid`.
+    pub rid: Option<FieldId>,
+    /// `ig_intr_md_for_tm.deflect_on_drop`.
+    pub deflect_on_drop: Option<FieldId>,
+    /// `ig_intr_md_for_tm.copy_to_cpu`.
+    pub copy_to_cpu: Option<FieldId>,
+    /// `ig_intr_md_for_tm.packet_color`.
+    pub packet_color: Option<FieldId>,
+    /// `*_intr_md_from_prsr.global_tstamp`.
+    pub global_tstamp: Option<FieldId>,
+    /// `*_intr_md_from_prsr.parser_err`.
+    pub parser_err: Option<FieldId>,
+    /// `*_intr_md_for_dprsr.drop_ctl`.
+    pub drop_ctl: Option<FieldId>,
+    /// `ig_intr_md_for_dprsr.digest_type`.
+    pub digest_type: Option<FieldId>,
+    /// `ig_intr_md_for_dprsr.resubmit_type`.
+    pub resubmit_type: Option<FieldId>,
+    /// `*_intr_md_for_dprsr.mirror_type`.
+    pub mirror_type: Option<FieldId>,
+}
+
+/// Fields of the intrinsic metadata the target puts in front of a TNA gress's
+/// packet (`ingress_intrinsic_metadata_t`, `egress_intrinsic_metadata_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prepended {
+    ResubmitFlag,
+    PacketVersion,
+    IngressPort,
+    IngressMacTstamp,
+    EgressPort,
+    EnqQdepth,
+    EnqCongestStat,
+    EnqTstamp,
+    DeqQdepth,
+    DeqCongestStat,
+    AppPoolCongestStat,
+    DeqTimedelta,
+    EgressRid,
+    EgressRidFirst,
+    EgressQid,
+    EgressCos,
+    DeflectionFlag,
+    PktLength,
+}
+
+impl Prepended {
+    /// Every field, in variant order.
+    pub const ALL: [Prepended; 18] = [
+        Prepended::ResubmitFlag,
+        Prepended::PacketVersion,
+        Prepended::IngressPort,
+        Prepended::IngressMacTstamp,
+        Prepended::EgressPort,
+        Prepended::EnqQdepth,
+        Prepended::EnqCongestStat,
+        Prepended::EnqTstamp,
+        Prepended::DeqQdepth,
+        Prepended::DeqCongestStat,
+        Prepended::AppPoolCongestStat,
+        Prepended::DeqTimedelta,
+        Prepended::EgressRid,
+        Prepended::EgressRidFirst,
+        Prepended::EgressQid,
+        Prepended::EgressCos,
+        Prepended::DeflectionFlag,
+        Prepended::PktLength,
+    ];
+
+    /// The field's name in the architecture's header type.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prepended::ResubmitFlag => "resubmit_flag",
+            Prepended::PacketVersion => "packet_version",
+            Prepended::IngressPort => "ingress_port",
+            Prepended::IngressMacTstamp => "ingress_mac_tstamp",
+            Prepended::EgressPort => "egress_port",
+            Prepended::EnqQdepth => "enq_qdepth",
+            Prepended::EnqCongestStat => "enq_congest_stat",
+            Prepended::EnqTstamp => "enq_tstamp",
+            Prepended::DeqQdepth => "deq_qdepth",
+            Prepended::DeqCongestStat => "deq_congest_stat",
+            Prepended::AppPoolCongestStat => "app_pool_congest_stat",
+            Prepended::DeqTimedelta => "deq_timedelta",
+            Prepended::EgressRid => "egress_rid",
+            Prepended::EgressRidFirst => "egress_rid_first",
+            Prepended::EgressQid => "egress_qid",
+            Prepended::EgressCos => "egress_cos",
+            Prepended::DeflectionFlag => "deflection_flag",
+            Prepended::PktLength => "pkt_length",
+        }
+    }
 }
 
 /// Error codes the parser raises, looked up once.
@@ -819,6 +954,14 @@ pub struct Program {
     pub errors: Vec<(String, u32)>,
     pub error_codes: ErrorCodes,
     pub std: StdMeta,
+    /// Which blocks this program is: v1model's whole program or one TNA gress.
+    pub kind: ProgramKind,
+    /// A TNA gress's intrinsic metadata (all None for v1model).
+    pub tna: TnaMeta,
+    /// Tofino extern instances (checksums, register actions, ...).
+    pub externs: crate::externs::ExternDefs,
+    /// CRCs of `HashAlgo::Crc` calculations.
+    pub crcs: Vec<crate::hash::Crc>,
     /// Field names (with aliases) to slots, for the runtime API only.
     pub field_by_name: HashMap<String, FieldId>,
     pub header_by_name: HashMap<String, HeaderId>,

@@ -13,6 +13,7 @@ use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
 use crate::keys::Bytes;
 use crate::program::MatchKind;
+use crate::runtime::Object;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
 use crate::trace::TraceLevel;
@@ -305,12 +306,10 @@ impl PyEngine {
         py: Python<'_>,
         table: &str,
     ) -> PyResult<Vec<(String, &'static str, u32)>> {
-        let t = self
+        Ok(self
             .engine(py)
-            .prog
-            .table_id(table)
-            .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
-        Ok(self.engine(py).prog.tables[t as usize]
+            .table_def(table)
+            .map_err(rt)?
             .fields
             .iter()
             .map(|k| (k.name.clone(), kind_name(k.kind), k.width))
@@ -319,85 +318,42 @@ impl PyEngine {
 
     /// Names of the actions.
     fn action_names(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .actions
-            .iter()
-            .map(|a| a.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Action)
     }
 
     /// Names of the counter arrays (direct ones included).
     fn counter_names(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .counters
-            .iter()
-            .map(|c| c.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Counter)
     }
 
     /// Names of the register arrays.
     fn register_names(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .registers
-            .iter()
-            .map(|r| r.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Register)
     }
 
     /// Names of the meter arrays.
     fn meter_names(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .meters
-            .iter()
-            .map(|m| m.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Meter)
     }
 
     /// Names of a table's actions.
     fn table_actions(&self, py: Python<'_>, table: &str) -> PyResult<Vec<String>> {
-        let engine = self.engine(py);
-        let t = engine
-            .prog
-            .table_id(table)
-            .ok_or_else(|| NotFoundError::new_err(format!("table '{table}' does not exist")))?;
-        Ok(engine.prog.tables[t as usize]
-            .actions
-            .iter()
-            .map(|a| engine.prog.actions[*a as usize].name.clone())
-            .collect())
+        self.engine(py).table_action_names(table).map_err(rt)
     }
 
     /// Names of the tables.
     fn tables(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .tables
-            .iter()
-            .map(|t| t.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Table)
     }
 
     /// Action parameters as (name, width in bits).
     fn action_params(&self, py: Python<'_>, action: &str) -> PyResult<Vec<(String, u32)>> {
-        let a =
-            self.engine(py).prog.action_index(action).ok_or_else(|| {
-                NotFoundError::new_err(format!("action '{action}' does not exist"))
-            })?;
-        Ok(self.engine(py).prog.actions[a as usize].params.clone())
+        self.engine(py).action_params(action).map_err(rt)
     }
 
     /// Width in bits of a field (`header.field` or alias).
     fn field_width(&self, py: Python<'_>, name: &str) -> PyResult<u32> {
-        let f = self
-            .engine(py)
-            .prog
-            .field(name)
-            .ok_or_else(|| NotFoundError::new_err(format!("field '{name}' does not exist")))?;
-        Ok(self.engine(py).prog.fields[f as usize].width)
+        self.engine(py).field_width(name).map_err(rt)
     }
 
     /// Adds an entry; keys are (kind, a, b) tuples in key order; returns the handle.
@@ -626,12 +582,7 @@ impl PyEngine {
 
     /// Names of the action profiles and selectors.
     fn profile_names(&self, py: Python<'_>) -> Vec<String> {
-        self.engine(py)
-            .prog
-            .profiles
-            .iter()
-            .map(|p| p.name.clone())
-            .collect()
+        self.engine(py).object_names(Object::Profile)
     }
 
     /// Multicast group ids.
@@ -1080,7 +1031,7 @@ impl PyEngine {
     /// Engine, pipeline and traffic-manager counters as a dict.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.engine(py).stats;
-        let x = self.engine(py).st.stats;
+        let x = self.engine(py).exec_stats();
         let t = self.engine(py).tm_stats();
         let d = PyDict::new(py);
         d.set_item("received", s.received)?;

@@ -3,27 +3,31 @@
 //! manager, egress (then clone, recirculate) and the deparser, with the standard
 //! metadata the target writes before a block and reads after it.
 
-use std::cmp::Reverse;
-
 use bufferlab_tm::Dequeued;
 
 use crate::bits::mask;
-use crate::engine::{
-    instance, set, two, CloneSession, Digest, Engine, MAX_PASSES, MAX_PENDING_DIGESTS,
-};
+use crate::engine::{instance, set, two, CloneSession, Engine, MAX_PASSES};
 use crate::exec;
 use crate::trace_pkt;
 
 impl Engine {
     pub(crate) fn reset_for_pass(&mut self, h: u32, list: u32, itype: u128) {
-        let sm = self.prog.std;
-        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
+        let sm = self.main.prog.std;
+        exec::save_field_list(
+            &self.main.prog,
+            &mut self.main.st,
+            &self.pool[h as usize],
+            list,
+        );
         let pkt = &mut self.pool[h as usize];
-        pkt.phv.reset(&self.prog);
-        exec::restore_field_list(&self.prog, &self.st, pkt, list);
-        pkt.phv.set(&self.prog, sm.instance_type, itype);
-        pkt.phv
-            .set(&self.prog, sm.packet_length, u128::from(pkt.ingress_len));
+        pkt.phv.reset(&self.main.prog);
+        exec::restore_field_list(&self.main.prog, &self.main.st, pkt, list);
+        pkt.phv.set(&self.main.prog, sm.instance_type, itype);
+        pkt.phv.set(
+            &self.main.prog,
+            sm.packet_length,
+            u128::from(pkt.ingress_len),
+        );
         pkt.cursor = 0;
         pkt.len_reg = i64::from(pkt.ingress_len);
         pkt.flags = Default::default();
@@ -33,13 +37,13 @@ impl Engine {
     }
 
     pub(crate) fn ingress(&mut self, h: u32, now: u64) {
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         loop {
             self.passes[h as usize] += 1;
             if self.passes[h as usize] > MAX_PASSES {
                 self.stats.dropped_pass_limit += 1;
                 trace_pkt!(
-                    self.st,
+                    self.main.st,
                     self.pool[h as usize],
                     Debug,
                     "Dropping packet: more than {} passes (resubmit/recirculate loop)",
@@ -50,18 +54,18 @@ impl Engine {
             }
             let pkt = &mut self.pool[h as usize];
             pkt.now = now;
-            exec::parse(&self.prog, &mut self.st, pkt);
+            exec::parse(&self.main.prog, &mut self.main.st, pkt);
             exec::run_pipeline(
-                &self.prog,
-                &mut self.st,
+                &self.main.prog,
+                &mut self.main.st,
                 pkt,
-                &self.prog.ingress,
-                &self.prog.flat.ingress,
+                &self.main.prog.ingress,
+                &self.main.prog.flat.ingress,
             );
             if pkt.flags.assert_failed {
                 self.stats.dropped_by_assert += 1;
                 trace_pkt!(
-                    self.st,
+                    self.main.st,
                     pkt,
                     Debug,
                     "Dropping packet: assert/assume failed in ingress"
@@ -71,15 +75,20 @@ impl Engine {
             }
             let flags = pkt.flags;
             if let Some(session) = flags.clone_session {
-                trace_pkt!(self.st, pkt, Debug, "Cloning packet at ingress");
+                trace_pkt!(self.main.st, pkt, Debug, "Cloning packet at ingress");
                 self.clone_ingress(h, session, flags.clone_field_list, now);
             }
             if let Some(list) = flags.digest {
-                self.digest(h, list, now);
+                self.digest(0, h, list, now);
             }
             if let Some(list) = flags.resubmit {
                 self.stats.resubmitted += 1;
-                trace_pkt!(self.st, self.pool[h as usize], Debug, "Resubmitting packet");
+                trace_pkt!(
+                    self.main.st,
+                    self.pool[h as usize],
+                    Debug,
+                    "Resubmitting packet"
+                );
                 self.reset_for_pass(h, list, instance::RESUBMIT);
                 continue;
             }
@@ -88,7 +97,7 @@ impl Engine {
         let grp = sm.mcast_grp.map_or(0, |f| self.field(h, f));
         if grp != 0 {
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[h as usize],
                 Debug,
                 "Multicast requested for packet"
@@ -99,16 +108,16 @@ impl Engine {
         }
         let spec = self.field(h, sm.egress_spec);
         trace_pkt!(
-            self.st,
+            self.main.st,
             self.pool[h as usize],
             Debug,
             "Egress port is {}",
             spec
         );
-        if spec == u128::from(self.st.drop_port) {
+        if spec == u128::from(self.main.st.drop_port) {
             self.stats.dropped_by_program += 1;
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[h as usize],
                 Debug,
                 "Dropping packet at the end of ingress"
@@ -118,29 +127,8 @@ impl Engine {
         }
         self.pool[h as usize]
             .phv
-            .set(&self.prog, sm.instance_type, instance::NORMAL);
+            .set(&self.main.prog, sm.instance_type, instance::NORMAL);
         self.enqueue(h, spec as u16, now);
-    }
-
-    fn digest(&mut self, h: u32, list: u32, now: u64) {
-        if self.digests.len() >= MAX_PENDING_DIGESTS {
-            self.stats.digests_dropped += 1;
-            return;
-        }
-        if let Some(l) = self.prog.learn_lists.get(&list) {
-            let pkt = &self.pool[h as usize];
-            let values = l
-                .fields
-                .iter()
-                .map(|f| pkt.phv.get(&self.prog, *f))
-                .collect();
-            self.digests.push_back(Digest {
-                list_id: list,
-                name: l.name.clone(),
-                values,
-                t_ns: now,
-            });
-        }
     }
 
     fn clone_ingress(&mut self, h: u32, session: u32, list: u32, now: u64) {
@@ -148,21 +136,29 @@ impl Engine {
             return;
         };
         self.stats.cloned += 1;
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         let c = self.alloc_copy(h);
         let port = self.field(h, sm.ingress_port);
-        exec::save_field_list(&self.prog, &mut self.st, &self.pool[h as usize], list);
+        exec::save_field_list(
+            &self.main.prog,
+            &mut self.main.st,
+            &self.pool[h as usize],
+            list,
+        );
         let (orig, copy) = two(&mut self.pool, h, c);
-        copy.receive(&self.prog, &orig.data, now);
-        copy.phv.set(&self.prog, sm.ingress_port, port);
+        copy.receive(&self.main.prog, &orig.data, now);
+        copy.phv.set(&self.main.prog, sm.ingress_port, port);
         // The copy is the packet as it was when ingress started: re-parse it.
-        exec::parse(&self.prog, &mut self.st, copy);
-        copy.phv.reset_metadata(&self.prog);
-        exec::restore_field_list(&self.prog, &self.st, copy, list);
+        exec::parse(&self.main.prog, &mut self.main.st, copy);
+        copy.phv.reset_metadata(&self.main.prog);
+        exec::restore_field_list(&self.main.prog, &self.main.st, copy, list);
         copy.phv
-            .set(&self.prog, sm.instance_type, instance::INGRESS_CLONE);
-        copy.phv
-            .set(&self.prog, sm.packet_length, u128::from(copy.ingress_len));
+            .set(&self.main.prog, sm.instance_type, instance::INGRESS_CLONE);
+        copy.phv.set(
+            &self.main.prog,
+            sm.packet_length,
+            u128::from(copy.ingress_len),
+        );
         copy.flags.truncate = cs.truncate;
         self.send_to_session(c, cs, instance::INGRESS_CLONE, now);
     }
@@ -170,7 +166,7 @@ impl Engine {
     fn send_to_session(&mut self, c: u32, cs: CloneSession, itype: u128, now: u64) {
         if let Some(g) = cs.mcast_grp {
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[c as usize],
                 Debug,
                 "Cloning packet to MGID {}",
@@ -181,7 +177,7 @@ impl Engine {
         match cs.port {
             Some(p) => {
                 trace_pkt!(
-                    self.st,
+                    self.main.st,
                     self.pool[c as usize],
                     Debug,
                     "Cloning packet to egress port {}",
@@ -195,12 +191,12 @@ impl Engine {
 
     fn replicate(&mut self, h: u32, grp: u16, itype: u128, now: u64) {
         let n = self.mcast.get(&grp).map_or(0, Vec::len);
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         let rid_mask = self.fmask(sm.egress_rid);
         for i in 0..n {
             let (rid, port) = self.mcast[&grp][i];
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[h as usize],
                 Debug,
                 "Replicating packet on port {}",
@@ -209,15 +205,21 @@ impl Engine {
             let c = self.alloc_copy(h);
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
-            copy.phv.set(&self.prog, sm.instance_type, itype);
-            set(&self.prog, copy, sm.egress_rid, rid_mask, u128::from(rid));
+            copy.phv.set(&self.main.prog, sm.instance_type, itype);
+            set(
+                &self.main.prog,
+                copy,
+                sm.egress_rid,
+                rid_mask,
+                u128::from(rid),
+            );
             self.stats.replicated += 1;
             self.enqueue(c, port, now);
         }
     }
 
     fn enqueue(&mut self, h: u32, port: u16, now: u64) {
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         let prio = sm.priority.map_or(0, |f| self.field(h, f));
         let pkt = &mut self.pool[h as usize];
         let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
@@ -227,14 +229,14 @@ impl Engine {
                 let m2 = self.fmask(sm.enq_qdepth);
                 let pkt = &mut self.pool[h as usize];
                 set(
-                    &self.prog,
+                    &self.main.prog,
                     pkt,
                     sm.enq_timestamp,
                     m1,
                     u128::from(now / 1000),
                 );
                 set(
-                    &self.prog,
+                    &self.main.prog,
                     pkt,
                     sm.enq_qdepth,
                     m2,
@@ -245,7 +247,7 @@ impl Engine {
                 // The reason is counted per queue and port by the traffic manager.
                 self.stats.dropped_by_tm += 1;
                 trace_pkt!(
-                    self.st,
+                    self.main.st,
                     self.pool[r.item as usize],
                     Debug,
                     "Dropping packet at enqueue: {} (port {}, priority {})",
@@ -275,7 +277,7 @@ impl Engine {
         seen[bit / 64] |= 1 << (bit % 64);
         let queues = self.tm.port_config(port).map_or(0, |c| c.num_queues);
         exec::push_log(
-            &mut self.st,
+            &mut self.main.st,
             format!(
                 "Priority out of range: port {port} has {queues} queue(s), priority {prio}; \
                  its packets are dropped (counted per port)"
@@ -285,7 +287,7 @@ impl Engine {
 
     pub(crate) fn egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
-        let sm = self.prog.std;
+        let sm = self.main.prog.std;
         let t = d.tx_start;
         let masks = [
             self.fmask(sm.egress_global_timestamp),
@@ -293,53 +295,57 @@ impl Engine {
             self.fmask(sm.deq_qdepth),
             self.fmask(sm.qid),
         ];
-        let drop_port = self.st.drop_port;
-        let spec_mask = mask(self.prog.fields[sm.egress_spec as usize].width);
+        let drop_port = self.main.st.drop_port;
+        let spec_mask = mask(self.main.prog.fields[sm.egress_spec as usize].width);
         let pkt = &mut self.pool[h as usize];
         pkt.now = t;
         set(
-            &self.prog,
+            &self.main.prog,
             pkt,
             sm.egress_global_timestamp,
             masks[0],
             u128::from(t / 1000),
         );
         set(
-            &self.prog,
+            &self.main.prog,
             pkt,
             sm.deq_timedelta,
             masks[1],
             u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
         );
         set(
-            &self.prog,
+            &self.main.prog,
             pkt,
             sm.deq_qdepth,
             masks[2],
             u128::from(d.deq_qdepth_pkts),
         );
-        set(&self.prog, pkt, sm.qid, masks[3], u128::from(d.queue));
-        pkt.phv.set(&self.prog, sm.egress_port, u128::from(d.port));
+        set(&self.main.prog, pkt, sm.qid, masks[3], u128::from(d.queue));
+        pkt.phv
+            .set(&self.main.prog, sm.egress_port, u128::from(d.port));
         pkt.phv.set(
-            &self.prog,
+            &self.main.prog,
             sm.egress_spec,
             (u128::from(drop_port) + 1) & spec_mask,
         );
-        pkt.phv
-            .set(&self.prog, sm.packet_length, pkt.len_reg.max(0) as u128);
+        pkt.phv.set(
+            &self.main.prog,
+            sm.packet_length,
+            pkt.len_reg.max(0) as u128,
+        );
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
         exec::run_pipeline(
-            &self.prog,
-            &mut self.st,
+            &self.main.prog,
+            &mut self.main.st,
             pkt,
-            &self.prog.egress,
-            &self.prog.flat.egress,
+            &self.main.prog.egress,
+            &self.main.prog.flat.egress,
         );
         if pkt.flags.assert_failed {
             self.stats.dropped_by_assert += 1;
             trace_pkt!(
-                self.st,
+                self.main.st,
                 pkt,
                 Debug,
                 "Dropping packet: assert/assume failed in egress"
@@ -349,7 +355,7 @@ impl Engine {
         }
         let flags = pkt.flags;
         if let Some(session) = flags.clone_session {
-            trace_pkt!(self.st, pkt, Debug, "Cloning packet at egress");
+            trace_pkt!(self.main.st, pkt, Debug, "Cloning packet at egress");
             // An E2E clone is another pass of egress: counted, so a program
             // that clones every clone cannot loop forever.
             let within_limit = self.passes[h as usize] < MAX_PASSES;
@@ -366,17 +372,22 @@ impl Engine {
                 let c = self.alloc_copy(h);
                 self.passes[c as usize] += 1;
                 exec::save_field_list(
-                    &self.prog,
-                    &mut self.st,
+                    &self.main.prog,
+                    &mut self.main.st,
                     &self.pool[h as usize],
                     flags.clone_field_list,
                 );
                 let (orig, copy) = two(&mut self.pool, h, c);
                 copy.copy_from(orig);
-                copy.phv.reset_metadata(&self.prog);
-                exec::restore_field_list(&self.prog, &self.st, copy, flags.clone_field_list);
+                copy.phv.reset_metadata(&self.main.prog);
+                exec::restore_field_list(
+                    &self.main.prog,
+                    &self.main.st,
+                    copy,
+                    flags.clone_field_list,
+                );
                 copy.phv
-                    .set(&self.prog, sm.instance_type, instance::EGRESS_CLONE);
+                    .set(&self.main.prog, sm.instance_type, instance::EGRESS_CLONE);
                 copy.flags = Default::default();
                 copy.flags.truncate = cs.truncate;
                 self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
@@ -385,7 +396,7 @@ impl Engine {
         if self.field(h, sm.egress_spec) == u128::from(drop_port) {
             self.stats.dropped_by_program += 1;
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[h as usize],
                 Debug,
                 "Dropping packet at the end of egress"
@@ -394,11 +405,11 @@ impl Engine {
             return;
         }
         let pkt = &mut self.pool[h as usize];
-        exec::deparse(&self.prog, &mut self.st, pkt);
+        exec::deparse(&self.main.prog, &mut self.main.st, pkt);
         if let Some(list) = flags.recirculate {
             self.stats.recirculated += 1;
             trace_pkt!(
-                self.st,
+                self.main.st,
                 self.pool[h as usize],
                 Debug,
                 "Recirculating packet"
@@ -410,31 +421,6 @@ impl Engine {
             self.ingress(h, t);
             return;
         }
-        let pkt = &self.pool[h as usize];
-        trace_pkt!(
-            self.st,
-            pkt,
-            Debug,
-            "Transmitting packet of size {} out of port {}",
-            pkt.out.len(),
-            d.port
-        );
-        let buf = match self.free_bufs.pop() {
-            Some(b) => b,
-            None => {
-                self.out_bufs.push(Vec::new());
-                (self.out_bufs.len() - 1) as u32
-            }
-        };
-        // Hand the deparsed buffer over instead of copying it; the packet
-        // keeps the recycled one for its next use.
-        std::mem::swap(
-            &mut self.out_bufs[buf as usize],
-            &mut self.pool[h as usize].out,
-        );
-        self.seq += 1;
-        self.pending
-            .push(Reverse((d.arrival, self.seq, d.port, buf)));
-        self.release(h);
+        self.transmit(h, d.port, d.arrival);
     }
 }

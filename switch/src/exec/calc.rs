@@ -7,11 +7,11 @@ use crate::hash::{csum16, identity, xor16, xor32};
 use crate::packet::Packet;
 use crate::program::*;
 
-/// Computes a calculation (hash or checksum) over the packet.
-pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) -> u64 {
-    let mut buf = std::mem::take(&mut st.hbuf);
+/// Packs a calculation's inputs into `buf` (cleared first) as BMv2 does: most
+/// significant bit first, fields of invalid headers skipped.
+pub(crate) fn pack_inputs(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut Vec<u8>) {
     buf.clear();
-    let mut w = BitWriter::new(&mut buf);
+    let mut w = BitWriter::new(buf);
     let packed = match &c.packed {
         // Fields of an invalid header are skipped: with it, all of them.
         Some(pk) if !pkt.phv.valid[pk.header as usize] => true,
@@ -52,6 +52,12 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
         }
     }
     w.finish();
+}
+
+/// Computes a calculation (hash or checksum) over the packet.
+pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) -> u64 {
+    let mut buf = std::mem::take(&mut st.hbuf);
+    pack_inputs(p, pkt, c, &mut buf);
     let v = match c.algo {
         HashAlgo::Crc16 => st.crc16.compute(&buf),
         HashAlgo::Crc32 => st.crc32.compute(&buf),
@@ -67,6 +73,7 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
             st.round_robin = st.round_robin.wrapping_add(1);
             st.round_robin - 1
         }
+        HashAlgo::Crc(i) => p.crcs[i as usize].compute(&buf),
     };
     st.hbuf = buf;
     v

@@ -2,7 +2,7 @@
 
 use super::calc::calc_value;
 use super::eval::eval;
-use super::prims::exec_prim;
+use super::prims::run_body;
 use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
 use crate::packet::Packet;
@@ -30,7 +30,7 @@ pub(super) fn emit_field(p: &Program, pkt: &Packet, f: FieldId, w: &mut BitWrite
 }
 
 /// Appends a header's wire form.
-pub(super) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
+pub(crate) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWriter<'_>) {
     let hi = &p.headers[h as usize];
     let fields = hi.first_field as usize..(hi.first_field + hi.num_fields) as usize;
     if hi.packed
@@ -89,9 +89,7 @@ fn deparse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet)
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         pkt.phv.set(p, c.target, v & st.fmask[c.target as usize]);
     }
-    for prim in &p.deparser_prims {
-        exec_prim(p, st, pkt, &[], prim);
-    }
+    run_body(p, st, pkt, &[], &p.deparser_prims);
     let mut out = std::mem::take(&mut pkt.out);
     out.clear();
     let mut w = BitWriter::new(&mut out);

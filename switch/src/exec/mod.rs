@@ -11,13 +11,15 @@ mod table;
 mod walk;
 
 pub use calc::calc_value;
+pub(crate) use calc::pack_inputs;
 pub use deparser::deparse;
+pub(crate) use deparser::emit_header as emit_header_bits;
 pub(crate) use eval::binop;
 pub use eval::{eval, store};
 pub(crate) use parser::lookahead_need;
 pub use parser::parse;
-pub use prims::exec_prim;
 pub(crate) use prims::push_log;
+pub use prims::{exec_prim, run_body};
 pub use table::apply_table;
 
 use crate::bits::mask;
@@ -72,10 +74,12 @@ pub struct State {
     pub trace: Option<Box<crate::trace::Tracer>>,
     /// Event counters.
     pub stats: ExecStats,
+    /// State of Tofino externs (checksum sums, parser counters, log pointers).
+    pub externs: crate::externs::ExternState,
     pub(crate) fmask: Vec<u128>,
     key: Vec<u128>,
     key2: Vec<u128>,
-    hbuf: Vec<u8>,
+    pub(crate) hbuf: Vec<u8>,
     adata: Vec<u128>,
     saved: Vec<u128>,
 }
@@ -127,7 +131,11 @@ impl State {
                     vec![MeterCell::default(); if m.direct_table.is_some() { 0 } else { m.size }]
                 })
                 .collect(),
-            registers: p.registers.iter().map(|r| vec![0; r.size]).collect(),
+            registers: p
+                .registers
+                .iter()
+                .map(|r| vec![r.initial; r.size])
+                .collect(),
             vsets: vec![vec![]; p.value_sets.len()],
             crc16_custom: Crc::crc16(),
             crc32_custom: Crc::crc32(),
@@ -140,6 +148,7 @@ impl State {
             log: vec![],
             trace: None,
             stats: ExecStats::default(),
+            externs: crate::externs::ExternState::new(p),
             fmask: p.fields.iter().map(|f| mask(f.width)).collect(),
             key: Vec::with_capacity(16),
             key2: Vec::with_capacity(16),

@@ -17,6 +17,8 @@ const MAX_PARSE_STEPS: u32 = 4096;
 enum ParseOutcome {
     Done,
     Error(u32),
+    /// TNA's `$reject` state was reached.
+    Rejected,
 }
 
 fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> Result<(), u32> {
@@ -167,6 +169,9 @@ fn run_parser<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet)
             );
         }
         let s = &p.parse_states[si as usize];
+        if s.reject {
+            return ParseOutcome::Rejected;
+        }
         trace_if!(
             TRACED,
             st,
@@ -187,7 +192,12 @@ fn run_parser<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet)
                         "Extracting header '{}'",
                         target_name(p, pkt, t)
                     );
-                    extract_target(p, pkt, t, None)
+                    let r = extract_target(p, pkt, t, None);
+                    if let (Ok(()), ExtractTarget::Header(h), Some(_)) = (r, t, &st.externs.deposit)
+                    {
+                        crate::externs::on_extract(p, st, pkt, *h);
+                    }
+                    r
                 }
                 ParserOp::ExtractVl(t, len) => {
                     trace_if!(
@@ -294,6 +304,24 @@ fn trace_transition_key(st: &mut State, pkt: &Packet, s: &ParseState) {
     trace_pkt!(st, pkt, Debug, "Parser state '{}': key is {}", s.name, hex);
 }
 
+/// Tofino's `parser_err` bit for a parser error: a header cut short is
+/// PARSER_ERROR_PARTIAL_HDR (0x0002), a loop past the step limit
+/// PARSER_ERROR_TIMEOUT_HW (0x0010), anything else PARSER_ERROR_NO_MATCH (0x0001).
+fn tna_parser_err(p: &Program, code: u32) -> u16 {
+    let ec = p.error_codes;
+    if code == ec.packet_too_short || code == ec.header_too_short {
+        0x0002
+    } else if p
+        .errors
+        .iter()
+        .any(|(n, c)| n == "ParserTimeout" && *c == code)
+    {
+        0x0010
+    } else {
+        0x0001
+    }
+}
+
 /// Parses the packet and verifies checksums, recording errors in
 /// `standard_metadata` (packets are not dropped for them).
 pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
@@ -307,6 +335,7 @@ pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
 /// [`parse`], traced or not.
 fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
     pkt.cursor = 0;
+    st.externs.start_parse();
     trace_if!(
         TRACED,
         st,
@@ -317,6 +346,17 @@ fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
     );
     let outcome = run_parser::<TRACED>(p, st, pkt);
     trace_if!(TRACED, st, pkt, Trace, "Bytes parsed: {}", pkt.cursor);
+    crate::externs::end_parse(p, st, pkt);
+    if let ParseOutcome::Rejected = outcome {
+        trace_if!(
+            TRACED,
+            st,
+            pkt,
+            Debug,
+            "Parser reached reject: packet dropped"
+        );
+        pkt.flags.rejected = true;
+    }
     if let ParseOutcome::Error(code) = outcome {
         let error = p
             .errors
@@ -327,6 +367,9 @@ fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
         st.stats.parser_errors += 1;
         if let Some(f) = p.std.parser_error {
             pkt.phv.set(p, f, u128::from(code));
+        }
+        if let Some(f) = p.tna.parser_err {
+            pkt.phv.set(p, f, u128::from(tna_parser_err(p, code)));
         }
     }
     let mut bad = false;

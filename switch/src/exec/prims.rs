@@ -287,6 +287,30 @@ pub fn exec_prim(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], p
         }
         Prim::Exit => pkt.flags.exit = true,
         Prim::Jump(_) | Prim::JumpIfZero(..) | Prim::NoOp => {}
+        Prim::Extern(call) => crate::externs::exec(p, st, pkt, data, call),
+    }
+}
+
+/// Runs a body of primitives following its jumps, untraced: a register action's
+/// `apply`, a TNA deparser's statements.
+pub fn run_body(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prims: &[Prim]) {
+    let mut pc = 0;
+    while let Some(prim) = prims.get(pc) {
+        pc += 1;
+        match prim {
+            Prim::Jump(t) => pc = *t as usize,
+            Prim::JumpIfZero(e, t) => {
+                if eval(p, st, pkt, data, e) == 0 {
+                    pc = *t as usize;
+                }
+            }
+            _ => {
+                exec_prim(p, st, pkt, data, prim);
+                if pkt.flags.exit {
+                    return;
+                }
+            }
+        }
     }
 }
 

@@ -146,6 +146,9 @@ impl Loader {
             "_jump" => Prim::Jump(list_id(0)?),
             "_jump_if_zero" => Prim::JumpIfZero(e(0)?, list_id(1)?),
             "no_op" => Prim::NoOp,
+            tna if tna.starts_with('_') && self.p.kind != ProgramKind::V1model => {
+                return self.tna_primitive(tna, params, ctx);
+            }
             other => return err(ctx, format!("unsupported primitive '{other}'")),
         })
     }

@@ -198,7 +198,16 @@ impl Loader {
             }
             self.register_by_name
                 .insert(name.clone(), self.p.registers.len() as u32);
-            self.p.registers.push(RegisterDef { name, size, width });
+            let initial = match r.get("initial_value") {
+                Some(v) => hex_value(v, &ctx)? & mask(width),
+                None => 0,
+            };
+            self.p.registers.push(RegisterDef {
+                name,
+                size,
+                width,
+                initial,
+            });
         }
         for (i, c) in arr(root, "counter_arrays").iter().enumerate() {
             let ctx = obj_ctx("counter_arrays", i, c);
@@ -315,7 +324,10 @@ impl Loader {
         for (i, c) in arr(root, "calculations").iter().enumerate() {
             let ctx = obj_ctx("calculations", i, c);
             let name = get_str(c, "name", &ctx)?.to_string();
-            let algo = Self::algo(get_str(c, "algo", &ctx)?, &ctx)?;
+            let algo = match get_str(c, "algo", &ctx)? {
+                "crc" if self.p.kind != ProgramKind::V1model => self.tofino_crc(c, &ctx)?,
+                name => Self::algo(name, &ctx)?,
+            };
             let inputs = self.calc_inputs(arr(c, "input"), &ctx)?;
             self.calc_by_name
                 .insert(name.clone(), self.p.calculations.len() as u32);

@@ -443,7 +443,7 @@ impl Loader {
             .map(|_| ())
     }
 
-    fn register(&self, name: &str, ctx: &str) -> R<u32> {
+    pub(super) fn register(&self, name: &str, ctx: &str) -> R<u32> {
         self.register_by_name
             .get(name)
             .copied()

@@ -16,6 +16,7 @@ mod expressions;
 mod headers;
 mod parsers;
 mod pipelines;
+mod tna;
 mod wide;
 
 pub use expressions::concat_components;
@@ -200,11 +201,23 @@ struct Loader {
 
 /// Loads a BMv2 JSON document.
 pub fn load(text: &str) -> R<Program> {
+    load_value(&parse(text)?, ProgramKind::V1model)
+}
+
+/// Parses a JSON document whose top level is an object.
+pub fn parse(text: &str) -> R<Value> {
     let root: Value =
         serde_json::from_str(text).map_err(|e| LoadError(format!("JSON syntax: {e}")))?;
     if !root.is_object() {
         return err("document", "top level is not a JSON object");
     }
+    Ok(root)
+}
+
+/// Loads a BMv2 JSON document already parsed: a v1model program, or one gress of a
+/// TNA pipe (which has intrinsic metadata instead of `standard_metadata`, Tofino's
+/// externs and register actions, and jumps in its deparser).
+pub fn load_value(root: &Value, kind: ProgramKind) -> R<Program> {
     if let Some(ver) = root
         .get("__meta__")
         .and_then(|m| m.get("version"))
@@ -222,23 +235,31 @@ pub fn load(text: &str) -> R<Program> {
             );
         }
     }
-    check_section_types(&root)?;
+    check_section_types(root)?;
     let mut l = Loader::empty();
-    l.header_types(&root)?;
-    l.headers(&root)?;
-    l.stacks_and_unions(&root)?;
-    l.aliases(&root)?;
-    l.errors(&root)?;
-    l.std_meta()?;
-    l.stateful(&root)?;
-    l.calculations(&root)?;
-    l.field_lists(&root)?;
-    l.actions(&root)?;
-    l.parser(&root)?;
-    l.deparser(&root)?;
-    l.pipelines(&root)?;
-    l.bindings(&root)?;
-    l.checksums(&root)?;
+    l.p.kind = kind;
+    l.header_types(root)?;
+    l.headers(root)?;
+    l.stacks_and_unions(root)?;
+    l.aliases(root)?;
+    l.errors(root)?;
+    if kind == ProgramKind::V1model {
+        l.std_meta()?;
+    } else {
+        l.tna_meta(root)?;
+    }
+    l.stateful(root)?;
+    l.calculations(root)?;
+    l.field_lists(root)?;
+    if kind != ProgramKind::V1model {
+        l.tna_externs(root)?;
+    }
+    l.actions(root)?;
+    l.parser(root)?;
+    l.deparser(root)?;
+    l.pipelines(root)?;
+    l.bindings(root)?;
+    l.checksums(root)?;
     l.p.flat = crate::flat::build(&l.p);
     Ok(l.p)
 }
@@ -288,6 +309,10 @@ impl Loader {
                     header_too_short: 4,
                     parser_invalid_argument: 6,
                 },
+                kind: ProgramKind::V1model,
+                tna: TnaMeta::default(),
+                externs: Default::default(),
+                crcs: vec![],
                 std: StdMeta {
                     header: 0,
                     ingress_port: 0,

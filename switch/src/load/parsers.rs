@@ -190,6 +190,10 @@ impl Loader {
                 key,
                 transitions,
                 key_lookahead,
+                // BMv2 has no reject state (its parser accepts at a null next state);
+                // only a TNA gress's `$reject` ends the parse with a drop.
+                reject: self.p.kind != ProgramKind::V1model
+                    && s.get("reject").and_then(Value::as_bool) == Some(true),
             });
         }
         self.p.parse_states = out;
@@ -225,7 +229,10 @@ impl Loader {
         }
         for (j, pr) in arr(d, "primitives").iter().enumerate() {
             let prim = self.primitive(pr, &format!("{ctx} primitive {j}"))?;
-            if matches!(prim, Prim::Jump(_) | Prim::JumpIfZero(..) | Prim::Exit) {
+            // A TNA deparser's `if`s (which mirror or digest to emit) are jumps.
+            if self.p.kind == ProgramKind::V1model
+                && matches!(prim, Prim::Jump(_) | Prim::JumpIfZero(..) | Prim::Exit)
+            {
                 return err(
                     &ctx,
                     format!("primitive {j}: control flow is not allowed in the deparser"),

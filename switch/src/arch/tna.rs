@@ -1,0 +1,561 @@
+//! TNA's (and T2NA's) walk of a packet, as a Tofino pipe does it: the ingress
+//! parser reads the intrinsic metadata and port metadata the target puts in front
+//! of the frame, ingress runs, the ingress deparser emits the packet and its
+//! requests (mirror, resubmit, digest), the traffic manager queues what
+//! `ig_intr_md_for_tm` says, the egress parser reads the egress intrinsic metadata
+//! (queue depths in TM cells, times in ns) in front of what ingress emitted, and
+//! egress and its deparser run. Each pipe's ingress and egress are separate
+//! programs ([`Gress`]es) that share nothing but the bytes between them.
+//!
+//! Where this differs from the hardware, on purpose (README "TNA on the engine"):
+//! - a packet with a multicast group is replicated and not also sent unicast;
+//! - queue depths are the queue's bytes in cells (rounded up), not a count of the
+//!   cells each packet occupies; the congestion-state fields read 0;
+//! - a resubmitted packet's resubmit request is ignored (Tofino resubmits once).
+
+use std::collections::HashMap;
+
+use bufferlab_tm::Dequeued;
+use serde_json::Value;
+
+use crate::bits::{mask, BitWriter};
+use crate::engine::{two, Engine, MAX_PASSES};
+use crate::error::{LoadError, RuntimeError};
+use crate::exec::{self, State};
+use crate::gress::Gress;
+use crate::packet::Packet;
+use crate::program::{FieldId, Prepended, Program, ProgramKind};
+use crate::trace_pkt;
+
+/// The target a TNA JSON document was compiled for (its `target_info`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetInfo {
+    /// `tofino` or `tofino2`.
+    pub name: String,
+    /// Bytes per traffic-manager cell (80 on Tofino 1, 176 on Tofino 2).
+    pub cell_bytes: u32,
+    /// Bytes of port metadata before the frame (8 on Tofino 1, 24 on Tofino 2).
+    pub port_metadata_bytes: usize,
+    /// Queues per port the architecture names (32 on Tofino 1, 128 on Tofino 2).
+    pub queues_per_port: u32,
+}
+
+/// A TNA program's target: its pipes and the per-port state the control plane sets.
+#[derive(Debug, Clone)]
+pub struct TnaTarget {
+    /// `tna` or `t2na`.
+    pub arch: String,
+    /// What the program was compiled for.
+    pub info: TargetInfo,
+    /// Pipe names (the `Pipeline` instances of `Switch`), in pipe order.
+    pipes: Vec<String>,
+    /// Port metadata per port (the control plane's value; absent ports read 0).
+    port_metadata: HashMap<u16, Vec<u8>>,
+}
+
+fn load_err(ctx: &str, msg: impl std::fmt::Display) -> LoadError {
+    LoadError(format!("{ctx}: {msg}"))
+}
+
+impl TnaTarget {
+    /// Loads a TNA JSON document: each pipe's ingress and egress (gresses in the
+    /// engine's order: pipe 0 ingress, pipe 0 egress, pipe 1 ingress, ...) and the target.
+    pub(crate) fn load(root: &Value, seed: u64) -> Result<(Vec<Gress>, TnaTarget), LoadError> {
+        let arch = root
+            .get("arch")
+            .and_then(Value::as_str)
+            .unwrap_or("tna")
+            .to_string();
+        let ti = root
+            .get("target_info")
+            .ok_or_else(|| load_err("target_info", "missing"))?;
+        let num = |k: &str| -> Result<u64, LoadError> {
+            ti.get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| load_err("target_info", format!("missing integer '{k}'")))
+        };
+        let port_metadata_bits = num("port_metadata_bits")?;
+        if !port_metadata_bits.is_multiple_of(8) || port_metadata_bits > 512 {
+            return Err(load_err(
+                "target_info",
+                format!("port_metadata_bits {port_metadata_bits} is not whole bytes up to 512"),
+            ));
+        }
+        let info = TargetInfo {
+            name: ti
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("tofino")
+                .to_string(),
+            cell_bytes: num("cell_bytes")?.clamp(1, 4096) as u32,
+            port_metadata_bytes: (port_metadata_bits / 8) as usize,
+            queues_per_port: num("queues_per_port")? as u32,
+        };
+        let pipes_json = root
+            .get("pipes")
+            .and_then(Value::as_array)
+            .ok_or_else(|| load_err("pipes", "missing array"))?;
+        if pipes_json.is_empty() || pipes_json.len() > 4 {
+            return Err(load_err(
+                "pipes",
+                format!("{} pipes: a Switch has 1 to 4", pipes_json.len()),
+            ));
+        }
+        let mut gresses = Vec::with_capacity(2 * pipes_json.len());
+        let mut pipes = vec![];
+        for (i, pipe) in pipes_json.iter().enumerate() {
+            let name = pipe
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| load_err(&format!("pipes[{i}]"), "missing string 'name'"))?;
+            for (key, kind) in [
+                ("ingress", ProgramKind::TnaIngress),
+                ("egress", ProgramKind::TnaEgress),
+            ] {
+                let ctx = format!("pipes[{i}] '{name}' {key}");
+                let doc = pipe.get(key).ok_or_else(|| load_err(&ctx, "missing"))?;
+                let seed = seed.wrapping_add(gresses.len() as u64);
+                gresses.push(Gress::load(doc, kind, seed).map_err(|e| load_err(&ctx, e.0))?);
+            }
+            pipes.push(name.to_string());
+        }
+        Ok((
+            gresses,
+            TnaTarget {
+                arch,
+                info,
+                pipes,
+                port_metadata: HashMap::new(),
+            },
+        ))
+    }
+
+    /// The pipes' names, in pipe order.
+    pub fn pipe_names(&self) -> impl Iterator<Item = &str> {
+        self.pipes.iter().map(String::as_str)
+    }
+
+    /// The pipe whose program serves `port`: the only one, or Tofino's pipe of the
+    /// dev port (bits 8:7); None when the program has no pipe there.
+    fn pipe_of_port(&self, port: u16) -> Option<usize> {
+        if self.pipes.len() == 1 {
+            return Some(0);
+        }
+        let pipe = usize::from((port >> 7) & 3);
+        (pipe < self.pipes.len()).then_some(pipe)
+    }
+}
+
+/// Gress `g`'s program and state beside a packet of the pool.
+fn split<'e>(
+    main: &'e mut Gress,
+    more: &'e mut [Gress],
+    pool: &'e mut [Packet],
+    g: usize,
+    h: u32,
+) -> (&'e Program, &'e mut State, &'e mut Packet) {
+    let gress = match g {
+        0 => main,
+        _ => &mut more[g - 1],
+    };
+    (&gress.prog, &mut gress.st, &mut pool[h as usize])
+}
+
+/// Sets a prepended intrinsic field of `pkt` (cut to its width) when the program has it.
+fn set_prepended(p: &Program, pkt: &mut Packet, field: Prepended, v: u128) {
+    if let Some(f) = p.tna.prepended_fields[field as usize] {
+        pkt.phv.set(p, f, v & mask(p.fields[f as usize].width));
+    }
+}
+
+/// Sets an intrinsic metadata field when the program has it.
+fn set_meta(p: &Program, pkt: &mut Packet, f: Option<FieldId>, v: u128) {
+    if let Some(f) = f {
+        pkt.phv.set(p, f, v & mask(p.fields[f as usize].width));
+    }
+}
+
+/// Reads an intrinsic metadata field (0 when the program has none).
+fn get_meta(p: &Program, pkt: &Packet, f: Option<FieldId>) -> u128 {
+    f.map_or(0, |f| pkt.phv.get(p, f))
+}
+
+/// Puts the prepended intrinsic header (its fields as set in the PHV), then
+/// `slot` (padded with zeros to `slot_bytes`), then `body` into `pkt.data`, and
+/// resets the PHV for the parser. `pkt.out` is used as scratch.
+fn prepend(p: &Program, pkt: &mut Packet, slot: Option<&[u8]>, slot_bytes: usize, body: Body) {
+    let mut buf = std::mem::take(&mut pkt.out);
+    buf.clear();
+    if let Some(h) = p.tna.prepended {
+        let mut w = BitWriter::new(&mut buf);
+        exec::emit_header_bits(p, pkt, h, &mut w);
+        w.finish();
+    }
+    if let Some(slot) = slot {
+        let n = slot.len().min(slot_bytes);
+        buf.extend_from_slice(&slot[..n]);
+        buf.resize(buf.len() + slot_bytes - n, 0);
+    }
+    match body {
+        Body::Data => buf.extend_from_slice(&pkt.data),
+        Body::Received => buf.extend_from_slice(&pkt.tna.received),
+    }
+    std::mem::swap(&mut pkt.data, &mut buf);
+    pkt.out = buf;
+    pkt.phv.reset(p);
+    pkt.cursor = 0;
+}
+
+/// Which bytes follow the intrinsic metadata.
+#[derive(Clone, Copy)]
+enum Body {
+    /// The packet's `data`.
+    Data,
+    /// The frame as first received (a resubmission).
+    Received,
+}
+
+/// Drop-control bits of `*_intr_md_for_dprsr.drop_ctl`.
+const DROP: u128 = 0b001;
+const NO_MIRROR: u128 = 0b100;
+
+impl Engine {
+    /// The loaded program's architecture (`v1model`, `tna`, `t2na`) and target
+    /// (`bmv2`, `tofino`, `tofino2`).
+    pub fn arch(&self) -> (&str, &str) {
+        match self.tna.as_deref() {
+            Some(t) => (&t.arch, &t.info.name),
+            None => ("v1model", "bmv2"),
+        }
+    }
+
+    /// Sets the port metadata the ingress parser of `port` finds before each frame
+    /// (`port_metadata_unpack`), as the control plane's `$PORT_METADATA` table does;
+    /// `bytes` shorter than the slot are padded with zeros.
+    pub fn set_port_metadata(&mut self, port: u16, bytes: Vec<u8>) -> Result<(), RuntimeError> {
+        let Some(tna) = self.tna.as_deref_mut() else {
+            return Err(RuntimeError::FailedPrecondition(
+                "port metadata belongs to TNA programs; this one is v1model".into(),
+            ));
+        };
+        if bytes.len() > tna.info.port_metadata_bytes {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "port metadata of {} bytes: {} has {} per port",
+                bytes.len(),
+                tna.info.name,
+                tna.info.port_metadata_bytes
+            )));
+        }
+        tna.port_metadata.insert(port, bytes);
+        Ok(())
+    }
+
+    /// The port metadata of `port` (empty when never set).
+    pub fn port_metadata(&self, port: u16) -> Vec<u8> {
+        self.tna
+            .as_deref()
+            .and_then(|t| t.port_metadata.get(&port).cloned())
+            .unwrap_or_default()
+    }
+
+    /// A TNA program's ingress for received packet `h` (loaded, not yet parsed).
+    pub(crate) fn tna_ingress(&mut self, h: u32, port: u16, now: u64) {
+        let Some(tna) = self.tna.as_deref() else {
+            return;
+        };
+        let Some(pipe) = tna.pipe_of_port(port) else {
+            self.stats.dropped_by_program += 1;
+            trace_pkt!(
+                self.main.st,
+                self.pool[h as usize],
+                Debug,
+                "Dropping packet: no pipe of the program serves port {}",
+                port
+            );
+            self.release(h);
+            return;
+        };
+        let g = 2 * pipe;
+        let slot_bytes = tna.info.port_metadata_bytes;
+        let port_md = tna.port_metadata.get(&port).cloned().unwrap_or_default();
+        loop {
+            self.passes[h as usize] += 1;
+            let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+            pkt.now = now;
+            pkt.phv.reshape(p);
+            let resubmitted = pkt.tna.resubmitted;
+            set_prepended(p, pkt, Prepended::ResubmitFlag, u128::from(resubmitted));
+            set_prepended(p, pkt, Prepended::IngressPort, u128::from(port));
+            set_prepended(p, pkt, Prepended::IngressMacTstamp, u128::from(now));
+            if resubmitted {
+                let header = std::mem::take(&mut pkt.tna.resubmit_header);
+                prepend(p, pkt, Some(&header), slot_bytes, Body::Received);
+                pkt.tna.resubmit_header = header;
+            } else {
+                if p.externs.resubmits {
+                    // The deparser spends `data`; a resubmission needs the frame as received.
+                    pkt.tna.received.clear();
+                    pkt.tna.received.extend_from_slice(&pkt.data);
+                }
+                prepend(p, pkt, Some(&port_md), slot_bytes, Body::Data);
+            }
+            set_meta(p, pkt, p.tna.global_tstamp, u128::from(now));
+            pkt.tna.clear_requests();
+            exec::parse(p, st, pkt);
+            if pkt.flags.rejected {
+                self.stats.dropped_by_program += 1;
+                self.release(h);
+                return;
+            }
+            exec::run_pipeline(p, st, pkt, &p.ingress, &p.flat.ingress);
+            if pkt.flags.assert_failed {
+                self.stats.dropped_by_assert += 1;
+                self.release(h);
+                return;
+            }
+            let may_resubmit = !resubmitted && p.externs.resubmits;
+            exec::deparse(p, st, pkt);
+            let drop_ctl = get_meta(p, pkt, p.tna.drop_ctl);
+            let digest = pkt.flags.digest.take();
+            let resubmit = pkt.tna.resubmit && may_resubmit;
+            let mirror = pkt.tna.mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
+            if let Some(list) = digest {
+                self.digest(g, h, list, now);
+            }
+            if let Some(session) = mirror {
+                self.tna_mirror(h, session, now);
+            }
+            if resubmit {
+                self.stats.resubmitted += 1;
+                if self.passes[h as usize] >= MAX_PASSES {
+                    self.stats.dropped_pass_limit += 1;
+                    self.release(h);
+                    return;
+                }
+                let pkt = &mut self.pool[h as usize];
+                pkt.tna.resubmitted = true;
+                pkt.copies += 1;
+                pkt.copy = pkt.copies;
+                continue;
+            }
+            if drop_ctl & DROP != 0 {
+                self.stats.dropped_by_program += 1;
+                trace_pkt!(
+                    self.main.st,
+                    self.pool[h as usize],
+                    Debug,
+                    "Dropping packet at the end of ingress (drop_ctl {})",
+                    drop_ctl
+                );
+                self.release(h);
+                return;
+            }
+            break;
+        }
+        self.tna_to_tm(g, h, now);
+    }
+
+    /// Hands an ingress-deparsed packet to the traffic manager as `ig_intr_md_for_tm`
+    /// says: multicast groups, a copy to the CPU, or its unicast port and queue.
+    fn tna_to_tm(&mut self, g: usize, h: u32, now: u64) {
+        let p = &self.gress(g).prog;
+        let pkt = &self.pool[h as usize];
+        let meta = p.tna;
+        let port = get_meta(p, pkt, meta.ucast_egress_port) as u16;
+        let qid = get_meta(p, pkt, meta.qid).min(255) as u8;
+        let bypass = get_meta(p, pkt, meta.bypass_egress) != 0;
+        let groups = [
+            get_meta(p, pkt, meta.mcast_grp_a) as u16,
+            get_meta(p, pkt, meta.mcast_grp_b) as u16,
+        ];
+        let to_cpu = get_meta(p, pkt, meta.copy_to_cpu) != 0;
+        self.pool[h as usize].tna.bypass_egress = bypass;
+        if to_cpu {
+            if let Some(cpu) = self.cpu_port {
+                let c = self.tna_copy(h, false);
+                self.tna_enqueue(c, cpu, 0, now);
+            }
+        }
+        if groups.iter().any(|&grp| grp != 0) {
+            for grp in groups.into_iter().filter(|&grp| grp != 0) {
+                let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
+                for (rid, out_port) in replicas {
+                    let c = self.tna_copy(h, false);
+                    self.pool[c as usize].tna.rid = rid;
+                    self.stats.replicated += 1;
+                    self.tna_enqueue(c, out_port, qid, now);
+                }
+            }
+            self.release(h);
+            return;
+        }
+        trace_pkt!(
+            self.main.st,
+            self.pool[h as usize],
+            Debug,
+            "Egress port is {}, queue {}",
+            port,
+            qid
+        );
+        self.tna_enqueue(h, port, qid, now);
+    }
+
+    /// A copy of packet `h`'s deparsed bytes (with its mirror header in front when
+    /// `mirror`), as a new pool packet.
+    fn tna_copy(&mut self, h: u32, mirror: bool) -> u32 {
+        let c = self.alloc_copy(h);
+        let (orig, copy) = two(&mut self.pool, h, c);
+        copy.out.clear();
+        if mirror {
+            copy.out.extend_from_slice(&orig.tna.mirror_header);
+        }
+        copy.out.extend_from_slice(&orig.out);
+        copy.tna.reset();
+        copy.tna.bypass_egress = orig.tna.bypass_egress && !mirror;
+        copy.flags = Default::default();
+        copy.ingress_len = orig.ingress_len;
+        copy.now = orig.now;
+        c
+    }
+
+    /// Mirrors packet `h` (deparsed) to `session`: its mirror header, then the packet,
+    /// cut to the session's truncation length.
+    fn tna_mirror(&mut self, h: u32, session: u16, now: u64) {
+        let Some(cs) = self.sessions.get(&u32::from(session)).copied() else {
+            trace_pkt!(
+                self.main.st,
+                self.pool[h as usize],
+                Debug,
+                "Mirror session {} is not configured: no copy",
+                session
+            );
+            return;
+        };
+        if self.passes[h as usize] >= MAX_PASSES {
+            self.stats.dropped_pass_limit += 1;
+            return;
+        }
+        self.stats.cloned += 1;
+        let c = self.tna_copy(h, true);
+        self.passes[c as usize] += 1;
+        if let Some(t) = cs.truncate {
+            self.pool[c as usize].out.truncate(t as usize);
+        }
+        if let Some(grp) = cs.mcast_grp {
+            let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
+            for (rid, out_port) in replicas {
+                let r = self.tna_copy(c, false);
+                self.pool[r as usize].tna.rid = rid;
+                self.tna_enqueue(r, out_port, 0, now);
+            }
+        }
+        match cs.port {
+            Some(port) => self.tna_enqueue(c, port, 0, now),
+            None => self.release(c),
+        }
+    }
+
+    /// Queues packet `h`'s bytes (`out`) on `port`'s queue `qid`.
+    fn tna_enqueue(&mut self, h: u32, port: u16, qid: u8, now: u64) {
+        let bytes = self.pool[h as usize].out.len() as u32;
+        match self.tm.enqueue(now, port, qid, bytes, h) {
+            Ok(e) => self.pool[h as usize].tna.enq_qdepth_bytes = e.enq_qdepth_bytes,
+            Err(r) => {
+                self.stats.dropped_by_tm += 1;
+                trace_pkt!(
+                    self.main.st,
+                    self.pool[r.item as usize],
+                    Debug,
+                    "Dropping packet at enqueue: {} (port {}, queue {})",
+                    r.reason.name(),
+                    port,
+                    qid
+                );
+                if r.reason == bufferlab_tm::DropReason::QueueOutOfRange {
+                    self.stats.dropped_priority_out_of_range += 1;
+                }
+                self.release(r.item);
+            }
+        }
+    }
+
+    /// A TNA program's egress for a packet leaving the traffic manager.
+    pub(crate) fn tna_egress(&mut self, d: Dequeued<u32>) {
+        let h = d.item;
+        let t = d.tx_start;
+        if self.pool[h as usize].tna.bypass_egress {
+            self.transmit(h, d.port, d.arrival);
+            return;
+        }
+        let Some(tna) = self.tna.as_deref() else {
+            return;
+        };
+        let Some(pipe) = tna.pipe_of_port(d.port) else {
+            self.stats.dropped_by_program += 1;
+            self.release(h);
+            return;
+        };
+        let cell = u64::from(tna.info.cell_bytes);
+        let g = 2 * pipe + 1;
+        let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+        pkt.now = t;
+        // The egress parser's input is what ingress emitted (for a mirror copy, its
+        // mirror header first): move it to `data` before building the prefix.
+        std::mem::swap(&mut pkt.data, &mut pkt.out);
+        pkt.phv.reshape(p);
+        let fields = [
+            (Prepended::EgressPort, u128::from(d.port)),
+            (
+                Prepended::EnqQdepth,
+                u128::from(pkt.tna.enq_qdepth_bytes.div_ceil(cell)),
+            ),
+            (Prepended::EnqTstamp, u128::from(d.enq_time)),
+            (
+                Prepended::DeqQdepth,
+                u128::from(d.deq_qdepth_bytes.div_ceil(cell)),
+            ),
+            (Prepended::DeqTimedelta, u128::from(t - d.enq_time)),
+            (Prepended::EgressRid, u128::from(pkt.tna.rid)),
+            (Prepended::EgressQid, u128::from(d.queue)),
+            (Prepended::PktLength, pkt.data.len() as u128),
+        ];
+        for (field, v) in fields {
+            set_prepended(p, pkt, field, v);
+        }
+        prepend(p, pkt, None, 0, Body::Data);
+        set_meta(p, pkt, p.tna.global_tstamp, u128::from(t));
+        pkt.tna.clear_requests();
+        pkt.flags = Default::default();
+        exec::parse(p, st, pkt);
+        if pkt.flags.rejected {
+            self.stats.dropped_by_program += 1;
+            self.release(h);
+            return;
+        }
+        exec::run_pipeline(p, st, pkt, &p.egress, &p.flat.egress);
+        if pkt.flags.assert_failed {
+            self.stats.dropped_by_assert += 1;
+            self.release(h);
+            return;
+        }
+        exec::deparse(p, st, pkt);
+        let drop_ctl = get_meta(p, pkt, p.tna.drop_ctl);
+        let mirror = pkt.tna.mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
+        if let Some(session) = mirror {
+            self.tna_mirror(h, session, t);
+        }
+        if drop_ctl & DROP != 0 {
+            self.stats.dropped_by_program += 1;
+            trace_pkt!(
+                self.main.st,
+                self.pool[h as usize],
+                Debug,
+                "Dropping packet at the end of egress (drop_ctl {})",
+                drop_ctl
+            );
+            self.release(h);
+            return;
+        }
+        self.transmit(h, d.port, d.arrival);
+    }
+}
