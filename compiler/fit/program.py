@@ -73,6 +73,7 @@ class Node:
     depth: int = 1
     write_step: dict[Field, int] = field(default_factory=dict)
     chained: list[tuple[str, SourcePos | None, Field]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
 
     def label(self) -> str:
         """How a report names the node: its table, or `[file:line fragment]` of the
@@ -172,6 +173,8 @@ def _table_node(g: Gress, table: dict, by_id: dict[int, dict]) -> Node:
             node.write_step[f] = max(node.write_step.get(f, 0), step)
         if fx.chained is not None:
             node.chained.append((action["name"], fx.chained[0], fx.chained[1]))
+        if node.hidden:
+            node.steps = fx.steps
         per_register: dict[str, list[Access]] = {}
         for access in fx.accesses:
             per_register.setdefault(access.register, []).append(access)
@@ -199,11 +202,13 @@ class Effects:
     write_step: dict[Field, int] = field(default_factory=dict)
     depth: int = 1
     chained: tuple[SourcePos | None, Field] | None = None
+    steps: list[Step] = field(default_factory=list)
 
 
 def action_effects(g: Gress, action: dict) -> Effects:
     """What one action reads, writes and which stateful objects it uses, in program order."""
     fx = Effects()
+    spans: list[tuple[set[Field], set[Field], tuple | None]] = []
     for prim in primitives(action):
         op = prim.get("op", "")
         params = prim.get("parameters", [])
@@ -219,10 +224,12 @@ def action_effects(g: Gress, action: dict) -> Effects:
             writes.update(fields(params[0]))
         if op == "mark_to_drop":
             writes.add(("standard_metadata", "egress_spec"))
+        cell = None
         if op in ("register_read", "register_write"):
             array = params[1 if op == "register_read" else 0]["value"]
             index = params[2 if op == "register_read" else 1]
             fx.accesses.append(Access(array, action["name"], op.split("_")[1], render(index), pos))
+            cell = (op, array, render(index))
         elif op == "count" and params and params[0].get("type") == "counter_array":
             fx.accesses.append(Access(params[0]["value"], action["name"], "count",
                                       render(params[1]) if len(params) > 1 else "", pos,
@@ -252,7 +259,40 @@ def action_effects(g: Gress, action: dict) -> Effects:
             fx.write_step[f] = step
         fx.depth = max(fx.depth, step)
         fx.writes |= writes
+        copy = None
+        if op == "assign" and len(params) == 2 and unwrap(params[1]).get("type") == "field":
+            copy = tuple(unwrap(params[1])["value"][:2])
+        spans.append((reads, writes, cell or (("copy", copy) if copy else None)))
+    fx.steps = _steps(spans)
     return fx
+
+
+Step = tuple[set[Field], set[Field], "Field | None"]
+
+
+def _steps(spans: list[tuple[set[Field], set[Field], tuple | None]]) -> list[Step]:
+    """The statements of an apply-block group as units of work: each statement on its
+    own, except that a register read, what uses it and the write of the same cell back
+    are one unit (one RegisterAction in one stage). The third element names the field a
+    plain copy (`x = tmp;`) copies, which a compiler propagates instead of spending a
+    stage on it."""
+    steps: list[Step] = []
+    i = 0
+    while i < len(spans):
+        reads, writes, cell = spans[i]
+        end = i
+        copy = cell[1] if cell is not None and cell[0] == "copy" else None
+        if cell is not None and cell[0] == "register_read":
+            end = next((j for j in range(i + 1, len(spans)) if spans[j][2] is not None
+                        and spans[j][2][0] == "register_write" and spans[j][2][1:] == cell[1:]), i)
+        unit_reads: set[Field] = set()
+        unit_writes: set[Field] = set()
+        for r, w, _ in spans[i:end + 1]:
+            unit_reads |= r - unit_writes
+            unit_writes |= w
+        steps.append((unit_reads, unit_writes, copy))
+        i = end + 1
+    return steps
 
 
 def register_action_kind(ra: dict) -> str:

@@ -98,10 +98,13 @@ RULES: dict[str, Rule] = {r.id: r for r in (
           f"{BF_P4C}/mau/instruction_selection.cpp: one VLIW instruction per destination "
           "container")),
     Rule("key-width",
-         "a table's key fits one stage's input crossbar: 128 bytes exact, 66 bytes ternary/LPM/range",
+         "a table's key fits one stage's input crossbar: 128 bytes exact, 66 bytes ternary/LPM/range; "
+         "a range key is at most 20 bits",
          (f"{BF_P4C}/specs/mau_spec.h StageUse::MAX_IXBAR_BYTES = 128; mau/tofino/input_xbar.h "
           "12 ternary groups of 5 bytes + 6 mid-bytes",
-          f'{BF_P4C}/mau/table_placement.cpp: "Can\'t fit table %s in input xbar by itself"')),
+          f'{BF_P4C}/mau/table_placement.cpp: "Can\'t fit table %s in input xbar by itself"',
+          'bf-p4c: "Currently in p4c, the table %s cannot perform a range match on key %s as the '
+          'key does not fit in under 5 PHV nibbles"')),
     Rule("action-data-width",
          "an action's data fits the 128-byte action data bus of a stage",
          (f"{BF_P4C}/mau/tofino/action_data_bus.h: ActionDataBus::ADB_BYTES = 128",)),

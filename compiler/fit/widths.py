@@ -12,6 +12,8 @@ from .report import Finding
 from .targets import Device
 
 IMMEDIATE_BITS = 32
+# Tofino matches a range key within 5 nibbles of one PHV container.
+RANGE_KEY_BITS = 20
 
 
 def check_gress(g: Gress, device: Device) -> list[Finding]:
@@ -26,6 +28,17 @@ def check_gress(g: Gress, device: Device) -> list[Finding]:
             found.append(Finding("key-width", node.pos,
                                  f"table {node.name} has a {node.key_bits}-bit {node.key_kind} key "
                                  f"({key_bytes} bytes); one stage's crossbar takes {limit}"))
+    for table in g.pipeline.get("tables", []):
+        for key in table.get("key", []):
+            target = key.get("target")
+            if key.get("match_type") != "range" or not isinstance(target, list):
+                continue
+            width = g.widths.field((target[0], target[1])) or 0
+            if width > RANGE_KEY_BITS:
+                found.append(Finding("key-width", position(table.get("source_info")),
+                                     f"table {table['name']} range-matches {key.get('name')} "
+                                     f"({width} bits); Tofino's range match takes {RANGE_KEY_BITS} "
+                                     "bits (5 nibbles)"))
     # Where an action is used, for actions our JSON gives no position of their own.
     used = {a: node.pos for node in g.nodes.values() if node.kind == "table" and not node.hidden
             for a in node.actions}

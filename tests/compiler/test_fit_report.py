@@ -396,6 +396,17 @@ def test_keys_wider_than_the_input_crossbar_are_refused(tmp_path, capsys):
     assert any("1152-bit exact key (144 bytes)" in line for line in lines)
 
 
+def test_a_range_key_wider_than_20_bits_is_refused(tmp_path, capsys):
+    decls = """
+    table narrow { key = { md.h: range; } actions = { NoAction; } size = 16; }
+    table wide { key = { md.a: range; } actions = { NoAction; } size = 16; }
+"""
+    status, report, source = fit(tmp_path, capsys, decls, "        narrow.apply();\n        wide.apply();")
+    assert status == 1
+    (line,) = findings(report, "key-width")
+    assert f"prog.p4:{line_of(source, 'table wide')}:" in line and "(32 bits)" in line
+
+
 def test_action_data_wider_than_the_action_data_bus_is_refused(tmp_path, capsys):
     params = ", ".join(f"bit<128> p{i}" for i in range(9))
     decls = f"""
@@ -508,7 +519,8 @@ def test_tna_buffer_switch_keeps_the_controller_facing_tables(tmp_path):
     tna = compile_program(TNA_SWITCH)
     v1 = compile_program(V1MODEL_SWITCH)
     assert tna.arch == "tna" and isinstance(tna.p4info, p4info_pb2.P4Info)
-    shared = ["switch_config", "dscp_class", "ipv4_lpm", "l2_forward", "ecn_threshold", "bcn_config"]
+    shared = ["switch_config", "dscp_class", "ipv4_lpm", "l2_forward", "ecn_threshold", "bcn_config",
+              "bcn_feedback"]
     tna_tables, v1_tables = _tables(tna.p4info), _tables(v1.p4info)
     tna_actions, v1_actions = _actions(tna.p4info), _actions(v1.p4info)
     for table in shared:

@@ -169,6 +169,57 @@ control BcnCongestionPoint(inout switch_headers_t hdr,
         size = 8;
     }
 
+    /* What the congestion point sends once a frame is sampled (the v1model
+     * program's bcn_feedback, same action and parameters): qoff_max_pages
+     * saturates Fb's Qoff term at +-qoff_max_pages (0: as measured);
+     * positive_any sends positive feedback to any sampled source, not only
+     * to a tagged one. fb_range_pages != 0 asks for QCN's quantised Fb: the
+     * v1model program computes it with two 64-bit multiplies (fb_code_mul,
+     * fb_step_mul), which Tofino has not; here bcn_quantise maps Fb to its
+     * quantised value instead (below), and the two multipliers are unused. */
+    @name(".bcn_send")
+    action bcn_send(bit<32> qoff_max_pages, bit<1> positive_any,
+                    bit<32> fb_range_pages, bit<64> fb_code_mul,
+                    bit<64> fb_step_mul) {
+        eg_md.bcn_qoff_max = (int<32>)qoff_max_pages;
+        eg_md.bcn_positive_any = positive_any;
+        eg_md.bcn_fb_range_pages = fb_range_pages;
+    }
+
+    @name(".bcn_feedback")
+    table bcn_feedback {
+        key = {
+            eg_intr_md.egress_port: exact @name("port");
+            hdr.bridged.queue: exact @name("queue");
+        }
+        actions = { bcn_send; }
+        default_action = bcn_send(0, 0, 0, 0, 0);
+        size = QUEUE_COUNT;
+    }
+
+    /* Quantised Fb on Tofino: one ternary entry per (congestion point, run
+     * of Fb values, as two's complement bit<32>) giving the quantised Fb
+     * (whole steps of fb_range / (2^bits - 1) pages, saturated at the
+     * range). The controller expands QCN's 2^bits classes into ternary
+     * prefixes; a range key of 32 bits is more than Tofino's range match
+     * takes. No entry: Fb as computed. */
+    @name(".bcn_quantised")
+    action bcn_quantised(bit<32> fb) {
+        eg_md.bcn_fb = (int<32>)fb;
+    }
+
+    @name(".bcn_quantise")
+    table bcn_quantise {
+        key = {
+            eg_intr_md.egress_port: exact @name("port");
+            hdr.bridged.queue: exact @name("queue");
+            eg_md.bcn_fb: ternary @name("fb");
+        }
+        actions = { bcn_quantised; NoAction; }
+        default_action = NoAction();
+        size = 4096;
+    }
+
     apply {
         eg_md.bcn_send = 0;
         /* What a sample needs from the TM's depth and the RLT does not depend on
@@ -178,6 +229,7 @@ control BcnCongestionPoint(inout switch_headers_t hdr,
         eg_md.bcn_cpid_hi = hdr.rlt.cpid[63:32] ^ (bit<32>)hdr.bridged.switch_id;
         eg_md.bcn_cpid_own = (bit<16>)eg_intr_md.egress_port ++ (bit<16>)hdr.bridged.queue;
         bcn_config.apply();
+        bcn_feedback.apply();
         if (eg_md.bcn_enabled == 1) {
             bcn_jitter.apply();
             /* Q in pages: cells * 80 / 64 = cells + cells / 4. */
@@ -189,13 +241,23 @@ control BcnCongestionPoint(inout switch_headers_t hdr,
             eg_md.bcn_cpid_diff = eg_md.bcn_cpid_hi | eg_md.bcn_cpid_lo;
             /* Severe: Qsc set and Q >= Qsc, i.e. Qsc |-| Q == 0. */
             eg_md.bcn_severe_diff = eg_md.bcn_qsc_pages |-| eg_md.bcn_q_pages;
-            eg_md.bcn_minus_qoff = -eg_md.bcn_qoff;
+            /* Fb's offset term, saturated at +-qoff_max_pages if set. */
+            eg_md.bcn_qoff_term = eg_md.bcn_qoff;
+            if (eg_md.bcn_qoff_max != 0) {
+                eg_md.bcn_minus_cap = -eg_md.bcn_qoff_max;
+                eg_md.bcn_qoff_term = min(eg_md.bcn_qoff, eg_md.bcn_qoff_max);
+                eg_md.bcn_qoff_term = max(eg_md.bcn_qoff_term, eg_md.bcn_minus_cap);
+            }
+            eg_md.bcn_minus_qoff = -eg_md.bcn_qoff_term;
             if (eg_md.bcn_sampled == 1) {
                 eg_md.bcn_qold_pages = swap_qold.execute(eg_md.slot);
                 eg_md.bcn_qdelta = (int<32>)eg_md.bcn_q_pages - (int<32>)eg_md.bcn_qold_pages;
                 bcn_weight.apply();
                 /* Fb = -(Qoff + W * Qdelta) */
                 eg_md.bcn_fb = eg_md.bcn_minus_qoff - eg_md.bcn_wq;
+                if (eg_md.bcn_fb_range_pages != 0) {
+                    bcn_quantise.apply();
+                }
 
                 bit<4> flags = 0;
                 if (eg_md.bcn_qsc_pages != 0 && eg_md.bcn_severe_diff == 0) {
@@ -203,9 +265,12 @@ control BcnCongestionPoint(inout switch_headers_t hdr,
                     flags = BCN_FLAG_SEVERE;
                 } else if (eg_md.bcn_fb[31:31] == 1) {
                     eg_md.bcn_send = 1;
-                } else if (eg_md.bcn_fb != 0 && hdr.rlt.isValid() && eg_md.bcn_cpid_diff == 0) {
-                    /* Positive feedback only to a source whose RLT names this
-                     * congestion point (the 64-bit cpid compared as two halves). */
+                } else if (eg_md.bcn_fb != 0
+                           && ((hdr.rlt.isValid() && eg_md.bcn_cpid_diff == 0)
+                               || eg_md.bcn_positive_any == 1)) {
+                    /* Positive feedback to a source whose RLT names this
+                     * congestion point (the 64-bit cpid compared as two
+                     * halves), or to any source (positive_any). */
                     eg_md.bcn_send = 1;
                     flags = BCN_FLAG_POSITIVE;
                 }

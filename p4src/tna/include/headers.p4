@@ -122,7 +122,12 @@ struct eg_metadata_t {
     bit<32>  bcn_q_pages;       /* cells * 80 / 64 = cells + cells / 4 */
     bit<32>  bcn_qold_pages;
     int<32>  bcn_qoff;
+    int<32>  bcn_qoff_max;      /* bcn_feedback: Fb's Qoff term saturates at +-this (0: off) */
+    int<32>  bcn_minus_cap;
+    int<32>  bcn_qoff_term;
     int<32>  bcn_minus_qoff;
+    bit<1>   bcn_positive_any;
+    bit<32>  bcn_fb_range_pages; /* 0: Fb unquantised */
     int<32>  bcn_qdelta;
     int<32>  bcn_wq;            /* W * Qdelta, W a power of two */
     int<32>  bcn_fb;
