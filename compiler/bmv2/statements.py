@@ -161,8 +161,38 @@ class StatementLowering:
         self.out.prims.append(prim)
 
     def emit_parser_op(self, op: str, params: list[dict]) -> None:
-        """Emit a native parser op (`extract`, `set`, `verify`, `advance`)."""
+        """Emit a native parser op (`extract`, `extract_VL`, `set`, `verify`, `advance`).
+
+        Operands take the encodings BMv2's loader reads for each op: `extract_VL`'s length
+        is always an `expression` wrapper around the value, and `set`'s source and
+        `advance`'s amount wrap an operator node or a `stack_field` the same way (BMv2 reads
+        them directly only when they are fields, constants or, for `set`, lookaheads).
+        """
         params = [self.hoist_lookaheads(p) if p.get("type") == "expression" else p for p in params]
+        if op == "set" and params[0].get("type") != "field":
+            # BMv2's parser `set` writes only plain fields; `s.last.f` and `s[i].f` go
+            # through the `assign` primitive, which takes those l-values.
+            self.out.prims.append(
+                {
+                    "parameters": [
+                        {
+                            "op": "assign",
+                            "parameters": [
+                                primitive_arg(params[0]),
+                                primitive_arg(self.hoist_lookaheads(params[1])),
+                            ],
+                        }
+                    ],
+                    "op": "primitive",
+                }
+            )
+            return
+        if op == "extract_VL":
+            params[1] = {"type": "expression", "value": params[1]}
+        elif op == "set":
+            params[1] = primitive_arg(params[1])
+        elif op == "advance":
+            params[0] = primitive_arg(params[0])
         self.out.prims.append({"parameters": params, "op": op})
 
     def hoist_lookaheads(self, operand: dict) -> dict:

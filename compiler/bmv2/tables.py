@@ -256,9 +256,11 @@ class TableBuilder:
     def key_target(self, e: ast.Expression) -> tuple[list[str], str | None, int]:
         """`[header, field]`, mask and width of one key expression.
 
-        A slice is its field with a mask (BMv2 and the engine match the slice's bits,
-        shifted down); anything else that is not a field, `f & 0xff00` too, is a computed
-        key, as p4c's SimplifyKey leaves only fields, slices and isValid() for BMv2.
+        A slice from bit 0, `f[7:0]`, is its field with a mask, as p4c writes it. BMv2
+        matches a masked key in place (`f & mask` against the entry's value, not shifted),
+        so a slice above bit 0 would match only entries written in the field's position:
+        such a slice, and anything else that is not a field (`f & 0xff00` too), is a
+        computed key whose value is the slice itself, as the control plane gives it.
         """
         override = self.key_overrides.get(id(e))
         if override is not None:
@@ -268,7 +270,9 @@ class TableBuilder:
             target, _, width = self.key_target(e.expr)
             hi = self.exprs.constant_int(e.hi)
             lo = self.exprs.constant_int(e.lo)
-            mask = ((1 << (hi - lo + 1)) - 1) << lo
+            if lo:
+                raise unsupported(e, "a table key on a slice above bit 0 as a masked field")
+            mask = (1 << (hi + 1)) - 1
             return target, hexstr(mask, width), hi - lo + 1
         if isinstance(e, ast.MethodCallExpression) and e.call is not None and e.call.builtin == "isValid":
             header = self.exprs.resolve(e.call.receiver, self.env)

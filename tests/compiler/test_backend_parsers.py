@@ -75,7 +75,9 @@ def test_lookahead_verify_and_advance():
     assert ops[0]["op"] == "set"
     assert ops[0]["parameters"][1] == {"type": "lookahead", "value": [0, 8]}
     assert ops[1]["op"] == "advance"
-    assert ops[1]["parameters"][0]["value"]["op"] == "&"
+    # BMv2 reads an `expression` operand's value as a typed operand: wrapped twice.
+    assert ops[1]["parameters"][0]["type"] == "expression"
+    assert ops[1]["parameters"][0]["value"]["value"]["op"] == "&"
 
 
 def test_stack_next_and_last_field():
@@ -142,7 +144,7 @@ def test_parser_primitives_are_wrapped_and_computed_keys_use_temporaries(tmp_pat
     ops = start["parser_ops"]
     assert ops[1] == {"parameters": [{"op": "add_header", "parameters": [{"type": "header", "value": "extra"}]}],
                       "op": "primitive"}
-    assert ops[2]["op"] == "set" and ops[2]["parameters"][1]["value"]["op"] == "&"
+    assert ops[2]["op"] == "set" and ops[2]["parameters"][1]["value"]["value"]["op"] == "&"
     assert ops[3]["op"] == "set" and ops[3]["parameters"][0] == {"type": "field", "value": ["scalars", "tmp"]}
     assert start["transition_key"] == [{"type": "field", "value": ["scalars", "tmp"]}]
     assert start["transitions"] == [tr("hexstr", "0x01", None, None), tr("default", None, None, None)]

@@ -122,12 +122,12 @@ def test_deparser_primitives_run_after_checksum_update():
             {"type": "parameters_vector", "value": [
                 {"type": "hexstr", "value": "0x01"},
                 {"type": "field", "value": ["ipv4", "ttl"]},
-                {"type": "expression", "value": {
+                {"type": "expression", "value": {"type": "expression", "value": {
                     "op": "two_comp_mod",
                     "left": {"type": "expression", "value": {
                         "op": "-", "left": {"type": "hexstr", "value": "0x00"},
                         "right": {"type": "hexstr", "value": "0x05"}}},
-                    "right": {"type": "hexstr", "value": "0x8"}}},
+                    "right": {"type": "hexstr", "value": "0x8"}}}},
             ]}]},
         {"op": "assign", "parameters": [{"type": "field", "value": ["ipv4", "identification"]},
                                         {"type": "hexstr", "value": "0xbeef"}]},

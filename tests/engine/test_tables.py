@@ -94,9 +94,13 @@ def test_lpm_with_exact_key(tables):
 
 def test_exact_multi_key_with_mask_and_validity_and_direct_counter(tables):
     t = "MyIngress.t_exact_multi"
-    h = tables.table_add(t, ["10.0.0.1", "10.0.0.2", 0x1, 1], "MyIngress.set_res", [5])
-    # The protocol key has mask 0xf0, p4c's form of a key on the slice protocol[7:4]: the
-    # key is that slice, 0x11 >> 4 = 1.
+    # The protocol key has mask 0xf0 (p4c's form of a key on the slice protocol[7:4]). As in
+    # BMv2, the masked field is matched in place: protocol & 0xf0 against the entry's value
+    # as given, so 0x10 matches 0x11 and 0x1f, and the slice's own value 0x1 matches nothing.
+    slice_value = tables.table_add(t, ["10.0.0.1", "10.0.0.2", 0x1, 1], "MyIngress.set_res", [6])
+    assert result(tables, frame("10.0.0.2")) == (0, 0)
+    tables.table_delete(t, slice_value)
+    h = tables.table_add(t, ["10.0.0.1", "10.0.0.2", 0x10, 1], "MyIngress.set_res", [5])
     assert result(tables, frame("10.0.0.2")) == (1, 5)
     assert result(tables, frame("10.0.0.2", proto=0x1F)) == (1, 5)
     assert result(tables, frame("10.0.0.2", proto=0x21)) == (0, 0)

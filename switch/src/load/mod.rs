@@ -11,6 +11,7 @@ use crate::program::*;
 use crate::tables::MatchValue;
 
 mod actions;
+mod bmv2_forms;
 mod declarations;
 mod expressions;
 mod headers;
@@ -236,6 +237,10 @@ pub fn load_value(root: &Value, kind: ProgramKind) -> R<Program> {
         }
     }
     check_section_types(root)?;
+    if kind == ProgramKind::V1model {
+        // simple_switch runs v1model JSON; TNA gresses are the engine's alone.
+        bmv2_forms::check(root)?;
+    }
     let mut l = Loader::empty();
     l.p.kind = kind;
     l.header_types(root)?;

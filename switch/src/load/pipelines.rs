@@ -347,23 +347,11 @@ impl Loader {
             }
             (Expr::Field(fid), fi.width)
         };
+        // p4c writes a key on a slice, `f[22:18]`, as `f` with a mask. BMv2 matches the
+        // masked field in place, `f & mask`, against the entry's value as given (not shifted
+        // down to the slice), so a slice above bit 0 matches only entries written in the
+        // field's position; the engine does the same.
         let mask = mask.map(|m| hex_value(m, kctx)).transpose()?;
-        // p4c writes a key on a slice, `f[22:18]`, as `f` with a mask; the key's value (and
-        // what the control plane gives, P4Info's bitwidth) is the slice itself, the masked
-        // bits shifted down.
-        let (expr, width, mask) = match mask {
-            Some(m) if m != 0 && is_contiguous(m) => {
-                let low = m.trailing_zeros();
-                let shifted = Expr::Bin(
-                    BinOp::Shr,
-                    Box::new(expr),
-                    Box::new(Expr::Const(u128::from(low))),
-                );
-                // The key's width masks the shifted value: no separate mask is left.
-                (shifted, m.count_ones(), None)
-            }
-            other => (expr, width, other),
-        };
         fields.push(MatchField {
             name: name.clone(),
             kind,
@@ -490,12 +478,6 @@ impl Loader {
         }
         Ok(())
     }
-}
-
-/// Whether the set bits of `m` form one run (a slice's mask).
-fn is_contiguous(m: u128) -> bool {
-    let run = m >> m.trailing_zeros();
-    run & run.wrapping_add(1) == 0
 }
 
 /// An exact table's key as plain fields of at most 64 bits together (see

@@ -187,7 +187,14 @@ mod tests {
         json!({"type": "expression", "value": {"op": o, "left": l, "right": r}})
     }
 
+    /// Makes `I.set_big` assign `src` to `dst`; an operator operand is wrapped once more,
+    /// as BMv2 takes expressions among a primitive's parameters.
     fn set_source(v: &mut Value, dst: Value, src: Value) {
+        let src = if src["type"] == "expression" {
+            json!({"type": "expression", "value": src})
+        } else {
+            src
+        };
         v["actions"][SET_BIG]["primitives"][0]["parameters"] = json!([dst, src]);
     }
 
