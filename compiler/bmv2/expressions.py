@@ -201,6 +201,8 @@ class ExpressionLowering:
 
     def resolve(self, e: ast.Expression, env: Env) -> Any:
         """The binding an l-value or composite expression denotes."""
+        if id(e) in self.overrides:
+            return self.overrides[id(e)]
         if isinstance(e, ast.ThisExpression):
             # Bound (under the class itself) where an abstract method implementation is lowered.
             binding = env.lookup(ast.ThisExpression)

@@ -91,6 +91,8 @@ class Stateful:
         self.direct_meters: dict[str, dict] = {}
         self.direct_decls: dict[str, ast.Instantiation] = {}
         self.profiles: dict[str, dict] = {}
+        # Extern instances made so far, by declaration and control-plane name.
+        self.made: dict[tuple[int, str], InstanceRef] = {}
 
     def instantiate(self, decl: ast.Instantiation, env: Env) -> InstanceRef:
         """Create whatever `decl` instantiates and bind it in `env`."""
@@ -104,11 +106,18 @@ class Stateful:
             env.bind(decl, ref)
             return ref
         name = cp_name(decl, env)
+        made = self.made.get((id(decl), name))
+        if made is not None:
+            # One control instance applied from two places (`C1() c1; C2(c1) c2; C3(c1)
+            # c3;`) is inlined twice; its externs are still one instance, one state.
+            env.bind(decl, made)
+            return made
         handler = getattr(self, f"new_{kind}", None)
         if handler is None:
             raise unsupported(decl, f"the extern {kind}")
         handler(decl, name)
         ref = InstanceRef(decl, name, kind)
+        self.made[(id(decl), name)] = ref
         env.bind(decl, ref)
         return ref
 

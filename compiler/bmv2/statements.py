@@ -438,9 +438,14 @@ class StatementLowering:
             if p.direction in (ast.Direction.OUT, ast.Direction.INOUT) and isinstance(a, ast.SliceExpression)
         }
         outputs: list[tuple[ast.Expression, Any]] = []
+        pins: list[tuple[int, Any]] = []
         for param, arg in zip(decl.params, args, strict=False):
             if arg is None:
                 raise CompileError(decl.pos, f"missing argument for parameter {param.name}")
+            if param.direction in (ast.Direction.OUT, ast.Direction.INOUT):
+                # `f(s[g()].x)`: the l-value is evaluated once, in argument order; copy-in,
+                # the body and copy-out all use that element (spec 6.8).
+                pins.extend(self.pin_lvalue(arg, env))
             if id(param) in copies or id(param) in copy_out:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
                 if param.direction is not ast.Direction.OUT and not isinstance(arg, ast.DontCareExpression):
@@ -459,6 +464,28 @@ class StatementLowering:
                 self.store_slice(arg, storage.operand(), env, arg)
             else:
                 self.copy_binding(self.exprs.resolve(arg, env), storage, arg)
+        self.unpin(pins)
+
+    def pin_lvalue(self, lvalue: ast.Expression, env: Env) -> list[tuple[int, Any]]:
+        """Resolve l-value `lvalue` (slices: their base) now when its indices call something,
+        so every later read or write of that expression reuses the element chosen here; the
+        pin to hand to `unpin` (none when nothing is called)."""
+        base = lvalue
+        while isinstance(base, ast.SliceExpression):
+            base = base.expr
+        if isinstance(base, ast.DontCareExpression) or not self.exprs.calls_in(base):
+            return []
+        pin = (id(base), self.exprs.overrides.get(id(base)))
+        self.exprs.overrides[id(base)] = self.exprs.resolve(base, env)
+        return [pin]
+
+    def unpin(self, pins: list[tuple[int, Any]]) -> None:
+        """Undo `pin_lvalue`, latest first."""
+        for key, previous in reversed(pins):
+            if previous is None:
+                del self.exprs.overrides[key]
+            else:
+                self.exprs.overrides[key] = previous
 
     def short_circuit(self, e: ast.BinaryExpression | ast.TernaryExpression, env: Env) -> FieldRef:
         """`a && b`, `a || b` or `c ? x : y` into a temporary, computing only what P4 evaluates."""
@@ -506,7 +533,11 @@ class StatementLowering:
         if s.op is not None:
             right = ast.BinaryExpression(pos=s.pos, op=s.op, left=s.left, right=s.right)
             right.type = s.left.type
+            # `a[f()] op= b` evaluates its l-value once (p4c's SideEffectOrdering): the
+            # element `f()` selects is both read and written.
+            pins = self.pin_lvalue(s.left, env)
             self.assign_to(s.left, right, env, s)
+            self.unpin(pins)
             return
         self.assign_to(s.left, s.right, env, s)
 
