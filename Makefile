@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench bench-compare clean run run-bcn run-qbss run-esnet stop cli \
+.PHONY: setup build test lint bench bench-compare clean run run-bcn run-qbss run-esnet run-dctcp stop cli \
         tutorials-install tutorials-uninstall
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
@@ -180,6 +180,11 @@ run-qbss: build
 # by k = 0.1 (root). Quick by default (12-s trials); FULL=1 runs the seed's 30-s trials.
 run-esnet: build
 	$(PY) -m bufferlab.experiments.esnet_buffer $(if $(FULL),,--quick)
+
+# DCTCP against CUBIC at 10 Gbit/s in the network simulator: the queue at K with full
+# throughput, N -> 1 incast beside long flows (~1.5 min); QUICK=1 runs a shorter grid.
+run-dctcp: build
+	$(PY) -m bufferlab.experiments.dctcp $(if $(QUICK),--quick)
 
 # A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
 # from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.
