@@ -259,3 +259,22 @@ def test_qoff_saturates_in_fb_only(tna):
     for seq, (frame, _raw) in bcn.items():
         _q, qoff, qdelta, fb = rows[seq]
         assert (frame[layers.BCN].qoff, frame[layers.BCN].qdelta, frame[layers.BCN].fb) == (qoff, qdelta, fb)
+
+
+def test_quantised_fb_through_bcn_quantise(tna):
+    enable_bcn(tna, qeq_pages=2, w=2)
+    tna.table_add("bcn_feedback", {"port": 3, "queue": 0}, "bcn_send", {
+        "qoff_max_pages": 0, "positive_any": 0, "fb_range_pages": 64,
+        "fb_code_mul": 0, "fb_step_mul": 0})
+    # Every Fb in -256..-1 (two's complement 0xFFFFFF00/24 bits) is sent as -8.
+    tna.table_add("bcn_quantise", {"port": 3, "queue": 0, "fb": (0xFFFFFF00, 0xFFFFFF00)},
+                  "bcn_quantised", {"fb": (-8) & 0xFFFFFFFF}, priority=1)
+    for seq in range(6):
+        tna.send(1, probe(seq), 1000 + seq)
+    frames = out(tna)
+    departed = [Ether(raw) for port, raw in frames if port == 3]
+    rows = {seq: fb for seq, *_rest, fb in expected_samples(departed, 2, 2)}
+    bcn = bcn_by_seq(frames)
+    assert bcn and sorted(bcn) == sorted(seq for seq, fb in rows.items() if -256 <= fb < 0)
+    assert {frame[layers.BCN].fb for frame, _raw in bcn.values()} == {-8}
+    assert any(rows[seq] != -8 for seq in bcn)
