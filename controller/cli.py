@@ -4,7 +4,7 @@
                   [--role-name R] [--ssl [--cacert F] [--cert F --private-key F]]
       apply CONFIG [--dry-run]
       scheduler CONFIG                  (runtime CLI lines for the traffic manager's scheduler)
-      set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none
+      set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none | ecn-k QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter fb_range:
                          bytes; qoff_max BYTES|off; fb_bits N|off; positive_to tagged|any)
       set PORT pause NAME VALUE [NAME VALUE ...]               (xoff xon: bytes, refresh: µs)
@@ -34,7 +34,7 @@ from bufferlab.controller.buffer_program import (
     program_updates,
 )
 from bufferlab.controller.client import ClientTls, P4RuntimeError, SwitchConnection, entity
-from bufferlab.controller.config import ConfigError, load_config, port_threshold
+from bufferlab.controller.config import NO_CAP, ConfigError, load_config, port_threshold
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName, load_p4info
 from bufferlab.controller.runtime_json import RuntimeFileError
 from bufferlab.controller.scheduler import scheduler_commands
@@ -89,10 +89,12 @@ def _parser() -> argparse.ArgumentParser:
 
     change = commands.add_parser("set", help="change one port's parameters live")
     change.add_argument("port", type=int, help="switch port")
-    change.add_argument("item", choices=["threshold", "alpha", "queue-cap", "bcn", "pause"])
+    change.add_argument("item", choices=["threshold", "alpha", "queue-cap", "ecn-k", "bcn",
+                                         "pause"])
     change.add_argument("values", nargs="+", metavar="VALUE",
                         help="threshold 50%% | alpha 1/8 | queue-cap QUEUE BYTES|none |"
-                             " bcn/pause NAME VALUE ...")
+                             " ecn-k QUEUE BYTES|none (ECN marking threshold K; none: no"
+                             " marking) | bcn/pause NAME VALUE ...")
     change.add_argument("--queue", type=int, help="bcn: only this queue (default: every queue)")
 
     read = commands.add_parser("read", help="read a counter or register (one cell or all)")
@@ -243,9 +245,10 @@ def _scheduler(args: argparse.Namespace) -> None:
 
 def _set(args: argparse.Namespace) -> None:
     values = args.values
-    single = {"threshold": 1, "alpha": 1, "queue-cap": 2}
+    single = {"threshold": 1, "alpha": 1, "queue-cap": 2, "ecn-k": 2}
     if args.item in single and len(values) != single[args.item]:
-        shape = {"threshold": "PERCENT%", "alpha": "FRACTION", "queue-cap": "QUEUE BYTES|none"}
+        shape = {"threshold": "PERCENT%", "alpha": "FRACTION", "queue-cap": "QUEUE BYTES|none",
+                 "ecn-k": "QUEUE BYTES|none"}
         raise UsageError(f"set {args.port} {args.item}: expected {shape[args.item]}")
     if args.queue is not None and args.item != "bcn":
         raise UsageError("--queue goes with set PORT bcn only")
@@ -254,21 +257,26 @@ def _set(args: argparse.Namespace) -> None:
     threshold = None
     if args.item in ("threshold", "alpha"):
         threshold = port_threshold(args.item, values[0], f"ports.{args.port}")
-    if args.item == "queue-cap":
+    if args.item in ("queue-cap", "ecn-k"):
         queue = _int(values[0], "queue")
         cap = None if values[1] == "none" else _int(values[1], "BYTES")
+    if args.item == "ecn-k" and cap is not None and not 0 <= cap <= NO_CAP:
+        raise UsageError(f"ports.{args.port}.ecn_k_bytes: {cap} is outside 0..{NO_CAP}")
     with _connect(args, writes=True) as connection:
         switch = BufferSwitch(connection, _index(args, connection))
         if threshold is not None:
             switch.set_threshold(args.port, threshold)
         elif args.item == "queue-cap":
             switch.set_queue_cap(args.port, queue, cap)
+        elif args.item == "ecn-k":
+            switch.set_ecn_k(args.port, queue, cap)
         elif args.item == "bcn":
             switch.set_bcn(args.port, changes, args.queue)
         else:
             switch.set_pause(args.port, changes)
         table = {"threshold": "buffer_threshold", "alpha": "buffer_threshold",
-                 "queue-cap": "queue_threshold", "bcn": "bcn_config", "pause": "pause_config"}
+                 "queue-cap": "queue_threshold", "ecn-k": "ecn_threshold", "bcn": "bcn_config",
+                 "pause": "pause_config"}
         for entry in switch.entries(table[args.item]):
             if entry_match(switch.index, entry).get("port") == args.port:
                 print(describe_entry(switch.index, entry))

@@ -7,6 +7,9 @@ import json
 import pytest
 from buffer_switch_helpers import PROGRAM, SLOW_BPS, on_port, outputs, seq_of, udp_frame
 from google.protobuf import text_format
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from bufferlab.compiler import compile as compile_p4
 from bufferlab.controller.cli import EXIT_USAGE, main
@@ -37,6 +40,13 @@ def ctl(capsys, address, *argv):
     status = main(["--grpc-addr", address, *argv])
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def ect_frame(seq: int) -> bytes:
+    """A 1024-byte IPv4/UDP frame from H1 to H3 marked ECT(0), `seq` in its payload."""
+    head = Ether(src=H1, dst=H3) / IP(src="10.0.1.1", dst="10.0.1.3", tos=2) / UDP(
+        sport=1234, dport=5000)
+    return bytes(head / Raw(seq.to_bytes(4, "big") + bytes(1024 - len(head) - 4)))
 
 
 def send_1024s(engine, seqs, t0):
@@ -113,6 +123,43 @@ def test_live_bcn_and_pause_changes_are_checked_and_dumped(capsys, running):
         "pause_config (default) -> pause_enable(xoff_bytes=8000, xon_bytes=6000, quanta=65535,"
         " refresh_us=500)\n")
     assert engine.table_default("bcn_config") == ("bcn_disable", [])
+
+
+def test_a_live_ecn_k_change_marks_traffic_and_none_stops_it(capsys, running):
+    engine, address, build = running
+    config = build / "s1.json"
+    config.write_text(json.dumps({
+        "switch_id": 1, "pool_bytes": POOL_BYTES, "ports": {"1": {}, "3": {}},
+        "forwarding": {"l2": [{"mac": H1, "port": 1}, {"mac": H3, "port": 3}]}}))
+    pipeline = ["--p4info", str(build / "buffer_switch.p4.p4info.txtpb"),
+                "--json", str(build / "buffer_switch.json")]
+    assert ctl(capsys, address, *pipeline, "apply", str(config))[0] == 0
+    status, out, err = ctl(capsys, address, "set", "3", "ecn-k", "0", "1500")
+    assert (status, err) == (0, "")
+    assert out == "ecn_threshold port=3 queue=0 -> ecn_mark_above(k_bytes=1500)\n"
+
+    def ect_round() -> list[int]:
+        """Four 1024-byte ECT(0) frames into port 3 held for a second: the ECN field each
+        left with."""
+        engine.configure_port(3, rate_bps=SLOW_BPS)
+        t0 = engine.now() + 1000
+        engine.pause(3, 0xFF, 10**9)
+        for seq in range(4):
+            engine.send(1, ect_frame(seq), t0 + seq)
+        engine.drain()
+        return [f[IP].tos & 3 for f in on_port(outputs(engine), 3)]
+
+    # Each frame finds the ones before it: 0, 1024, 2048, 3072 bytes; above 1500, the last two.
+    assert ect_round() == [2, 2, 3, 3]
+    status, out, _err = ctl(capsys, address, "read", "counter", "ecn_marked", "24")
+    assert (status, out) == (0, "ecn_marked[24]: 2 packets, 2048 bytes\n")
+    status, out, _err = ctl(capsys, address, "set", "3", "ecn-k", "0", "none")
+    assert (status, out) == (0, "ecn_threshold port=3 queue=0 -> ecn_off()\n")
+    assert ect_round() == [2, 2, 2, 2]
+    status, _out, err = ctl(capsys, address, "set", "2", "ecn-k", "0", "100")
+    assert status == EXIT_USAGE
+    assert err == ("bufferlab-ctl: error: ports.2: port 2 queue 0 has no ecn_threshold entry (add"
+                   " the port to the config's ports and apply it)\n")
 
 
 def test_commands_on_a_switch_without_a_pipeline_say_so(capsys, running):
