@@ -187,8 +187,8 @@ pub struct TnaPacket {
     pub bypass_egress: bool,
     /// Replication id of a multicast copy (`egress_rid`).
     pub rid: u16,
-    /// Queue depth in bytes when the packet was queued (`enq_qdepth`, before cells).
-    pub enq_qdepth_bytes: u64,
+    /// Cells in its queue when the packet was queued (`enq_qdepth`).
+    pub enq_qdepth_cells: u32,
 }
 
 impl TnaPacket {
@@ -198,7 +198,7 @@ impl TnaPacket {
         self.resubmitted = false;
         self.bypass_egress = false;
         self.rid = 0;
-        self.enq_qdepth_bytes = 0;
+        self.enq_qdepth_cells = 0;
     }
 
     /// Forgets the deparser's requests, keeping the buffers.

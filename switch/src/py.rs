@@ -768,6 +768,25 @@ impl PyEngine {
         self.engine(py).mc_group_set(group, replicas).map_err(rt)
     }
 
+    /// The loaded program's architecture (`v1model`, `tna`, `t2na`) and target
+    /// (`bmv2`, `tofino`, `tofino2`).
+    fn arch(&self, py: Python<'_>) -> (String, String) {
+        let e = self.engine(py);
+        let (arch, target) = e.arch();
+        (arch.to_string(), target.to_string())
+    }
+
+    /// Sets a port's port metadata (TNA: what `port_metadata_unpack` reads), big-endian.
+    fn set_port_metadata(&self, py: Python<'_>, port: u16, value: Vec<u8>) -> PyResult<()> {
+        self.engine(py).set_port_metadata(port, value).map_err(rt)
+    }
+
+    /// A port's port metadata as set (empty when never set).
+    fn port_metadata<'py>(&self, py: Python<'py>, port: u16) -> Bound<'py, PyBytes> {
+        let v = self.engine(py).port_metadata(port);
+        PyBytes::new(py, &v)
+    }
+
     /// Deletes a multicast group.
     fn mc_group_delete(&self, py: Python<'_>, group: u16) -> PyResult<()> {
         self.engine(py).mc_group_delete(group).map_err(rt)

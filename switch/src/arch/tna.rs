@@ -9,8 +9,7 @@
 //!
 //! Where this differs from the hardware, on purpose (README "TNA on the engine"):
 //! - a packet with a multicast group is replicated and not also sent unicast;
-//! - queue depths are the queue's bytes in cells (rounded up), not a count of the
-//!   cells each packet occupies; the congestion-state fields read 0;
+//! - the congestion-state fields (`enq_congest_stat`, `app_pool_congest_stat`...) read 0;
 //! - a resubmitted packet's resubmit request is ignored (Tofino resubmits once).
 
 use std::collections::HashMap;
@@ -51,6 +50,9 @@ pub struct TnaTarget {
     pipes: Vec<String>,
     /// Port metadata per port (the control plane's value; absent ports read 0).
     port_metadata: HashMap<u16, Vec<u8>>,
+    /// Cells held per queue (`port · MAX_QUEUES + queue`): each packet takes its length
+    /// in whole cells, as Tofino's buffer does, so depths read in the program's units.
+    queue_cells: Vec<u32>,
 }
 
 fn load_err(ctx: &str, msg: impl std::fmt::Display) -> LoadError {
@@ -126,6 +128,11 @@ impl TnaTarget {
                 info,
                 pipes,
                 port_metadata: HashMap::new(),
+                queue_cells: vec![
+                    0;
+                    usize::from(bufferlab_tm::NUM_PORTS)
+                        * usize::from(bufferlab_tm::MAX_QUEUES)
+                ],
             },
         ))
     }
@@ -133,6 +140,17 @@ impl TnaTarget {
     /// The pipes' names, in pipe order.
     pub fn pipe_names(&self) -> impl Iterator<Item = &str> {
         self.pipes.iter().map(String::as_str)
+    }
+
+    /// Cells a packet of `bytes` takes.
+    fn cells(&self, bytes: u32) -> u32 {
+        bytes.div_ceil(self.info.cell_bytes)
+    }
+
+    /// The cell count of `port`'s queue `queue`.
+    fn queue_cells_mut(&mut self, port: u16, queue: u8) -> Option<&mut u32> {
+        let i = usize::from(port) * usize::from(bufferlab_tm::MAX_QUEUES) + usize::from(queue);
+        self.queue_cells.get_mut(i)
     }
 
     /// The pipe whose program serves `port`: the only one, or Tofino's pipe of the
@@ -206,7 +224,7 @@ fn prepend(p: &Program, pkt: &mut Packet, slot: Option<&[u8]>, slot_bytes: usize
     pkt.cursor = 0;
 }
 
-/// Which bytes follow the intrinsic metadata.
+/// Which bytes of a packet a block or a copy takes.
 #[derive(Clone, Copy)]
 enum Body {
     /// The packet's `data`.
@@ -292,8 +310,9 @@ impl Engine {
                 prepend(p, pkt, Some(&header), slot_bytes, Body::Received);
                 pkt.tna.resubmit_header = header;
             } else {
-                if p.externs.resubmits {
-                    // The deparser spends `data`; a resubmission needs the frame as received.
+                if p.externs.resubmits || p.externs.mirrors {
+                    // The deparser spends `data`; a resubmission and an ingress mirror
+                    // need the frame as received.
                     pkt.tna.received.clear();
                     pkt.tna.received.extend_from_slice(&pkt.data);
                 }
@@ -323,7 +342,7 @@ impl Engine {
                 self.digest(g, h, list, now);
             }
             if let Some(session) = mirror {
-                self.tna_mirror(h, session, now);
+                self.tna_mirror(h, session, Body::Received, now);
             }
             if resubmit {
                 self.stats.resubmitted += 1;
@@ -372,7 +391,7 @@ impl Engine {
         self.pool[h as usize].tna.bypass_egress = bypass;
         if to_cpu {
             if let Some(cpu) = self.cpu_port {
-                let c = self.tna_copy(h, false);
+                let c = self.tna_copy(h, None);
                 self.tna_enqueue(c, cpu, 0, now);
             }
         }
@@ -380,7 +399,7 @@ impl Engine {
             for grp in groups.into_iter().filter(|&grp| grp != 0) {
                 let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
                 for (rid, out_port) in replicas {
-                    let c = self.tna_copy(h, false);
+                    let c = self.tna_copy(h, None);
                     self.pool[c as usize].tna.rid = rid;
                     self.stats.replicated += 1;
                     self.tna_enqueue(c, out_port, qid, now);
@@ -400,27 +419,31 @@ impl Engine {
         self.tna_enqueue(h, port, qid, now);
     }
 
-    /// A copy of packet `h`'s deparsed bytes (with its mirror header in front when
-    /// `mirror`), as a new pool packet.
-    fn tna_copy(&mut self, h: u32, mirror: bool) -> u32 {
+    /// A copy of packet `h` as a new pool packet: its deparsed bytes, or for a mirror
+    /// its mirror header and then `body` (the frame as received for an ingress mirror,
+    /// the deparsed packet for an egress one).
+    fn tna_copy(&mut self, h: u32, mirror: Option<Body>) -> u32 {
         let c = self.alloc_copy(h);
         let (orig, copy) = two(&mut self.pool, h, c);
         copy.out.clear();
-        if mirror {
+        if mirror.is_some() {
             copy.out.extend_from_slice(&orig.tna.mirror_header);
         }
-        copy.out.extend_from_slice(&orig.out);
+        match mirror {
+            Some(Body::Received) => copy.out.extend_from_slice(&orig.tna.received),
+            _ => copy.out.extend_from_slice(&orig.out),
+        }
         copy.tna.reset();
-        copy.tna.bypass_egress = orig.tna.bypass_egress && !mirror;
+        copy.tna.bypass_egress = orig.tna.bypass_egress && mirror.is_none();
         copy.flags = Default::default();
         copy.ingress_len = orig.ingress_len;
         copy.now = orig.now;
         c
     }
 
-    /// Mirrors packet `h` (deparsed) to `session`: its mirror header, then the packet,
-    /// cut to the session's truncation length.
-    fn tna_mirror(&mut self, h: u32, session: u16, now: u64) {
+    /// Mirrors packet `h` to `session`: its mirror header, then `body`, cut to the
+    /// session's truncation length.
+    fn tna_mirror(&mut self, h: u32, session: u16, body: Body, now: u64) {
         let Some(cs) = self.sessions.get(&u32::from(session)).copied() else {
             trace_pkt!(
                 self.main.st,
@@ -436,7 +459,7 @@ impl Engine {
             return;
         }
         self.stats.cloned += 1;
-        let c = self.tna_copy(h, true);
+        let c = self.tna_copy(h, Some(body));
         self.passes[c as usize] += 1;
         if let Some(t) = cs.truncate {
             self.pool[c as usize].out.truncate(t as usize);
@@ -444,7 +467,7 @@ impl Engine {
         if let Some(grp) = cs.mcast_grp {
             let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
             for (rid, out_port) in replicas {
-                let r = self.tna_copy(c, false);
+                let r = self.tna_copy(c, None);
                 self.pool[r as usize].tna.rid = rid;
                 self.tna_enqueue(r, out_port, 0, now);
             }
@@ -459,7 +482,15 @@ impl Engine {
     fn tna_enqueue(&mut self, h: u32, port: u16, qid: u8, now: u64) {
         let bytes = self.pool[h as usize].out.len() as u32;
         match self.tm.enqueue(now, port, qid, bytes, h) {
-            Ok(e) => self.pool[h as usize].tna.enq_qdepth_bytes = e.enq_qdepth_bytes,
+            Ok(_) => {
+                if let Some(tna) = self.tna.as_deref_mut() {
+                    let cells = tna.cells(bytes);
+                    if let Some(held) = tna.queue_cells_mut(port, qid) {
+                        self.pool[h as usize].tna.enq_qdepth_cells = *held;
+                        *held += cells;
+                    }
+                }
+            }
             Err(r) => {
                 self.stats.dropped_by_tm += 1;
                 trace_pkt!(
@@ -483,6 +514,13 @@ impl Engine {
     pub(crate) fn tna_egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
         let t = d.tx_start;
+        let deq_cells = self.tna.as_deref_mut().map_or(0, |tna| {
+            let cells = tna.cells(d.frame_bytes);
+            tna.queue_cells_mut(d.port, d.queue).map_or(0, |held| {
+                *held = held.saturating_sub(cells);
+                *held
+            })
+        });
         if self.pool[h as usize].tna.bypass_egress {
             self.transmit(h, d.port, d.arrival);
             return;
@@ -495,7 +533,6 @@ impl Engine {
             self.release(h);
             return;
         };
-        let cell = u64::from(tna.info.cell_bytes);
         let g = 2 * pipe + 1;
         let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
         pkt.now = t;
@@ -505,15 +542,9 @@ impl Engine {
         pkt.phv.reshape(p);
         let fields = [
             (Prepended::EgressPort, u128::from(d.port)),
-            (
-                Prepended::EnqQdepth,
-                u128::from(pkt.tna.enq_qdepth_bytes.div_ceil(cell)),
-            ),
+            (Prepended::EnqQdepth, u128::from(pkt.tna.enq_qdepth_cells)),
             (Prepended::EnqTstamp, u128::from(d.enq_time)),
-            (
-                Prepended::DeqQdepth,
-                u128::from(d.deq_qdepth_bytes.div_ceil(cell)),
-            ),
+            (Prepended::DeqQdepth, u128::from(deq_cells)),
             (Prepended::DeqTimedelta, u128::from(t - d.enq_time)),
             (Prepended::EgressRid, u128::from(pkt.tna.rid)),
             (Prepended::EgressQid, u128::from(d.queue)),
@@ -542,7 +573,7 @@ impl Engine {
         let drop_ctl = get_meta(p, pkt, p.tna.drop_ctl);
         let mirror = pkt.tna.mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
         if let Some(session) = mirror {
-            self.tna_mirror(h, session, t);
+            self.tna_mirror(h, session, Body::Data, t);
         }
         if drop_ctl & DROP != 0 {
             self.stats.dropped_by_program += 1;

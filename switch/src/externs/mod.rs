@@ -91,6 +91,9 @@ pub struct ExternDefs {
     /// The program has a `Resubmit` instance (the engine then keeps each received
     /// frame for a second pass).
     pub resubmits: bool,
+    /// The program has a `Mirror` instance (an ingress mirror copies the frame as
+    /// received, so the engine keeps it).
+    pub mirrors: bool,
 }
 
 /// Run-time state of a program's externs.

@@ -108,6 +108,7 @@ impl Loader {
                 "Checksum" => self.p.externs.checksums.push(name),
                 "ParserCounter" => self.p.externs.parser_counters.push(name),
                 "Resubmit" => self.p.externs.resubmits = true,
+                "Mirror" => self.p.externs.mirrors = true,
                 _ => {}
             }
         }

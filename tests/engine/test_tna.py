@@ -1,0 +1,253 @@
+"""TNA programs on the engine: the STF cases in tests/stf/tna, and what the target
+writes in front of each block and acts on after it (queue depths in TM cells, port
+metadata, mirror, resubmit and digest, register actions, drop_ctl, pipes), each
+worked out by hand from the architecture's rules (compiler/README.md "TNA JSON")."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bufferlab.compiler import compile as compile_p4
+from bufferlab.switch import Engine
+from bufferlab.switch.errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    LoadError,
+    NotFoundError,
+)
+from bufferlab.switch.stf import run_file
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = ROOT / "tests" / "p4" / "tna"
+CASES = sorted((ROOT / "tests" / "stf" / "tna").glob("*.stf"))
+
+
+def tna_engine(name: str) -> Engine:
+    """An engine running tests/p4/tna/<name>.p4, compiled for the architecture it includes."""
+    doc, _ = compile_p4(PROGRAMS / f"{name}.p4")
+    return Engine(json.dumps(doc))
+
+
+def eth(dst: int, src: int, ether_type: int, payload: bytes) -> bytes:
+    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + ether_type.to_bytes(2, "big") + payload
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_stf_case_passes(case):
+    result = run_file(PROGRAMS / f"{case.name.split('.', 1)[0]}.p4", case)
+    assert result.failures == []
+    assert result.packets_in > 0 and result.packets_out > 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_stf_case_fails_with_a_flipped_expected_byte(case, tmp_path):
+    lines = case.read_text().splitlines()
+    i = next(n for n, line in enumerate(lines) if line.startswith("expect "))
+    port, data = lines[i].split(" ", 2)[1:]
+    digits = data.replace(" ", "")
+    at = next(k for k, d in enumerate(digits) if d not in "*$")
+    flipped = digits[:at] + format(int(digits[at], 16) ^ 0x8, "x") + digits[at + 1:]
+    lines[i] = f"expect {port} {flipped}"
+    broken = tmp_path / case.name
+    broken.write_text("\n".join(lines) + "\n")
+    assert run_file(PROGRAMS / f"{case.name.split('.', 1)[0]}.p4", broken).failures
+
+
+def test_the_engine_names_the_architecture_and_target():
+    assert tna_engine("l3_forward").arch() == ("tna", "tofino")
+    v1 = Engine((ROOT / "tests" / "engine" / "fixtures" / "l3.json").read_text())
+    assert v1.arch() == ("v1model", "bmv2")
+
+
+# queue_telemetry.p4: the egress copies eg_intr_md into a header after Ethernet:
+# enq_qdepth(32) deq_qdepth(32) deq_timedelta(32) egress_qid(8) egress_port(16)
+# pkt_length(16) port_tag(32) = 21 bytes.
+def telemetry(frame: bytes) -> dict[str, int]:
+    t = frame[14:35]
+    return {
+        "enq_qdepth": int.from_bytes(t[0:4], "big"),
+        "deq_qdepth": int.from_bytes(t[4:8], "big"),
+        "deq_timedelta": int.from_bytes(t[8:12], "big"),
+        "egress_qid": t[12],
+        "egress_port": int.from_bytes(t[13:15], "big"),
+        "pkt_length": int.from_bytes(t[15:17], "big"),
+        "port_tag": int.from_bytes(t[17:21], "big"),
+    }
+
+
+def telemetry_switch(rate_bps: int = 1_000_000_000) -> Engine:
+    e = tna_engine("queue_telemetry")
+    e.table_add("pipe.Ingress.forward", {"ig_intr_md.ingress_port": 1}, "Ingress.send", {"port": 2, "qid": 0})
+    e.configure_port(2, rate_bps=rate_bps, wire_overhead_bytes=24)
+    return e
+
+
+def test_queue_depths_are_counted_in_80_byte_cells_per_packet():
+    e = telemetry_switch()
+    frame = eth(2, 1, 0x88B5, bytes(986))  # 1,000 bytes; ingress adds a 4-byte bridge: 1,004 queued
+    for _ in range(5):
+        e.send(1, frame, 0)
+    e.drain()
+    out = [telemetry(o[1]) for o in e.received()]
+    # 1,004 bytes take 13 cells of 80 (12.55 rounded up), per packet. The first frame
+    # starts at once; the second is queued alone when the first is on the wire.
+    assert [t["enq_qdepth"] for t in out] == [0, 0, 13, 26, 39]
+    # Cells left behind when each starts: the second sees 3 behind it.
+    assert [t["deq_qdepth"] for t in out] == [0, 39, 26, 13, 0]
+    # Each waits for the ones ahead: 1,004 + 24 wire bytes at 1 Gbit/s is 8,224 ns.
+    assert [t["deq_timedelta"] for t in out] == [0, 8224, 16448, 24672, 32896]
+    assert {(t["egress_port"], t["egress_qid"], t["pkt_length"]) for t in out} == {(2, 0, 1004)}
+
+
+def test_the_queue_is_the_one_ig_intr_md_for_tm_names():
+    e = telemetry_switch()
+    e.configure_port(2, num_queues=4)
+    e.table_modify("pipe.Ingress.forward", e.table_find("pipe.Ingress.forward", {"ig_intr_md.ingress_port": 1}),
+                   "Ingress.send", {"port": 2, "qid": 3})
+    e.send(1, eth(2, 1, 0x88B5, bytes(50)), 0)
+    e.drain()
+    (port, frame, _), = e.received()
+    assert port == 2 and telemetry(frame)["egress_qid"] == 3
+    # A queue the port does not have: the traffic manager drops it and counts it.
+    e.configure_port(2, num_queues=2)
+    e.send(1, eth(2, 1, 0x88B5, bytes(50)), 1000)
+    e.drain()
+    assert e.received() == []
+    assert e.stats()["dropped_priority_out_of_range"] == 1
+
+
+def test_port_metadata_reaches_the_ingress_parser():
+    e = telemetry_switch()
+    e.table_add("pipe.Ingress.forward", {"ig_intr_md.ingress_port": 5}, "Ingress.send", {"port": 2, "qid": 0})
+    e.set_port_metadata(1, bytes.fromhex("deadbeef00000000"))
+    assert e.port_metadata(1) == bytes.fromhex("deadbeef00000000")
+    e.send(1, eth(2, 1, 0x88B5, bytes(50)), 0)
+    e.send(5, eth(2, 1, 0x88B5, bytes(50)), 10_000)
+    e.drain()
+    tags = [telemetry(f)["port_tag"] for _, f, _ in e.received()]
+    assert tags == [0xDEADBEEF, 0], "a port without metadata reads zeros"
+    with pytest.raises(InvalidArgumentError, match="9 bytes"):
+        e.set_port_metadata(1, bytes(9))
+
+
+def test_port_metadata_is_refused_for_v1model():
+    v1 = Engine((ROOT / "tests" / "engine" / "fixtures" / "l3.json").read_text())
+    with pytest.raises(FailedPreconditionError):
+        v1.set_port_metadata(1, bytes(8))
+
+
+def test_drop_ctl_drops_at_the_end_of_ingress():
+    e = telemetry_switch()
+    e.send(7, eth(2, 1, 0x88B5, bytes(50)), 0)  # no entry for port 7: default drop()
+    e.drain()
+    assert e.received() == []
+    assert e.stats()["dropped_by_program"] == 1
+
+
+def test_tables_answer_to_their_pipe_name_and_their_bare_name():
+    e = tna_engine("l3_forward")
+    assert "pipe.Ingress.ipv4_lpm" in e.tables() and "pipe.Egress.port_mac" in e.tables()
+    h = e.table_add("Ingress.ipv4_lpm", {"hdr.ipv4.dst_addr": ("10.0.2.0", 24)}, "Ingress.drop", {})
+    assert e.table_find("pipe.Ingress.ipv4_lpm", {"hdr.ipv4.dst_addr": ("10.0.2.0", 24)}) == h
+    with pytest.raises(NotFoundError, match="table 'other.Ingress.ipv4_lpm'"):
+        e.table_entries("other.Ingress.ipv4_lpm")
+
+
+def test_a_name_in_two_pipes_must_carry_its_pipe():
+    e = tna_engine("multi_pipe")
+    assert {"pipe_a.IngressA.dmac", "pipe_c.IngressA.dmac"} <= set(e.tables())
+    with pytest.raises(InvalidArgumentError, match="more than one pipe"):
+        e.table_entries("IngressA.dmac")
+    assert e.table_entries("pipe_c.IngressA.dmac") == []
+
+
+def test_a_malformed_tna_document_names_the_pipe_and_gress():
+    doc, _ = compile_p4(PROGRAMS / "l3_forward.p4")
+    del doc["pipes"][0]["egress"]["intrinsic_metadata"]
+    with pytest.raises(LoadError, match="pipes\\[0\\] 'pipe' egress: intrinsic_metadata: no 'egress' header"):
+        Engine(json.dumps(doc))
+    doc["pipes"] = []
+    with pytest.raises(LoadError, match="0 pipes"):
+        Engine(json.dumps(doc))
+
+
+def ipv4_udp(src: str, dst: str, total_len: int) -> bytes:
+    """An IPv4 header (checksum 0: these programs do not check it) and a UDP header."""
+    def addr(a: str) -> bytes:
+        return bytes(int(x) for x in a.split("."))
+    ip = bytes([0x45, 0]) + total_len.to_bytes(2, "big") + bytes(4) + bytes([64, 17, 0, 0]) + addr(src) + addr(dst)
+    return ip + bytes.fromhex("04d2162e00080000")
+
+
+def test_register_actions_run_as_one_read_modify_write_per_call():
+    e = tna_engine("register_action")
+    e.table_add("pipe.Ingress.flows", {"hdr.ipv4.src_addr": "10.0.0.1", "hdr.ipv4.dst_addr": "10.0.0.2"},
+                "Ingress.set_flow", {"flow": 7})
+    for i in range(102):
+        e.send(1, eth(2, 1, 0x0800, ipv4_udp("10.0.0.1", "10.0.0.2", 20 + i)), i * 1000)
+    e.drain()
+    out = e.received()
+    # count_flow counts to LIMIT (100) and then reports `over`, which ingress turns into
+    # drop_ctl: the first 100 frames pass, the last two are dropped.
+    assert len(out) == 100
+    assert e.register_read("pipe.Ingress.flow_packets", 7) == 100
+    assert e.register_read("pipe.Ingress.flow_packets", 6) == 0
+    # track_longest keeps the largest total_len seen, dropped frames included.
+    assert e.register_read("Ingress.longest", 0) == 20 + 101
+    # execute_log writes one cell per call, from 0.
+    assert [e.register_read("Ingress.samples", i) for i in (0, 101, 102)] == [0x0A000001, 0x0A000001, 0]
+
+
+def test_a_register_write_from_the_control_plane_is_what_the_next_action_reads():
+    e = tna_engine("register_action")
+    e.table_add("Ingress.flows", {"hdr.ipv4.src_addr": "10.0.0.1", "hdr.ipv4.dst_addr": "10.0.0.2"},
+                "Ingress.set_flow", {"flow": 3})
+    e.register_write("pipe.Ingress.flow_packets", 3, 99)
+    for i in range(2):
+        e.send(1, eth(2, 1, 0x0800, ipv4_udp("10.0.0.1", "10.0.0.2", 40)), i * 1000)
+    e.drain()
+    assert len(e.received()) == 1, "99 -> 100 passes, the next one is over the limit"
+    assert e.register_read("Ingress.flow_packets", 3) == 100
+
+
+MIRROR_FRAME = eth(0x0000000000AA, 0x0000000000BB, 0x0800, ipv4_udp("10.0.0.1", "10.0.0.2", 28))
+
+
+def test_an_ingress_mirror_copies_the_frame_as_received_behind_its_mirror_header():
+    e = tna_engine("mirror_resubmit_digest")
+    e.clone_session_set(5, port=4)
+    e.table_add("pipe.Ingress.port_mirror", {"ig_intr_md.ingress_port": 2}, "Ingress.mirror_to", {"session": 5})
+    e.send(2, MIRROR_FRAME, 1000)
+    e.drain()
+    out = {port: frame for port, frame, _ in e.received()}
+    # The packet goes to port 1 (its bridge header stripped by the egress parser); the
+    # copy to port 4, where egress writes the mirror header's ingress_mac_tstamp (1,000 ns)
+    # into the source MAC.
+    assert out[1] == MIRROR_FRAME
+    assert out[4] == MIRROR_FRAME[:6] + (1000).to_bytes(6, "big") + MIRROR_FRAME[12:]
+    assert e.stats()["cloned"] == 1
+
+
+def test_a_mirror_to_an_unconfigured_session_makes_no_copy():
+    e = tna_engine("mirror_resubmit_digest")
+    e.table_add("pipe.Ingress.port_mirror", {"ig_intr_md.ingress_port": 2}, "Ingress.mirror_to", {"session": 5})
+    e.send(2, MIRROR_FRAME, 0)
+    e.drain()
+    assert [port for port, _, _ in e.received()] == [1]
+
+
+def test_a_digest_carries_its_fields_and_a_resubmission_runs_ingress_once_more():
+    e = tna_engine("mirror_resubmit_digest")
+    e.send(3, MIRROR_FRAME, 0)
+    e.drain()
+    (name, _, values, _), = e.digests()
+    assert name == "IgDeparser.learn_digest"
+    assert values == [0xBB, 0], "the source MAC; no mirror, so the mirror header's port is 0"
+    e.table_add("pipe.Ingress.known_sources", {"hdr.ethernet.src_addr": 0xBB}, "NoAction", {})
+    resubmit_frame = eth(0xAA, 0xBB, 0x88B5, bytes(46))
+    e.send(3, resubmit_frame, 10_000)
+    e.drain()
+    assert [(port, frame) for port, frame, _ in e.received()] == [(1, MIRROR_FRAME), (1, resubmit_frame)]
+    assert e.stats()["resubmitted"] == 1
+    assert e.digests() == [], "a known source sends no digest, on either pass"
