@@ -121,7 +121,9 @@ class Widths:
         self._fields: dict[Field, int] = {}
         for header in doc.get("headers", []):
             for entry in types.get(header["header_type"], {}).get("fields", []):
-                self._fields[(header["name"], entry[0])] = int(entry[1])
+                # A varbit field's width is "*": it has no fixed width to check.
+                if isinstance(entry[1], int):
+                    self._fields[(header["name"], entry[0])] = entry[1]
 
     def field(self, field: Field) -> int | None:
         """The width of `field` in bits (None: not a declared field, e.g. `$valid$`)."""

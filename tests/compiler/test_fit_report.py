@@ -535,3 +535,11 @@ def test_tna_buffer_switch_keeps_the_controller_facing_tables(tmp_path):
     counters = {c.preamble.name.removeprefix("pipe.") for c in tna.p4info.counters}
     assert {"port_rx", "parser_errors", "ingress_discards", "queue_tx", "bcn_frames",
             "ecn_marked", "probes_stamped"} <= counters
+
+
+@pytest.mark.parametrize("program", ["varbit_header_bound.p4", "parser_error_codes.p4"])
+def test_varbit_fields_do_not_break_the_report(capsys, program):
+    status = run(["--arch", "tna", "--fit-report", str(ROOT / "tests" / "p4" / program)])
+    captured = capsys.readouterr()
+    assert status in (0, 1), captured.err
+    assert "verdict: " in captured.out and "internal compiler error" not in captured.err
