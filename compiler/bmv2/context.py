@@ -333,7 +333,10 @@ class Context:
         return next(u["id"] for u in self.header_unions if u["name"] == name)
 
     def scalar(self, base: str, p4type: t.P4Type, metadata: bool = False) -> FieldRef:
-        """A new field of the `scalars` instance (a local, temporary or user-metadata field)."""
+        """A new field of the `scalars` instance (a local, temporary or user-metadata field);
+        a varbit gets a header of its own (`varbit_storage`)."""
+        if isinstance(strip_type(p4type), t.Varbit):
+            return self.varbit_storage(base.replace(".", "_"), strip_type(p4type))
         name = base
         if name in self._scalar_names:
             name = self.unique_scalar(base)
@@ -366,6 +369,8 @@ class Context:
     def local_storage(self, base: str, p4type: t.P4Type, metadata: bool = False) -> Any:
         """Storage for a local variable (or metadata member) named from `base`."""
         p4type = p4type if not isinstance(p4type, t.NewType) else strip_type(p4type)
+        if isinstance(strip_type(p4type), t.Varbit):
+            return self.varbit_storage(base, strip_type(p4type))
         if isinstance(p4type, t.Header):
             return self.add_header(self._free_instance_name(base), p4type, metadata)
         if isinstance(p4type, t.HeaderUnion):
@@ -397,6 +402,32 @@ class Context:
                 },
             )
         return self.scalar(base, p4type, metadata)
+
+    def varbit_storage(self, base: str, p4type: t.Varbit) -> FieldRef:
+        """A varbit local: field `value` of a metadata header of its own. BMv2 keeps a
+        varbit's length beside its bytes only in a header field (`*`), one per header type,
+        so each varbit local is a one-field metadata header (`varbit_<W>` types)."""
+        type_name = f"varbit_{p4type.max_width}"
+        if not any(h["name"] == type_name for h in self.header_types):
+            self.header_types.append(
+                {
+                    "name": type_name,
+                    "id": self.next_id("header_types"),
+                    "fields": [["value", "*"]],
+                    "max_length": (p4type.max_width + 7) // 8,
+                }
+            )
+        name = self._free_instance_name(base)
+        self.headers.append(
+            {
+                "name": name,
+                "id": self.next_id("headers"),
+                "header_type": type_name,
+                "metadata": True,
+                "pi_omit": True,
+            }
+        )
+        return FieldRef(name, "value", p4type)
 
     def _free_instance_name(self, base: str) -> str:
         """A header instance name not used yet."""

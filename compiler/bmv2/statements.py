@@ -610,9 +610,13 @@ class StatementLowering:
             self.assign_composite(target, right, env, node)
             return
         if isinstance(strip_type(right.type), t.Varbit):
-            # BMv2 copies a varbit with its length (assign_VL); the engine has no such copy,
-            # and a plain assign would lose the length: refused rather than wrong.
-            raise unsupported(node, "assigning a varbit value (other than as part of its header)")
+            # A varbit is copied with its length (assign_VL, as p4c writes it outside
+            # parsers; in a parser state too, as a parser `primitive`).
+            source = self.exprs.resolve(right, env)
+            if not isinstance(target, FieldRef) or not isinstance(source, FieldRef):
+                raise unsupported(node, "assigning a varbit value to or from this value")
+            self.emit("assign_VL", [target.operand(), source.operand()], node)
+            return
         call = right.call if isinstance(right, ast.MethodCallExpression) else None
         if call is not None and call.kind == ast.CallKind.EXTERN_METHOD and isinstance(target, FieldRef) \
                 and self.exprs.computed_call(right):

@@ -428,17 +428,17 @@ def test_deprecated_forms_refuse_data_that_is_not_a_field(tmp_path):
     assert (err.value.pos.line, err.value.pos.column) == (15, 13)
 
 
-def test_a_varbit_assignment_is_refused_not_miscompiled(tmp_path):
-    import pytest
-
-    from bufferlab.compiler.diagnostics import CompileError
-
+def test_a_varbit_assignment_copies_it_with_its_length(tmp_path):
     src = tmp_path / "vb.p4"
     src.write_text(INLINE.replace("header h_t {{ bit<8> a; bit<8> b; }}", "header h_t {{ bit<8> a; varbit<16> b; }}")
                    .replace("pkt.extract(hdr.h);", "pkt.extract(hdr.h, 8);")
-                   .format(locals="varbit<16> v;", body="v = hdr.h.b;"))
-    with pytest.raises(CompileError) as err:
-        compile(src)
-    assert err.value.message == ("assigning a varbit value (other than as part of its header) is not supported "
-                                 "by the BMv2 back end")
-    assert (err.value.pos.line, err.value.pos.column) == (15, 1)
+                   .format(locals="varbit<16> v;", body="v = hdr.h.b; hdr.h.b = v;"))
+    doc = compile(src)[0]
+    # The local is a one-field metadata header: BMv2 keeps a varbit's length in a `*` field.
+    (local,) = [h for h in doc["headers"] if h["header_type"] == "varbit_16"]
+    assert local["metadata"] is True
+    assert [t for t in doc["header_types"] if t["name"] == "varbit_16"][0]["fields"] == [["value", "*"]]
+    prims = [p for a in doc["actions"] for p in a["primitives"] if p["op"] == "assign_VL"]
+    v = {"type": "field", "value": [local["name"], "value"]}
+    b = {"type": "field", "value": ["h", "b"]}
+    assert [p["parameters"] for p in prims] == [[v, b], [b, v]]
