@@ -464,11 +464,12 @@ def test_independent_tables_share_a_stage(tmp_path, capsys):
 
 # --- the command line ------------------------------------------------------------------------
 
-def test_exit_statuses_and_outputs(tmp_path, capsys):
+def test_exit_statuses_and_outputs(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out.json"
+    monkeypatch.chdir(tmp_path)
     assert run(["--fit-report", str(TNA / "l3_forward.p4")]) == 0
     assert "verdict: fits" in capsys.readouterr().out
-    assert not Path("l3_forward.json").exists()
+    assert list(tmp_path.iterdir()) == []  # no ./l3_forward.json without -o
     assert run(["--fit-report", str(TNA / "l3_forward.p4"), "-o", str(out)]) == 0
     assert json.loads(out.read_text())["arch"] == "tna"
     bad = tmp_path / "bad.p4"
