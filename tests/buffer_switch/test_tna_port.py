@@ -278,3 +278,51 @@ def test_quantised_fb_through_bcn_quantise(tna):
     assert bcn and sorted(bcn) == sorted(seq for seq, fb in rows.items() if -256 <= fb < 0)
     assert {frame[layers.BCN].fb for frame, _raw in bcn.values()} == {-8}
     assert any(rows[seq] != -8 for seq in bcn)
+
+
+TM_TABLES = {"buffer_threshold", "queue_threshold", "pause_config"}
+
+
+@pytest.fixture(scope="module")
+def indexes():
+    """The controller's name index of the v1model program and of the port."""
+    from bufferlab.controller.p4info import P4InfoIndex
+
+    return (P4InfoIndex(compile_program(ROOT / "p4src" / "buffer_switch.p4").p4info),
+            P4InfoIndex(compile_program(PORT_PROGRAM).p4info))
+
+
+@pytest.mark.parametrize("config_name", sorted(
+    p.name for p in (ROOT / "experiments" / "configs").glob("seed*.json")))
+def test_every_seed_config_writes_the_same_entries_to_the_port(indexes, config_name):
+    """What the controller writes for a seed config against the v1model program is, key
+    for key and parameter for parameter, an entry of the port's P4Info, for every table the
+    port keeps; only the TM's tables (buffer and PAUSE) have no P4 entry on Tofino."""
+    from bufferlab.controller import buffer_program
+    from bufferlab.controller.config import load_config
+
+    v1, port = indexes
+    config = load_config(ROOT / "experiments" / "configs" / config_name)
+    updates = (buffer_program.default_updates(v1, config)
+               + buffer_program.forwarding_updates(v1, config)
+               + buffer_program.port_updates(v1, config))
+    written = set()
+    for update in updates:
+        entry = update.entity.table_entry
+        table = v1.by_id(entry.table_id).preamble.name
+        if table in TM_TABLES:
+            continue
+        written.add(table)
+        fields = {f.id: f for f in v1.match_fields(table)}
+        for match in entry.match:
+            field = fields[match.field_id]
+            mine = port.match_field(table, field.name)
+            assert (mine.bitwidth, mine.kind) == (field.bitwidth, field.kind), (table, field.name)
+        action = v1.by_id(entry.action.action.action_id).preamble.name
+        assert action in port.table_actions(table), (table, action)
+        v1_params = {p.id: p for p in v1.params(action)}
+        port_params = {p.name: p.bitwidth for p in port.params(action)}
+        for value in entry.action.action.params:
+            param = v1_params[value.param_id]
+            assert port_params.get(param.name) == param.bitwidth, (action, param.name)
+    assert {"switch_config", "l2_forward", "dscp_class", "ecn_threshold", "bcn_config"} <= written
