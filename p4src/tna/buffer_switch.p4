@@ -43,7 +43,7 @@ control SwitchEgress(inout switch_headers_t hdr,
     apply {
         if (!hdr.bridged.isValid()) {
             /* An E2E copy of a sampled frame (the parser found its mirror header). */
-            bcn_frame.apply(hdr, eg_md);
+            bcn_frame.apply(hdr, eg_md.bcn.mirror);
         } else if (hdr.bridged.flooded == 1 && eg_intr_md.egress_port == hdr.bridged.ingress_port) {
             /* A flooded copy headed back out of the port it came in on. */
             eg_dprsr_md.drop_ctl = 1;
@@ -52,7 +52,17 @@ control SwitchEgress(inout switch_headers_t hdr,
             eg_md.frame_bytes = (bit<32>)eg_intr_md.pkt_length;
             queue_tx.count(eg_md.slot);
             if (hdr.bridged.flooded == 0) {
-                bcn.apply(hdr, eg_md, eg_intr_md, eg_dprsr_md);
+                /* Q in pages: deq_qdepth cells * 80 / 64 = cells + cells / 4. */
+                eg_md.bcn.q_part0 = (bit<32>)eg_intr_md.deq_qdepth;
+                eg_md.bcn.q_part1 = (bit<32>)(eg_intr_md.deq_qdepth >> 2);
+                eg_md.bcn.q_pages = eg_md.bcn.q_part0 + eg_md.bcn.q_part1;
+                bcn.apply(eg_md.bcn, hdr.rlt, eg_intr_md.egress_port, hdr.bridged.queue,
+                          eg_md.slot, eg_md.frame_bytes, hdr.bridged.switch_id,
+                          hdr.bridged.port_session_base, hdr.bridged.ingress_port,
+                          hdr.bridged.ingress_tstamp, eg_intr_md.pkt_length);
+                if (eg_md.bcn.send == 1) {
+                    eg_dprsr_md.mirror_type = MIRROR_TYPE_BCN;
+                }
             }
             ecn.apply(hdr, eg_md, eg_intr_md);
             telemetry.apply(hdr, eg_md, eg_intr_md, eg_prsr_md);

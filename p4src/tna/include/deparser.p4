@@ -44,7 +44,7 @@ control SwitchEgressDeparser(packet_out pkt,
 
     apply {
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_BCN) {
-            bcn_mirror.emit<bcn_mirror_h>(eg_md.bcn_session, eg_md.bcn_mirror);
+            bcn_mirror.emit<bcn_mirror_h>(eg_md.bcn.session, eg_md.bcn.mirror);
         }
         if (eg_md.ecn_marked == 1) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({

@@ -78,6 +78,52 @@ struct switch_headers_t {
     telemetry_t    telemetry;
 }
 
+/* The BCN congestion point's working fields, in the metadata of the gress that
+ * runs it (egress on TNA, ingress in the T2NA variant). The caller turns the
+ * queue depth in cells into pages in q_part*, q_pages; the rest is bcn.p4's. */
+struct bcn_cp_t {
+    bcn_mirror_h mirror;        /* what the BCN frame will say; parsed back from a copy */
+    MirrorId_t   session;       /* the mirror session back to the sample's source */
+    bit<1>   send;
+
+    /* the caller's: queue depth in cells to 64-byte pages */
+    bit<32>  q_part0;
+    bit<32>  q_part1;
+    bit<32>  q_part2;
+    bit<32>  q_sum;
+    bit<32>  q_pages;
+
+    /* bcn_config */
+    bit<1>   enabled;
+    bit<32>  qeq_pages;
+    bit<8>   w;
+    bit<32>  qsc_pages;
+    bit<32>  sample_bytes;
+    bit<32>  jitter_bytes;
+    /* bcn_feedback */
+    int<32>  qoff_max;          /* Fb's Qoff term saturates at +-this (0: off) */
+    bit<1>   positive_any;
+    bit<32>  fb_range_pages;    /* 0: Fb unquantised */
+
+    bit<32>  base;              /* S - 2^k, 2^k the largest power of two <= J */
+    bit<32>  random;            /* a draw of k + 1 bits */
+    bit<32>  reload;            /* next byte budget: S - 2^k .. S + 2^k - 1 */
+    bit<1>   sampled;
+    bit<32>  qold_pages;
+    int<32>  qoff;
+    int<32>  minus_cap;
+    int<32>  qoff_term;
+    int<32>  minus_qoff;
+    int<32>  qdelta;
+    int<32>  wq;                /* W * Qdelta, W a power of two */
+    int<32>  fb;
+    bit<32>  severe_diff;       /* Qsc |-| Q: 0 when Q >= Qsc */
+    bit<32>  cpid_hi;           /* rlt.cpid's halves xor this congestion point's */
+    bit<32>  cpid_own;          /* port ++ queue, the cpid's low half */
+    bit<32>  cpid_lo;
+    bit<32>  cpid_diff;         /* 0 when the RLT names this congestion point */
+}
+
 struct ig_metadata_t {
     bool     checksum_ok;      /* the IPv4 header checksum verified (or no IPv4) */
     bit<6>   dscp;
@@ -89,11 +135,17 @@ struct ig_metadata_t {
     bit<8>   ttl_in;
     bit<16>  switch_id;
     bit<16>  port_session_base;
+#ifdef BUFFERLAB_T2NA
+    /* the T2NA variant's congestion point, on arrivals */
+    bcn_cp_t     bcn;
+    bit<11>      ghost_qid;     /* the TM's id of the frame's queue (ghost_queue) */
+    queue_slot_t slot;
+    bit<32>      frame_bytes;
+#endif
 }
 
 struct eg_metadata_t {
-    bcn_mirror_h bcn_mirror;    /* filled by the congestion point, or parsed from a copy */
-    MirrorId_t   bcn_session;
+    bcn_cp_t     bcn;           /* the congestion point (TNA), or a BCN copy's mirror header */
     queue_slot_t slot;          /* egress port*8 + queue */
     bit<32>      frame_bytes;
 
@@ -103,40 +155,8 @@ struct eg_metadata_t {
     bit<32>  q16;               /* enq_qdepth * 16 */
     bit<32>  q64;               /* enq_qdepth * 64 */
     bit<32>  q_bytes;           /* enq_qdepth * 80 */
-    bit<32>  over_k;            /* q_bytes - k_bytes - 1: sign bit clear when q_bytes > k */
+    bit<32>  over_k;            /* q_bytes |-| k_bytes: 0 when q_bytes <= k */
     bit<1>   ecn_marked;
-
-    /* BCN congestion point (bcn_config) and sample */
-    bit<1>   bcn_enabled;
-    bit<32>  bcn_qeq_pages;
-    bit<8>   bcn_w;
-    bit<32>  bcn_qsc_pages;
-    bit<32>  bcn_sample_bytes;
-    bit<32>  bcn_jitter_bytes;
-    bit<32>  bcn_base;          /* S - 2^k, 2^k the largest power of two <= J */
-    bit<32>  bcn_random;        /* a draw of k + 1 bits */
-    bit<32>  bcn_reload;        /* next byte budget: S - 2^k .. S + 2^k - 1 */
-    bit<1>   bcn_sampled;
-    bit<32>  bcn_cells;         /* deq_qdepth in cells */
-    bit<32>  bcn_quarter;       /* cells / 4 */
-    bit<32>  bcn_q_pages;       /* cells * 80 / 64 = cells + cells / 4 */
-    bit<32>  bcn_qold_pages;
-    int<32>  bcn_qoff;
-    int<32>  bcn_qoff_max;      /* bcn_feedback: Fb's Qoff term saturates at +-this (0: off) */
-    int<32>  bcn_minus_cap;
-    int<32>  bcn_qoff_term;
-    int<32>  bcn_minus_qoff;
-    bit<1>   bcn_positive_any;
-    bit<32>  bcn_fb_range_pages; /* 0: Fb unquantised */
-    int<32>  bcn_qdelta;
-    int<32>  bcn_wq;            /* W * Qdelta, W a power of two */
-    int<32>  bcn_fb;
-    bit<32>  bcn_severe_diff;   /* Qsc |-| Q: 0 when Q >= Qsc */
-    bit<32>  bcn_cpid_hi;       /* rlt.cpid's halves xor this congestion point's */
-    bit<32>  bcn_cpid_own;      /* egress port ++ queue, the cpid's low half */
-    bit<32>  bcn_cpid_lo;
-    bit<32>  bcn_cpid_diff;     /* 0 when the RLT names this congestion point */
-    bit<1>   bcn_send;
 }
 
 /* A switch port's MAC, 02:bf:SS:SS:00:PP (as in the v1model program). */

@@ -110,7 +110,7 @@ parser SwitchEgressParser(packet_in pkt,
     /* Only the sample's Ethernet header is read (its source MAC is the BCN
      * frame's destination); the rest of the sample stays payload, byte-exact. */
     state parse_bcn_copy {
-        pkt.extract(eg_md.bcn_mirror);
+        pkt.extract(eg_md.bcn.mirror);
         pkt.extract(hdr.ethernet);
         transition accept;
     }
