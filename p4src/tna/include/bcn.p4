@@ -27,6 +27,24 @@ const bit<16> BCN_MAX_SAMPLE = 90;
 const int<32> BCN_QOFF_MAX = 32767;
 const int<32> BCN_QOFF_MIN = -32768;
 
+/* Queue depth in cells (cp.q_cells) to 64-byte pages (cp.q_pages) with shifts
+ * and adds: 80-byte cells are 1.25 pages (cells + cells / 4), 176-byte cells
+ * 2.75 (cells * 2 + cells / 2 + cells / 4). */
+control CellsToPages(inout bcn_cp_t cp) {
+    apply {
+#if CELL_BYTES == 176
+        cp.q_part0 = cp.q_cells << 1;
+        cp.q_part1 = cp.q_cells >> 1;
+        cp.q_part2 = cp.q_cells >> 2;
+        cp.q_sum = cp.q_part0 + cp.q_part1;
+#else
+        cp.q_part2 = cp.q_cells >> 2;
+        cp.q_sum = cp.q_cells;
+#endif
+        cp.q_pages = cp.q_sum + cp.q_part2;
+    }
+}
+
 control BcnCongestionPoint(inout bcn_cp_t cp,
                            in rlt_t rlt,
                            in PortId_t port,

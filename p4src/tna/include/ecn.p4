@@ -2,10 +2,11 @@
  * ECN marking on Tofino (egress): an ECT(0)/ECT(1) IPv4 or IPv6 frame that
  * found more than K bytes queued ahead of it in its (port, queue) when it was
  * enqueued leaves with CE, as in the v1model program; the queue is the TM's
- * enq_qdepth in 80-byte cells, turned into bytes with two shifts and an add
- * (cells * 80 = cells * 16 + cells * 64), so K stays bytes and one
- * controller configuration drives both programs. Cells round each frame up
- * to whole cells, so a queue reads up to 79 bytes per frame more than
+ * enq_qdepth in cells turned into bytes with shifts and adds (80-byte cells:
+ * cells * 16 + cells * 64; 176-byte cells on Tofino 2: cells * 128 +
+ * cells * 32 + cells * 16), so K stays bytes and one controller
+ * configuration drives both programs. Cells round each frame up to whole
+ * cells, so a queue reads up to a cell less one byte per frame more than
  * v1model's byte counters.
  */
 #ifndef BUFFERLAB_TNA_ECN_P4
@@ -57,12 +58,20 @@ control EcnEgress(inout switch_headers_t hdr,
 
     apply {
         eg_md.ecn_marked = 0;
-        eg_md.q16 = (bit<32>)eg_intr_md.enq_qdepth << 4;
-        eg_md.q64 = (bit<32>)eg_intr_md.enq_qdepth << 6;
+#if CELL_BYTES == 176
+        eg_md.q_part0 = (bit<32>)eg_intr_md.enq_qdepth << 7;
+        eg_md.q_part1 = (bit<32>)eg_intr_md.enq_qdepth << 5;
+        eg_md.q_part2 = (bit<32>)eg_intr_md.enq_qdepth << 4;
+        eg_md.q_sum = eg_md.q_part0 + eg_md.q_part1;
+#else
+        eg_md.q_part0 = (bit<32>)eg_intr_md.enq_qdepth << 6;
+        eg_md.q_part2 = (bit<32>)eg_intr_md.enq_qdepth << 4;
+        eg_md.q_sum = eg_md.q_part0;
+#endif
         if (hdr.ipv4.isValid() || hdr.ipv6.isValid()) {
             ecn_threshold.apply();
             if (eg_md.ecn_on == 1) {
-                eg_md.q_bytes = eg_md.q16 + eg_md.q64;
+                eg_md.q_bytes = eg_md.q_sum + eg_md.q_part2;
                 /* Bytes above K (0 when at or below it). */
                 eg_md.over_k = eg_md.q_bytes |-| eg_md.ecn_k_bytes;
                 if (eg_md.over_k != 0) {

@@ -23,6 +23,13 @@ const bit<4> BCN_FLAG_POSITIVE = 0x2;
 /* Mirror type of the BCN copy (egress deparser, eg_dprsr_md.mirror_type). */
 const MirrorType_t MIRROR_TYPE_BCN = 1;
 
+/* A TM cell: 80 bytes on Tofino 1, 176 on Tofino 2 (queue depths count cells). */
+#if __TARGET_TOFINO__ == 2
+#define CELL_BYTES 176
+#else
+#define CELL_BYTES 80
+#endif
+
 /* Indexed state and counters: port*8 + queue, as in the v1model program. */
 #define PORT_COUNT  512
 #define QUEUE_COUNT 4096
@@ -86,7 +93,8 @@ struct bcn_cp_t {
     MirrorId_t   session;       /* the mirror session back to the sample's source */
     bit<1>   send;
 
-    /* the caller's: queue depth in cells to 64-byte pages */
+    /* queue depth in cells to 64-byte pages (CellsToPages) */
+    bit<32>  q_cells;
     bit<32>  q_part0;
     bit<32>  q_part1;
     bit<32>  q_part2;
@@ -135,7 +143,7 @@ struct ig_metadata_t {
     bit<8>   ttl_in;
     bit<16>  switch_id;
     bit<16>  port_session_base;
-#ifdef BUFFERLAB_T2NA
+#ifdef BUFFER_SWITCH_T2NA
     /* the T2NA variant's congestion point, on arrivals */
     bcn_cp_t     bcn;
     bit<11>      ghost_qid;     /* the TM's id of the frame's queue (ghost_queue) */
@@ -149,12 +157,14 @@ struct eg_metadata_t {
     queue_slot_t slot;          /* egress port*8 + queue */
     bit<32>      frame_bytes;
 
-    /* ECN: queue depth in bytes from cells (80 B) */
+    /* ECN: queue depth in bytes from cells (CELL_BYTES) */
     bit<1>   ecn_on;
     bit<32>  ecn_k_bytes;
-    bit<32>  q16;               /* enq_qdepth * 16 */
-    bit<32>  q64;               /* enq_qdepth * 64 */
-    bit<32>  q_bytes;           /* enq_qdepth * 80 */
+    bit<32>  q_part0;           /* enq_qdepth shifted: the cell size's binary digits */
+    bit<32>  q_part1;
+    bit<32>  q_part2;
+    bit<32>  q_sum;
+    bit<32>  q_bytes;           /* enq_qdepth * CELL_BYTES */
     bit<32>  over_k;            /* q_bytes |-| k_bytes: 0 when q_bytes <= k */
     bit<1>   ecn_marked;
 }
