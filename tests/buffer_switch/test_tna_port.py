@@ -326,3 +326,67 @@ def test_every_seed_config_writes_the_same_entries_to_the_port(indexes, config_n
             param = v1_params[value.param_id]
             assert port_params.get(param.name) == param.bitwidth, (action, param.name)
     assert {"switch_config", "l2_forward", "dscp_class", "ecn_threshold", "bcn_config"} <= written
+
+
+T2NA_PROGRAM = ROOT / "p4src" / "tna" / "buffer_switch_t2na.p4"
+
+
+@pytest.fixture
+def t2na() -> Engine:
+    """The T2NA variant set up as the port is, with (port 3, queue 0) mapped to the TM's
+    queue id 5 in ghost_queue."""
+    engine = Engine(json.dumps(compile_program(T2NA_PROGRAM).json), seed=1)
+    engine.table_set_default("switch_config", "set_switch", {
+        "switch_id": SWITCH_ID, "pool_bytes": 100_000,
+        "port_session_base": PORT_SESSION_BASE, "all_ports_session": 511})
+    for port, mac in ((1, H1), (2, H2), (3, H3)):
+        engine.table_add("l2_forward", {"dst_addr": mac}, "l2_to_port", {"port": port})
+        engine.clone_session_set(PORT_SESSION_BASE + port, port=port,
+                                 truncate_bytes=BCN_MIRROR_HEADER_BYTES + SAMPLE_BYTES)
+    engine.table_add("bcn_config", {"port": 3, "queue": 0}, "bcn_enable", {
+        "qeq_pages": 2, "w": 2, "qsc_pages": 0, "sample_bytes": 1, "jitter_bytes": 0})
+    return engine
+
+
+def test_t2na_samples_arrivals_against_the_ghost_queue_length(t2na):
+    """The ghost thread's register (written here by the control plane: the engine does not
+    run ghost threads yet) gives ingress the queue a frame joins: 100 cells of 176 B are
+    275 pages; the sample is an I2E mirror of the frame as it came in."""
+    t2na.table_add("ghost_queue", {"port": 3, "queue": 0}, "set_ghost_queue", {"qid": 5})
+    t2na.register_write("queue_cells", 5, 100)
+    frame = udp_frame(H1, H3, 400)
+    t2na.send(1, frame, 1000)
+    frames = out(t2na)
+    assert (3, frame) in frames
+    ((port, raw),) = [(p, r) for p, r in frames if p == 1]
+    bcn = Ether(raw)
+    header = bcn[layers.BCN]
+    q = 100 * 2 + 100 // 2 + 100 // 4
+    assert q == 100 * 176 // 64
+    assert (bcn.dst, bcn.src) == (H1, layers.port_mac(SWITCH_ID, 3))
+    assert (header.qoff, header.qdelta, header.fb) == (q - 2, q, -((q - 2) + 2 * q))
+    assert header.cpid == layers.make_cpid(SWITCH_ID, 3, 0)
+    assert bytes(header.sample) == frame[:SAMPLE_BYTES] and len(raw) == 128
+    assert t2na.register_read("bcn_qold", 3 * 8) == q
+
+
+def test_t2na_unmapped_queue_reads_empty(t2na):
+    t2na.register_write("queue_cells", 5, 100)
+    t2na.send(1, udp_frame(H1, H3, 400), 1000)
+    frames = out(t2na)
+    # Q = 0 pages: Fb = -(0 - 2) = 2 > 0, and no RLT: no BCN frame.
+    assert [p for p, _raw in frames] == [3]
+    assert t2na.register_read("bcn_qold", 3 * 8) == 0
+
+
+def test_t2na_keeps_the_ports_controller_tables(indexes):
+    _v1, port = indexes
+    from bufferlab.controller.p4info import P4InfoIndex
+
+    t2na = P4InfoIndex(compile_program(T2NA_PROGRAM).p4info)
+    for table in ("switch_config", "dscp_class", "ipv4_lpm", "l2_forward", "ecn_threshold",
+                  "bcn_config", "bcn_feedback", "bcn_quantise"):
+        assert [(f.name, f.bitwidth, f.kind) for f in t2na.match_fields(table)] == [
+            (f.name, f.bitwidth, f.kind) for f in port.match_fields(table)], table
+        assert t2na.table_actions(table) == port.table_actions(table), table
+    assert [f.name for f in t2na.match_fields("ghost_queue")] == ["port", "queue"]

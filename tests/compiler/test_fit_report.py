@@ -544,3 +544,14 @@ def test_varbit_fields_do_not_break_the_report(capsys, program):
     captured = capsys.readouterr()
     assert status in (0, 1), captured.err
     assert "verdict: " in captured.out and "internal compiler error" not in captured.err
+
+
+def test_t2na_buffer_switch_fits_tofino_2(capsys):
+    program = ROOT / "p4src" / "tna" / "buffer_switch_t2na.p4"
+    status = run(["--fit-report", str(program)])
+    report = capsys.readouterr().out
+    assert status == 0, report
+    assert report.startswith(f"Tofino fit report: {program} (t2na) against Tofino 2 (20 stages")
+    for gress in ("pipe.ingress", "pipe.egress"):
+        (found,) = re.findall(rf"{gress}: at least (\d+) of 20 stages \(fits\)", report)
+        assert 1 <= int(found) <= 20

@@ -15,8 +15,17 @@ control SwitchIngressDeparser(packet_out pkt,
                               in ig_metadata_t ig_md,
                               in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     Checksum() ipv4_checksum;
+#ifdef BUFFER_SWITCH_T2NA
+    Mirror(MIRROR_TYPE_BCN) bcn_mirror;
+#endif
 
     apply {
+#ifdef BUFFER_SWITCH_T2NA
+        /* I2E: the sample is the frame as it came in. */
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_BCN) {
+            bcn_mirror.emit<bcn_mirror_h>(ig_md.bcn.session, ig_md.bcn.mirror);
+        }
+#endif
         if (ig_md.routed == 1) {
             hdr.ipv4.hdr_checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv,

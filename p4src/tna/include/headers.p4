@@ -147,6 +147,7 @@ struct ig_metadata_t {
     /* the T2NA variant's congestion point, on arrivals */
     bcn_cp_t     bcn;
     bit<11>      ghost_qid;     /* the TM's id of the frame's queue (ghost_queue) */
+    bit<1>       ghost_known;
     queue_slot_t slot;
     bit<32>      frame_bytes;
 #endif

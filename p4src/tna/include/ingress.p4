@@ -10,6 +10,10 @@
 #define BUFFERLAB_TNA_INGRESS_P4
 
 #include "headers.p4"
+#ifdef BUFFER_SWITCH_T2NA
+#include "ghost.p4"
+#include "bcn.p4"
+#endif
 
 /* Why ingress discarded a frame (the v1model program's reasons). */
 const bit<3> DISCARD_RUNT         = 0;
@@ -153,6 +157,11 @@ control SwitchIngress(inout switch_headers_t hdr,
     SwitchConfig() config;
     Classes() classes;
     Forwarding() forwarding;
+#ifdef BUFFER_SWITCH_T2NA
+    QueueDepth() depth;
+    CellsToPages() pages;
+    BcnCongestionPoint() bcn;
+#endif
 
     apply {
         ig_md.unicast = 0;
@@ -190,6 +199,35 @@ control SwitchIngress(inout switch_headers_t hdr,
             ig_dprsr_md.drop_ctl = 1;
             ingress_discards.count(ig_md.discard_reason);
         }
+#ifdef BUFFER_SWITCH_T2NA
+        else if (ig_md.unicast == 1) {
+            /* The congestion point on arrivals, as in the v1model program: every
+             * unicast arrival counts, Q is the queue it joins (the ghost thread's
+             * length). Ingress has no packet length on Tofino: an IPv4 or IPv6
+             * frame counts its IP length and Ethernet header (and RLT), anything
+             * else a minimum frame. */
+            ig_md.slot = QUEUE_SLOT(ig_tm_md.ucast_egress_port, ig_md.queue);
+            if (hdr.ipv4.isValid()) {
+                ig_md.frame_bytes = (bit<32>)hdr.ipv4.total_len + 14;
+            } else if (hdr.ipv6.isValid()) {
+                ig_md.frame_bytes = (bit<32>)hdr.ipv6.payload_len + 54;
+            } else {
+                ig_md.frame_bytes = 60;
+            }
+            if (hdr.rlt.isValid()) {
+                ig_md.frame_bytes = ig_md.frame_bytes + 10;
+            }
+            depth.apply(ig_md, ig_tm_md.ucast_egress_port);
+            pages.apply(ig_md.bcn);
+            bcn.apply(ig_md.bcn, hdr.rlt, ig_tm_md.ucast_egress_port, ig_md.queue, ig_md.slot,
+                      ig_md.frame_bytes, ig_md.switch_id, ig_md.port_session_base,
+                      ig_intr_md.ingress_port, ig_intr_md.ingress_mac_tstamp,
+                      ig_md.frame_bytes[15:0]);
+            if (ig_md.bcn.send == 1) {
+                ig_dprsr_md.mirror_type = MIRROR_TYPE_BCN;
+            }
+        }
+#endif
         hdr.bridged.switch_id = ig_md.switch_id;
         hdr.bridged.ingress_port = ig_intr_md.ingress_port;
         hdr.bridged.port_session_base = ig_md.port_session_base;
