@@ -128,7 +128,21 @@ def test_telemetry_in_tofino_units(tna):
     assert tna.counter_read("probes_stamped", 3)[0] == 4
 
 
-def test_ecn_marks_above_k_bytes_of_cells(tna):
+def tofino2_port() -> Engine:
+    """The port compiled for Tofino 2 (176-byte cells), set up as `tna` is."""
+    engine = Engine(json.dumps(compile_program(PORT_PROGRAM, target="tofino2").json), seed=1)
+    engine.table_set_default("switch_config", "set_switch", {
+        "switch_id": SWITCH_ID, "pool_bytes": 100_000,
+        "port_session_base": PORT_SESSION_BASE, "all_ports_session": 511})
+    engine.table_add("l2_forward", {"dst_addr": H3}, "l2_to_port", {"port": 3})
+    return engine
+
+
+@pytest.mark.parametrize("target,cell_bytes", [("tofino", CELL_BYTES), ("tofino2", 176)])
+def test_ecn_marks_above_k_bytes_of_cells(tna, target, cell_bytes):
+    if target == "tofino2":
+        tna = tofino2_port()
+        assert tna.arch() == ("tna", "tofino2")
     tna.configure_port(3, rate_bps=SLOW_BPS)
     k_bytes = 1000
     tna.table_add("ecn_threshold", {"port": 3, "queue": 0}, "ecn_mark_above", {"k_bytes": k_bytes})
@@ -137,7 +151,7 @@ def test_ecn_marks_above_k_bytes_of_cells(tna):
     frames = [Ether(raw) for port, raw in out(tna) if port == 3]
     marked = 0
     for frame in frames:
-        depth_bytes = frame[layers.Telemetry].enq_qdepth * CELL_BYTES
+        depth_bytes = frame[layers.Telemetry].enq_qdepth * cell_bytes
         ect = frame[layers.BufferlabData].seq != 5
         expected = (0b11 if depth_bytes > k_bytes else 0b10) if ect else 0
         assert frame[IP].tos & 0b11 == expected, (frame[layers.BufferlabData].seq, depth_bytes)
