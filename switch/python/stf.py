@@ -1,7 +1,8 @@
 """`bufferlab-stf`: runs p4c's STF test files (formats.md §6) against the engine.
 
     bufferlab-stf prog.p4 case.stf        # compiles prog.p4 with bufferlab-p4c
-    bufferlab-stf build/prog.json case.stf
+    bufferlab-stf --arch tna prog.p4 case.stf   # for TNA (default: the arch it includes)
+    bufferlab-stf build/prog.json case.stf       # BMv2 JSON, or a TNA JSON document
 
 Frames are injected 1 µs apart in virtual time; `wait` and the end of the
 file let the switch drain. Expected frames are matched per port, in order. As
@@ -333,15 +334,16 @@ def matches(pattern: str, got_hex: str, exact_length: bool) -> bool:
     return all(p in ("*", g) for p, g in zip(pattern, got_hex, strict=False))
 
 
-def load_program(program: Path, include_dirs: list[str]) -> str:
-    """BMv2 JSON text of a .json, or of a .p4 compiled with bufferlab-p4c."""
+def load_program(program: Path, include_dirs: list[str], arch: str | None = None) -> str:
+    """BMv2 (or TNA) JSON text of a .json, or of a .p4 compiled with bufferlab-p4c for
+    `arch` (None: the architecture the program includes)."""
     if program.suffix == ".json":
         return program.read_text()
     from bufferlab.compiler import compile as compile_p4
     from bufferlab.compiler.diagnostics import CompileError
 
     try:
-        doc, _ = compile_p4(program, include_dirs)
+        doc, _ = compile_p4(program, include_dirs, arch=arch)
     except CompileError as exc:
         raise StfError(str(exc)) from exc
     return json.dumps(doc)
@@ -349,11 +351,13 @@ def load_program(program: Path, include_dirs: list[str]) -> str:
 
 def run_file(program: Path, stf: Path, include_dirs: list[str] = (),
              trace_level: str | None = None,
-             trace_sink: Callable[[str], None] | None = None) -> Result:
-    """Runs `stf` against `program`; with `trace_level` (`debug` or `trace`) the engine
+             trace_sink: Callable[[str], None] | None = None,
+             arch: str | None = None) -> Result:
+    """Runs `stf` against `program` (compiled for `arch`: v1model, tna, t2na; None: the
+    architecture it includes); with `trace_level` (`debug` or `trace`) the engine
     traces every packet as BMv2 does and each line goes to `trace_sink` (virtual time,
     from 00:00:00.000)."""
-    json_text = load_program(program, list(include_dirs))
+    json_text = load_program(program, list(include_dirs), arch)
     engine = Engine(json_text)
     engine.set_trace(trace_level)
     result = Runner(engine, json_text, str(stf)).run(stf.read_text())
@@ -370,12 +374,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("program", type=Path, help="P4_16 program (.p4) or BMv2 JSON (.json)")
     ap.add_argument("stf", type=Path, help="STF test file")
     ap.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="P4 include directory")
+    ap.add_argument("--arch", choices=("v1model", "tna", "t2na"), default=None,
+                    help="architecture to compile a .p4 for (default: the one it includes)")
     ap.add_argument("-L", "--log-level", choices=TRACE_LEVELS, default=None,
                     help="print every packet's trace, as BMv2 logs it at this level, to stderr")
     args = ap.parse_args(argv)
     try:
         result = run_file(args.program, args.stf, args.include, args.log_level,
-                          lambda line: print(line, file=sys.stderr))
+                          lambda line: print(line, file=sys.stderr), args.arch)
     except StfError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

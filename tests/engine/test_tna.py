@@ -251,3 +251,67 @@ def test_a_digest_carries_its_fields_and_a_resubmission_runs_ingress_once_more()
     assert [(port, frame) for port, frame, _ in e.received()] == [(1, MIRROR_FRAME), (1, resubmit_frame)]
     assert e.stats()["resubmitted"] == 1
     assert e.digests() == [], "a known source sends no digest, on either pass"
+
+
+def test_bufferlab_stf_takes_the_architecture_or_reads_it_from_the_include(capsys):
+    from bufferlab.switch.stf import main
+
+    program, case = PROGRAMS / "l2_forward.p4", ROOT / "tests" / "stf" / "tna" / "l2_forward.stf"
+    assert main([str(program), str(case)]) == 0
+    assert main(["--arch", "tna", str(program), str(case)]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert main(["--arch", "v1model", str(program), str(case)]) == 2
+    assert "includes tna.p4 (tna) but --arch v1model was given" in capsys.readouterr().err
+
+
+def test_the_trace_follows_a_packet_through_both_gresses_in_order():
+    e = tna_engine("l2_forward")
+    e.table_add("pipe.Ingress.l2_forward", {"hdr.ethernet.dst_addr": 0x080000000102}, "Ingress.to_port",
+                {"port": 2})
+    e.set_trace("debug")
+    e.send(1, eth(0x080000000102, 0x080000000101, 0x88B5, bytes(46)), 0)
+    e.drain()
+    rows, lost = e.take_trace()
+    texts = [r[4] for r in rows]
+    assert lost == 0
+    # The ingress parser reads the intrinsic metadata (ig_intr_md) first, the egress
+    # parser eg_intr_md and then the bridged header ingress emitted.
+    assert texts == [
+        "Processing packet received on port 1",
+        "Parser 'parser': start",
+        "Parser 'parser' entering state 'start'",
+        "Extracting header 'ig_intr_md'",
+        "Extracting header 'ethernet'",
+        "Parser state 'start' has no switch, going to default next state",
+        "Parser 'parser': end",
+        "Pipeline 'ingress': start",
+        "Looking up key:\n* hdr.ethernet.dst_addr : 080000000102\n",
+        "Table 'Ingress.l2_forward': hit with handle 0",
+        "Action entry is Ingress.to_port - 2,",
+        # The compiler's keyless table for the bridged header's statements, as p4c makes one.
+        "Looking up key:\n",
+        "Table 'tbl_l2_forward57': miss",
+        "Action entry is l2_forward57 -",
+        "Pipeline 'ingress': end",
+        "Deparser 'deparser': start",
+        "Deparsing header 'bridge'",
+        "Deparsing header 'ethernet'",
+        "Deparser 'deparser': end",
+        "Egress port is 2, queue 0",
+        "Parser 'parser': start",
+        "Parser 'parser' entering state 'start'",
+        "Extracting header 'eg_intr_md'",
+        "Extracting header 'bridge'",
+        "Extracting header 'ethernet'",
+        "Parser state 'start' has no switch, going to default next state",
+        "Parser 'parser': end",
+        "Pipeline 'egress': start",
+        "Looking up key:\n",
+        "Table 'tbl_l2_forward88': miss",
+        "Action entry is l2_forward88 -",
+        "Pipeline 'egress': end",
+        "Deparser 'deparser': start",
+        "Deparsing header 'ethernet'",
+        "Deparser 'deparser': end",
+        "Transmitting packet of size 60 out of port 2",
+    ]

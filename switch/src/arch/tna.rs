@@ -233,6 +233,35 @@ enum Body {
     Received,
 }
 
+/// What a gress's parser, control and deparser made of a packet.
+enum Ran {
+    /// The parser reached `reject`.
+    Rejected,
+    /// An `assert`/`assume` failed.
+    AssertFailed,
+    /// Deparsed into `pkt.out`, with the deparser metadata's `drop_ctl`.
+    Deparsed { drop_ctl: u128 },
+}
+
+/// Runs gress `p`'s parser, control (ingress or egress) and deparser on `pkt`.
+fn run_blocks(p: &Program, st: &mut State, pkt: &mut Packet) -> Ran {
+    exec::parse(p, st, pkt);
+    if pkt.flags.rejected {
+        return Ran::Rejected;
+    }
+    match p.kind {
+        ProgramKind::TnaEgress => exec::run_pipeline(p, st, pkt, &p.egress, &p.flat.egress),
+        _ => exec::run_pipeline(p, st, pkt, &p.ingress, &p.flat.ingress),
+    }
+    if pkt.flags.assert_failed {
+        return Ran::AssertFailed;
+    }
+    exec::deparse(p, st, pkt);
+    Ran::Deparsed {
+        drop_ctl: get_meta(p, pkt, p.tna.drop_ctl),
+    }
+}
+
 /// Drop-control bits of `*_intr_md_for_dprsr.drop_ctl`.
 const DROP: u128 = 0b001;
 const NO_MIRROR: u128 = 0b100;
@@ -276,6 +305,14 @@ impl Engine {
             .unwrap_or_default()
     }
 
+    /// Moves the trace (kept in `main`'s state) to gress `g` for its blocks, or back:
+    /// called in pairs, so every gress's lines go to the one trace, in order.
+    fn lend_tracer(&mut self, g: usize) {
+        if g != 0 {
+            std::mem::swap(&mut self.main.st.trace, &mut self.more[g - 1].st.trace);
+        }
+    }
+
     /// A TNA program's ingress for received packet `h` (loaded, not yet parsed).
     pub(crate) fn tna_ingress(&mut self, h: u32, port: u16, now: u64) {
         let Some(tna) = self.tna.as_deref() else {
@@ -298,7 +335,7 @@ impl Engine {
         let port_md = tna.port_metadata.get(&port).cloned().unwrap_or_default();
         loop {
             self.passes[h as usize] += 1;
-            let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+            let (p, _, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
             pkt.now = now;
             pkt.phv.reshape(p);
             let resubmitted = pkt.tna.resubmitted;
@@ -320,24 +357,27 @@ impl Engine {
             }
             set_meta(p, pkt, p.tna.global_tstamp, u128::from(now));
             pkt.tna.clear_requests();
-            exec::parse(p, st, pkt);
-            if pkt.flags.rejected {
-                self.stats.dropped_by_program += 1;
-                self.release(h);
-                return;
-            }
-            exec::run_pipeline(p, st, pkt, &p.ingress, &p.flat.ingress);
-            if pkt.flags.assert_failed {
-                self.stats.dropped_by_assert += 1;
-                self.release(h);
-                return;
-            }
-            let may_resubmit = !resubmitted && p.externs.resubmits;
-            exec::deparse(p, st, pkt);
-            let drop_ctl = get_meta(p, pkt, p.tna.drop_ctl);
+            self.lend_tracer(g);
+            let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+            let ran = run_blocks(p, st, pkt);
+            let resubmit = pkt.tna.resubmit && !resubmitted && p.externs.resubmits;
             let digest = pkt.flags.digest.take();
-            let resubmit = pkt.tna.resubmit && may_resubmit;
-            let mirror = pkt.tna.mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
+            let mirror_session = pkt.tna.mirror_session;
+            self.lend_tracer(g);
+            let drop_ctl = match ran {
+                Ran::Deparsed { drop_ctl } => drop_ctl,
+                Ran::Rejected => {
+                    self.stats.dropped_by_program += 1;
+                    self.release(h);
+                    return;
+                }
+                Ran::AssertFailed => {
+                    self.stats.dropped_by_assert += 1;
+                    self.release(h);
+                    return;
+                }
+            };
+            let mirror = mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
             if let Some(list) = digest {
                 self.digest(g, h, list, now);
             }
@@ -534,7 +574,7 @@ impl Engine {
             return;
         };
         let g = 2 * pipe + 1;
-        let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+        let (p, _, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
         pkt.now = t;
         // The egress parser's input is what ingress emitted (for a mirror copy, its
         // mirror header first): move it to `data` before building the prefix.
@@ -557,21 +597,25 @@ impl Engine {
         set_meta(p, pkt, p.tna.global_tstamp, u128::from(t));
         pkt.tna.clear_requests();
         pkt.flags = Default::default();
-        exec::parse(p, st, pkt);
-        if pkt.flags.rejected {
-            self.stats.dropped_by_program += 1;
-            self.release(h);
-            return;
-        }
-        exec::run_pipeline(p, st, pkt, &p.egress, &p.flat.egress);
-        if pkt.flags.assert_failed {
-            self.stats.dropped_by_assert += 1;
-            self.release(h);
-            return;
-        }
-        exec::deparse(p, st, pkt);
-        let drop_ctl = get_meta(p, pkt, p.tna.drop_ctl);
-        let mirror = pkt.tna.mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
+        self.lend_tracer(g);
+        let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
+        let ran = run_blocks(p, st, pkt);
+        let mirror_session = pkt.tna.mirror_session;
+        self.lend_tracer(g);
+        let drop_ctl = match ran {
+            Ran::Deparsed { drop_ctl } => drop_ctl,
+            Ran::Rejected => {
+                self.stats.dropped_by_program += 1;
+                self.release(h);
+                return;
+            }
+            Ran::AssertFailed => {
+                self.stats.dropped_by_assert += 1;
+                self.release(h);
+                return;
+            }
+        };
+        let mirror = mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
         if let Some(session) = mirror {
             self.tna_mirror(h, session, Body::Data, t);
         }
