@@ -51,10 +51,12 @@ class Run003:
     switch_drops: int
     egress_min_bps: float
     egress_mean_bps: float
+    peak_queue_bytes: float = 0.0
 
 
 def evaluate_003(run: ScenarioRun) -> Run003:
-    """Counts in 5–95 ms, switch drops, and the egress link's lowest 1-ms throughput."""
+    """Counts in 5–95 ms, switch drops, the egress link's lowest 1-ms throughput and the
+    congested queue's peak."""
     r = run.results
     sources = list(r.sources)
     window = st.WINDOW_003_NS
@@ -66,6 +68,7 @@ def evaluate_003(run: ScenarioRun) -> Run003:
         switch_drops=switch_drops(run),
         egress_min_bps=float(egress.min()),
         egress_mean_bps=float(egress.mean()),
+        peak_queue_bytes=float(run.ports["s1"][5]["max_queue_bytes"]),
     )
 
 
@@ -83,12 +86,13 @@ class Run001:
     congested_link_bps: float
     edge_max_queue_bytes: dict[str, float]
     edge_pause_frames: dict[str, int]
+    core_peak_queue_bytes: float = 0.0
 
 
 def evaluate_001(run: ScenarioRun) -> Run001:
     """Per-source throughput at S5 over 5–85 ms against the fair share, Jain's index,
-    drops, the congested link's throughput, and per edge switch its uplink queue's peak and
-    the PAUSE frames it sent its hosts."""
+    drops, the congested link's throughput, per edge switch its uplink queue's peak and
+    the PAUSE frames it sent its hosts, and the congested (core) queue's peak."""
     r = run.results
     window = st.WINDOW_001_NS
     seconds = (window[1] - window[0]) / NS_PER_S
@@ -107,4 +111,5 @@ def evaluate_001(run: ScenarioRun) -> Run001:
         edge_max_queue_bytes={e: float(run.ports[e][3]["max_queue_bytes"]) for e in EDGES},
         edge_pause_frames={e: sum(run.ports[e][p].get("pause_frames", 0) for p in (1, 2))
                            for e in EDGES},
+        core_peak_queue_bytes=float(run.ports["s1"][3]["max_queue_bytes"]),
     )

@@ -20,15 +20,17 @@ import numpy as np
 from bufferlab.analysis.report import Report
 from bufferlab.experiments.bcn import studies as st
 from bufferlab.experiments.bcn.evaluation import evaluate_001, evaluate_003
-from bufferlab.experiments.bcn.settings import features_off
+from bufferlab.experiments.bcn.settings import apply, setting
 from bufferlab.experiments.scenario import Scenario, load_scenario, run_scenario
 
 
 def with_gd(scenario: Scenario, gd_per_page: float) -> Scenario:
     """The scenario with every BCN reaction point's decrease gain set to ``gd_per_page`` and
-    every 2006 feature off (the reaction point of congestion.md §1.4 this table measures)."""
+    every 2006 feature and feedback bound off (congestion.md §1.4's reaction point, Fbmax =
+    Qeq·(1 + 2W), the loop this table measures)."""
+    scenario = apply(scenario, setting())
     sources = [dataclasses.replace(s, reaction=dataclasses.replace(
-                   features_off(s.reaction), gd_per_page=gd_per_page))
+                   s.reaction, gd_per_page=gd_per_page))
                for s in scenario.sources]
     return dataclasses.replace(scenario, sources=sources)
 

@@ -34,15 +34,24 @@ QCN_FB_BITS = 6
 #: overflow seed 001's buffer triggers it; and 200 KB, which the start-up queue passes.
 QSC_BYTES = 1_048_576 - 150_000
 QSC_LOW_BYTES = 200_000
+#: The seeds' Qeq (375 pages) and W: the bounds below are multiples of Qeq.
+QEQ_BYTES = 24_000
+QEQ_PAGES = QEQ_BYTES // 64
+#: congestion.md §1.2's Fbmax = Qeq·(1 + 2W) (derived, not stated by the seeds).
+FB_MAX_PAGES = QEQ_PAGES * (1 + 2 * 2)
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One value of one feature: what the reaction point and the congestion point get."""
+    """One value of one feature: what the reaction point and the congestion point get
+    (``cp``: keys of the controller config's ``bcn`` section; ``documented``: whether a
+    source gives the value)."""
 
     label: str
     reaction: dict[str, Any] = field(default_factory=dict)
     qsc_bytes: int = 0
+    cp: dict[str, Any] = field(default_factory=dict)
+    documented: bool = True
 
 
 #: Each feature's values, the first being "off" (congestion.md §1.4's reaction point).
@@ -62,11 +71,25 @@ FEATURES: dict[str, tuple[Choice, ...]] = {
                       {"severe": "stop", "backoff_max_ns": INTEL_BACKOFF_MAX_NS,
                        "restart_rate_bps": INTEL_RESTART_RATE_BPS}, qsc_bytes=QSC_LOW_BYTES)),
     "Fb quantisation": (Choice("none"),
-                        Choice("6 bits over Fbmax", {"fb_bits": QCN_FB_BITS})),
+                        Choice("6 bits over Fbmax", {"fb_bits": QCN_FB_BITS}),
+                        Choice("6 bits over Fbmax at the CP", cp={"fb_bits": QCN_FB_BITS})),
     "positive feedback": (Choice("tagged CP only"),
-                          Choice("any CP", {"positive_from": "any"})),
+                          Choice("any CP", {"positive_from": "any"}),
+                          Choice("CP sends to any source", cp={"positive_to": "any"})),
     "initial rate": (Choice("line rate"),
                      Choice("current rate", {"initial_rate": "current"})),
+}
+
+#: The feedback's two bounds the seeds leave open and no BCN document we found states
+#: (README "Calibration": what the seeds' transients need of them). Each is off first.
+BOUNDS: dict[str, tuple[Choice, ...]] = {
+    "Qoff bound": (Choice("none"),
+                   Choice("±Qeq at the CP", cp={"qoff_max_bytes": QEQ_BYTES}, documented=False),
+                   Choice("±2 Qeq at the CP", cp={"qoff_max_bytes": 2 * QEQ_BYTES},
+                          documented=False)),
+    "Fbmax": (Choice("Qeq·(1 + 2W) = 1,875 pages", {"fb_max_pages": FB_MAX_PAGES}),
+              Choice("2 Qeq = 750 pages", {"fb_max_pages": 2 * QEQ_PAGES}, documented=False),
+              Choice("Qeq = 375 pages", {"fb_max_pages": QEQ_PAGES}, documented=False)),
 }
 
 #: Not a documented value: |Fb| carried as a page count in a field of `bits` bits, i.e.
@@ -77,6 +100,10 @@ FEATURES: dict[str, tuple[Choice, ...]] = {
 NARROW_FB_FIELDS = (8, 9)
 
 
+#: Every feature a setting chooses, the documented ones first.
+ALL_FEATURES = {**FEATURES, **BOUNDS}
+
+
 @dataclass(frozen=True)
 class Setting:
     """One choice per feature (by feature name), plus a name for tables."""
@@ -84,11 +111,15 @@ class Setting:
     choices: tuple[tuple[str, Choice], ...]
     documented: bool = True
 
+    def __post_init__(self) -> None:
+        if not all(choice.documented for _, choice in self.choices):
+            object.__setattr__(self, "documented", False)
+
     @property
     def name(self) -> str:
         """The features that are on, or "all off"."""
         on = [f"{feature}: {choice.label}" for feature, choice in self.choices
-              if choice is not FEATURES.get(feature, (None,))[0]]
+              if choice is not ALL_FEATURES.get(feature, (None,))[0]]
         return "; ".join(on) or "all off"
 
     @property
@@ -104,16 +135,25 @@ class Setting:
         """The congestion point's severe threshold, bytes (0: none)."""
         return max((choice.qsc_bytes for _, choice in self.choices), default=0)
 
+    @property
+    def cp(self) -> dict[str, Any]:
+        """The congestion point's ``bcn`` keys."""
+        out: dict[str, Any] = {}
+        for _, choice in self.choices:
+            out.update(choice.cp)
+        return out
+
     def label(self, feature: str) -> str:
-        """This setting's value of ``feature``."""
-        return dict(self.choices)[feature].label
+        """This setting's value of ``feature`` (the first, off, if it does not choose one)."""
+        chosen = dict(self.choices).get(feature)
+        return (chosen or ALL_FEATURES[feature][0]).label
 
 
 def setting(**on: int) -> Setting:
     """The setting with ``feature_index`` choices (by feature name with spaces as
     underscores; unnamed features off)."""
     picked = []
-    for feature, values in FEATURES.items():
+    for feature, values in ALL_FEATURES.items():
         picked.append((feature, values[on.get(feature.replace(" ", "_"), 0)]))
     return Setting(tuple(picked))
 
@@ -126,12 +166,23 @@ def narrow_field(base: Setting, bits: int) -> Setting:
     return Setting(choices, documented=False)
 
 
-def one_at_a_time() -> list[Setting]:
-    """All off, then each feature on alone."""
+def one_at_a_time(features: Sequence[str] = tuple(ALL_FEATURES)) -> list[Setting]:
+    """All off, then each of ``features`` on alone."""
     out = [setting()]
-    for feature, values in FEATURES.items():
+    for feature in features:
+        values = ALL_FEATURES[feature]
         key = feature.replace(" ", "_")
         out += [setting(**{key: i}) for i in range(1, len(values))]
+    return out
+
+
+def bounds_grid() -> list[Setting]:
+    """Every combination of the two bounds, the limiter's start and drift (the features the
+    seeds' start-up transients turn on, README "Calibration")."""
+    out = []
+    for qoff, fbmax, start, drift in itertools.product(
+            range(len(BOUNDS["Qoff bound"])), range(len(BOUNDS["Fbmax"])), (0, 1), (0, 1)):
+        out.append(setting(Qoff_bound=qoff, Fbmax=fbmax, initial_rate=start, drift=drift))
     return out
 
 
@@ -142,6 +193,12 @@ def factorial() -> list[Setting]:
     return [setting(**dict(zip(keys, combo, strict=True))) for combo in itertools.product(*ranges)]
 
 
+#: The study's setting (README "Calibration"): congestion.md §1.4's reaction point with
+#: the feedback's two bounds at Qeq. Of the grid's settings meeting all twelve checks with
+#: the 10 seeds, the nearest to the seeds' own figures.
+STUDY = setting(Qoff_bound=1, Fbmax=2)
+
+
 def features_off(reaction: BcnReaction) -> BcnReaction:
     """``reaction``'s gains with every feature off, whatever its scenario file turned on."""
     return dataclasses.replace(reaction, **{k: None for k in reaction.features()})
@@ -149,25 +206,32 @@ def features_off(reaction: BcnReaction) -> BcnReaction:
 
 def apply(scenario: Scenario, chosen: Setting) -> Scenario:
     """``scenario`` with every BCN reaction point given exactly ``chosen``'s features (those
-    the scenario file turns on are replaced) and every congestion point its severe
-    threshold."""
+    the scenario file turns on are replaced) and every congestion point its keys (its severe
+    threshold when the setting has one, and exactly its feedback keys)."""
     sources = []
     for source in scenario.sources:
         if isinstance(source.reaction, BcnReaction):
             reaction = dataclasses.replace(features_off(source.reaction), **chosen.reaction)
             source = dataclasses.replace(source, reaction=reaction)
         sources.append(source)
+    cp = {**CP_OFF, **chosen.cp, **({"qsc_bytes": chosen.qsc_bytes} if chosen.qsc_bytes else {})}
     switches = {}
     for name, spec in scenario.switches.items():
-        if spec.config is not None and chosen.qsc_bytes:
-            ports = {p: dataclasses.replace(c, bcn=dataclasses.replace(
-                         c.bcn, qsc_bytes=chosen.qsc_bytes))
+        if spec.config is not None:
+            ports = {p: dataclasses.replace(c, bcn=dataclasses.replace(c.bcn, **cp))
                      if c.bcn.enable else c for p, c in spec.config.ports.items()}
             spec = dataclasses.replace(spec, config=dataclasses.replace(spec.config, ports=ports))
         switches[name] = spec
     return dataclasses.replace(scenario, sources=sources, switches=switches)
 
 
+#: The congestion point's feature keys off (what the program does without a bcn_feedback
+#: entry), so a setting replaces whatever the scenario's config turns on.
+CP_OFF = {"qoff_max_bytes": None, "fb_bits": None, "fb_range_bytes": None,
+          "positive_to": "tagged"}
+
+
 def features_on(settings: Sequence[Setting]) -> list[str]:
-    """The features some setting turns on, in `FEATURES` order."""
-    return [f for f in FEATURES if any(s.label(f) != FEATURES[f][0].label for s in settings)]
+    """The features some setting turns on, in `ALL_FEATURES` order."""
+    return [f for f in ALL_FEATURES
+            if any(s.label(f) != ALL_FEATURES[f][0].label for s in settings)]

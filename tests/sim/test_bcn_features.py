@@ -21,8 +21,9 @@ STAYING = ("EP2", "EP3")
 
 
 def _with(scenario, qsc_bytes: int = 0, **features):
+    """Every feature and bound off but ``features`` (and a severe threshold)."""
     reaction = settings.Choice("test", features, qsc_bytes)
-    chosen = settings.Setting((("test", reaction),))
+    chosen = settings.Setting((*settings.setting().choices, ("test", reaction)))
     return settings.apply(scenario, chosen)
 
 
@@ -34,11 +35,14 @@ def _rates(results, source: str) -> np.ndarray:
     return results.series[f"source/{source}/rate_bps"]
 
 
-def test_the_study_runs_drift_and_a_current_rate_start_and_a_setting_reproduces_it(seed003):
+def test_the_study_runs_its_calibrated_setting_and_the_setting_reproduces_it(seed003):
     scenario = seed003(8_000_000, stop_ns=7_000_000)
     shipped = run_scenario(scenario, 1).results
-    chosen = settings.setting(drift=1, initial_rate=1)
-    assert scenario.sources[0].reaction.features() == chosen.reaction
+    chosen = settings.STUDY
+    reaction = scenario.sources[0].reaction
+    assert {**reaction.features(), "fb_max_pages": reaction.fb_max_pages} == chosen.reaction
+    core = scenario.switches["s1"].config.ports[5].bcn
+    assert {k: getattr(core, k) for k in settings.CP_OFF} == {**settings.CP_OFF, **chosen.cp}
     same = run_scenario(settings.apply(scenario, chosen), 1).results
     off = run_scenario(_off(scenario), 1).results
     names = ("source/EP2/rate_bps", "link/s1-p5>ep4/bytes", "switch/s1/port/5/queue_bytes")

@@ -35,8 +35,9 @@ def test_drops_happen_only_at_the_rlqs_and_the_sink_link_is_full(seed003):
     window_ns = 10_000_000
     arrived = results.between(SINK_LINK, 10_000_000, 20_000_000)
     assert arrived >= 0.99 * TEN_GBIT / 8 * window_ns / 1e9, arrived
-    # ...and the link carries no more than its rate (a check of the check).
-    assert arrived <= TEN_GBIT / 8 * window_ns / 1e9
+    # ...and the link carries no more than its rate (a check of the check), give or take
+    # the one 1,500-byte frame under way at a window's edge (10 ms is 8,333⅓ frame times).
+    assert arrived <= TEN_GBIT / 8 * window_ns / 1e9 + 1500
     # Every frame that crossed it is a data frame that reached ep4.
     received = sum(f["bytes"] for f in results.flows.values())
     assert results.series[SINK_LINK][-1] == received
