@@ -1,6 +1,7 @@
 """The p4lang tutorials' per-switch runtime file (`sN-runtime.json`): pipeline, entries, PRE.
 
-    {"target": "bmv2", "p4info": "build/x.p4.p4info.txtpb", "bmv2_json": "build/x.json",
+    {"target": "bmv2" (or "tofino", "tofino2" for a TNA program's JSON),
+     "p4info": "build/x.p4.p4info.txtpb", "bmv2_json": "build/x.json",
      "table_entries": [{"table", "match", "action_name", "action_params", "priority",
                         "default_action"}],
      "multicast_group_entries": [{"multicast_group_id", "replicas": [{"egress_port", "instance"}]}],
@@ -43,6 +44,9 @@ class RuntimeConfig:
 ENTRY_KEYS = {"table", "match", "action_name", "action_params", "priority", "default_action"}
 TOP_KEYS = {"target", "p4info", "bmv2_json", "table_entries", "multicast_group_entries",
             "clone_session_entries"}
+#: Targets a runtime file may name: BMv2, or Tofino (bufferlab's engine runs the TNA JSON
+#: document `bufferlab-p4c --arch tna` writes, which `bmv2_json` then names).
+TARGETS = ("bmv2", "tofino", "tofino2")
 
 
 def _replicas(raw: Any, key: str) -> list[tuple[int, int]]:
@@ -93,8 +97,9 @@ def parse_runtime(data: Any, base_dir: Path, p4info: p4info_pb2.P4Info | None = 
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise RuntimeFileError(f"{sorted(unknown)[0]}: unknown key")
-    if data.get("target", "bmv2") != "bmv2":
-        raise RuntimeFileError(f"target: only 'bmv2' is supported, not {data['target']!r}")
+    if data.get("target", "bmv2") not in TARGETS:
+        raise RuntimeFileError(
+            f"target: {data['target']!r} is not one of {', '.join(repr(t) for t in TARGETS)}")
     if p4info is None:
         if "p4info" not in data:
             raise RuntimeFileError("p4info: required (the P4Info text file of the program)")

@@ -47,7 +47,7 @@ def test_runtime_file_becomes_defaults_and_inserts_in_file_order(tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [(lambda r: r.update(switch="s1"), "switch: unknown key"),
-     (lambda r: r.update(target="tofino"), "target: only 'bmv2'"),
+     (lambda r: r.update(target="tofino3"), "target: 'tofino3' is not one of 'bmv2', 'tofino', 'tofino2'"),
      (lambda r: r["table_entries"][1].update(prio=3), r"table_entries\[1\].prio: unknown key"),
      (lambda r: r["table_entries"][1].pop("table"), r"table_entries\[1\].table: required"),
      (lambda r: r["table_entries"][1]["action_params"].update(port=999),
