@@ -235,7 +235,11 @@ class SwitchProcess:
 
     def _banner(self, json_text: str) -> None:
         config = self.config
-        program = config.json_path or "none (--no-p4: every frame is dropped until a P4Runtime client sets a pipeline)"
+        if config.json_path:
+            arch, target = self.engine.arch()
+            program = f"{config.json_path} ({arch} for {target})"
+        else:
+            program = "none (--no-p4: every frame is dropped until a P4Runtime client sets a pipeline)"
         log.info("bufferlab-switch: device %d, program %s (%d bytes of JSON)", config.device_id,
                  program, len(json_text))
         for port, iface in sorted(config.interfaces.items()):

@@ -48,3 +48,41 @@ def test_hosts_ping_through_a_tna_l2_switch_set_by_p4runtime(live, programs, tmp
     # copy back to port 1 dropped by egress.
     assert "Egress port is 2, queue 0" in log
     assert "Dropping packet at the end of egress (drop_ctl 1)" in log
+
+
+def test_a_switch_started_with_a_tna_json_is_programmed_by_the_runtime_cli(live, programs, tmp_path):
+    from bufferlab.switch.runtime_cli import RuntimeCliConnection
+
+    prog = programs("tna/l2_forward.p4")
+    json_path = tmp_path / "l2_forward.json"
+    json_path.write_text(prog.json)
+    with live.Hosts(2) as hosts:
+        grpc_port, thrift_port = live.free_port(), live.free_port()
+        args = [arg for n in (1, 2) for arg in ("-i", f"{n}@{hosts.switch_iface(n)}")]
+        args += [str(json_path), "--log-console", "--thrift-port", str(thrift_port),
+                 "--", "--grpc-server-addr", f"127.0.0.1:{grpc_port}"]
+        switch = live.SwitchProcess(args, tmp_path / "switch.log", grpc_port)
+        try:
+            cli = RuntimeCliConnection(port=thrift_port, timeout_s=10)
+            try:
+                # simple_switch_CLI's commands on a TNA program's tables, by P4Info's names.
+                for n in (1, 2):
+                    answer = cli.run(f"table_add pipe.Ingress.l2_forward Ingress.to_port "
+                                     f"{live.host_mac(n)} => {n}")
+                    assert answer.ok, answer.text
+                answer = cli.run("mc_mgrp_create 1")
+                assert answer.ok, answer.text
+                answer = cli.run("table_num_entries pipe.Ingress.l2_forward")
+            finally:
+                cli.close()
+            assert answer.ok and answer.text.strip().endswith("2"), answer.text
+            # The PRE group is empty: ARP is flooded to nobody, so ping fails; a static
+            # neighbour entry needs no ARP, and unicast goes by the table.
+            hosts.run(1, "ip", "neigh", "add", live.host_ip(2), "lladdr", live.host_mac(2), "dev", "eth0")
+            hosts.run(2, "ip", "neigh", "add", live.host_ip(1), "lladdr", live.host_mac(1), "dev", "eth0")
+            ping = hosts.run(1, "ping", "-c", "2", "-i", "0.2", "-W", "2", live.host_ip(2))
+            assert ping.returncode == 0, ping.stdout + ping.stderr + switch.log()
+        finally:
+            assert switch.stop() == 0, switch.log()
+    assert hosts.leftovers() == []
+    assert f"program {json_path} (tna for tofino)" in switch.log()

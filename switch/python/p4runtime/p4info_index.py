@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from p4.config.v1 import p4info_pb2
 
+from ..tna_json import control_plane_view, is_tna
 from .status import P4RuntimeError
 
 MatchType = p4info_pb2.MatchField.MatchType
@@ -356,39 +357,9 @@ def _parse_json(device_json: str) -> dict:
         raise P4RuntimeError("INVALID_ARGUMENT", f"device config is not JSON: {error}") from None
     if not isinstance(document, dict):
         raise P4RuntimeError("INVALID_ARGUMENT", "device config is not a BMv2 JSON object")
-    if "pipes" in document:
-        return _tna_view(document)
+    if is_tna(document):
+        try:
+            return control_plane_view(document)
+        except ValueError as error:
+            raise P4RuntimeError("INVALID_ARGUMENT", str(error)) from None
     return document
-
-
-#: Sections of a TNA gress whose objects the control plane names with their pipe
-#: (`pipe.Ingress.ipv4_lpm`, as P4Info does); actions and learn lists keep their names.
-_PIPE_NAMED = ("counter_arrays", "meter_arrays", "register_arrays")
-
-
-def _tna_view(document: dict) -> dict:
-    """A TNA document (compiler/README.md "TNA JSON") seen as one BMv2 document: every
-    gress's objects together, tables, profiles and stateful arrays named with their pipe
-    as the engine's control-plane API accepts them."""
-    view: dict = {"pipelines": [], "actions": [], "learn_lists": []}
-    for section in _PIPE_NAMED:
-        view[section] = []
-    pipes = document.get("pipes")
-    if not isinstance(pipes, list):
-        raise P4RuntimeError("INVALID_ARGUMENT", "TNA device config: 'pipes' is not a list")
-    for pipe in pipes:
-        prefix = f"{pipe.get('name', '')}."
-        for gress in ("ingress", "egress"):
-            part = pipe.get(gress) or {}
-            view["actions"] += part.get("actions", [])
-            view["learn_lists"] += part.get("learn_lists", [])
-            for section in _PIPE_NAMED:
-                view[section] += [{**o, "name": prefix + o["name"]} for o in part.get(section, [])]
-            for pipeline in part.get("pipelines", []):
-                view["pipelines"].append({
-                    **pipeline,
-                    "tables": [{**t, "name": prefix + t["name"]} for t in pipeline.get("tables", [])],
-                    "action_profiles": [{**a, "name": prefix + a["name"]}
-                                        for a in pipeline.get("action_profiles", [])],
-                })
-    return view

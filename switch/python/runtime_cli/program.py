@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bufferlab.switch.runtime_cli.commands import CommandError
+from bufferlab.switch.tna_json import control_plane_view, is_tna
 
 
 @dataclass
@@ -135,8 +136,10 @@ class ProgramInfo:
 
     @classmethod
     def from_json(cls, text: str) -> ProgramInfo:
-        """Indexes BMv2 JSON text."""
-        return cls(json.loads(text))
+        """Indexes BMv2 JSON text, or a TNA document's gresses under their control-plane
+        names (`pipe.Ingress.fwd`)."""
+        doc = json.loads(text)
+        return cls(control_plane_view(doc) if is_tna(doc) else doc)
 
     def get(self, kind: str, name: str) -> Any:
         """The object of `kind` named `name` or by a unique suffix; BMv2's error otherwise."""
