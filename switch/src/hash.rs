@@ -132,6 +132,11 @@ pub fn xor16(data: &[u8]) -> u64 {
     u64::from(x)
 }
 
+/// XOR of the bytes (TNA's `XOR8`).
+pub fn xor8(data: &[u8]) -> u64 {
+    u64::from(data.iter().fold(0u8, |x, b| x ^ b))
+}
+
 /// XOR of big-endian 32-bit words; a short tail is padded with zeros at the end.
 pub fn xor32(data: &[u8]) -> u64 {
     let mut x: u32 = 0;

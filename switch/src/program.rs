@@ -456,6 +456,8 @@ pub enum HashAlgo {
     Random,
     CrcCcitt,
     Xor32,
+    /// TNA's `XOR8`: XOR of the input's bytes.
+    Xor8,
     RoundRobin,
     /// A CRC with its own parameters (TNA's `CRCPolynomial` and predefined
     /// algorithms): index into [`Program::crcs`].
@@ -675,6 +677,9 @@ pub struct ProfileDef {
     pub max_size: usize,
     /// Selector: algorithm and inputs.
     pub selector: Option<Calculation>,
+    /// The selector hash's bits that choose a member (a TNA `Hash<W>`'s low W bits;
+    /// all of them otherwise).
+    pub selector_mask: u64,
 }
 
 /// A pipeline (`ingress` or `egress`).

@@ -3,7 +3,7 @@
 use super::deparser::{emit_field, emit_header};
 use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
-use crate::hash::{csum16, identity, xor16, xor32};
+use crate::hash::{csum16, identity, xor16, xor32, xor8};
 use crate::packet::Packet;
 use crate::program::*;
 
@@ -69,6 +69,7 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
         HashAlgo::Random => st.rng.next_u64(),
         HashAlgo::CrcCcitt => st.crc_ccitt.compute(&buf),
         HashAlgo::Xor32 => xor32(&buf),
+        HashAlgo::Xor8 => xor8(&buf),
         HashAlgo::RoundRobin => {
             st.round_robin = st.round_robin.wrapping_add(1);
             st.round_robin - 1

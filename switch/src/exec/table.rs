@@ -57,7 +57,7 @@ fn group_action(p: &Program, st: &mut State, pkt: &Packet, t: u32, g: u32) -> Op
         return None;
     }
     let h = match &p.profiles[prof].selector {
-        Some(sel) => calc_value(p, st, pkt, sel),
+        Some(sel) => calc_value(p, st, pkt, sel) & p.profiles[prof].selector_mask,
         None => 0,
     };
     let member = st.profiles[prof].groups.get(&g)?[(h % n as u64) as usize];
@@ -143,6 +143,8 @@ pub fn apply_table<const TRACED: bool>(
             None => (None, false),
         },
     };
+    // Direct externs (DirectLpf, DirectWred, DirectRegisterAction) address the hit entry.
+    st.externs.hit = Some((t, hit));
     if let Some(a) = action {
         let data = std::mem::take(&mut st.adata);
         if TRACED {

@@ -2,16 +2,26 @@
 //! declares of them ([`ExternDefs`]), their run-time state ([`ExternState`]) and the
 //! calls a parser, control or deparser makes ([`ExternPrim`], run by [`exec`]).
 //! Externs that mean what a BMv2 primitive means (counters, meters, `Hash.get`,
-//! `Random.get`, `Register.read`/`write`) are loaded as those primitives instead.
+//! `Random.get`, `Register.read`/`write`, `RegisterParam.read`) are loaded as those
+//! primitives instead. `config` is the control plane's side of the filters.
 
 mod checksum;
+mod config;
+mod direct;
 mod emit;
+mod lpf;
+mod math_unit;
 mod parser_counter;
 mod register_action;
+mod wred;
 
+use direct::DirectCells;
 use emit::Slot;
+pub use lpf::{LpfCell, LpfMode, LpfSpec};
+pub use math_unit::{MathOp, MathUnitDef};
 pub use parser_counter::Shape as CounterShape;
-pub use register_action::RegisterActionDef;
+pub use register_action::{Cell as RegisterCell, RegisterActionDef};
+pub use wred::{WredCell, WredSpec};
 
 use crate::exec::{eval, store, State};
 use crate::packet::Packet;
@@ -39,12 +49,33 @@ pub enum ExternPrim {
         zeros_as_ones: bool,
         dest: LValue,
     },
-    /// `RegisterAction.execute(index)` and `execute_log()` (`index` None): runs the
-    /// action's body on one cell; results go to `dests` (None: result unused).
+    /// `RegisterAction.execute(index)`, `execute_log()` and
+    /// `DirectRegisterAction.execute()`: runs the action's body on one cell; results
+    /// go to `dests` (None: result unused).
     RegisterAction {
         action: u32,
-        index: Option<Expr>,
+        at: register_action::Cell,
         dests: Vec<Option<LValue>>,
+    },
+    /// `Lpf.execute(value, index)` (`index` None: `DirectLpf.execute(value)`).
+    Lpf {
+        inst: u32,
+        value: Expr,
+        index: Option<Expr>,
+        dest: LValue,
+    },
+    /// `Wred.execute(value, index)` (`index` None: `DirectWred.execute(value)`).
+    Wred {
+        inst: u32,
+        value: Expr,
+        index: Option<Expr>,
+        dest: LValue,
+    },
+    /// `MathUnit.execute(value)` inside a RegisterAction body.
+    MathUnit {
+        unit: u32,
+        value: Expr,
+        dest: LValue,
     },
     /// `this.predicate(c1, ...)` inside a RegisterAction body.
     Predicate { conds: Vec<Expr>, dest: LValue },
@@ -94,6 +125,50 @@ pub struct ExternDefs {
     /// The program has a `Mirror` instance (an ingress mirror copies the frame as
     /// received, so the engine keeps it).
     pub mirrors: bool,
+    /// `Lpf` and `DirectLpf` instances.
+    pub lpfs: Vec<FilterDef>,
+    /// `Wred` and `DirectWred` instances.
+    pub wreds: Vec<FilterDef>,
+    /// `MathUnit` instances.
+    pub math_units: Vec<MathUnitDef>,
+    /// Per register array: the table whose entries are a `DirectRegister`'s cells.
+    pub direct_register_tables: Vec<Option<u32>>,
+}
+
+/// An `Lpf`/`Wred` instance, or a direct one.
+#[derive(Debug, Clone)]
+pub struct FilterDef {
+    /// Control-plane name.
+    pub name: String,
+    /// Cells of an indexed instance (a direct one has one per entry of `binding`).
+    pub size: usize,
+    /// Width of the filtered value, bits.
+    pub width: u32,
+    /// `DirectLpf`/`DirectWred`.
+    pub direct: bool,
+    /// A direct instance's table (None: indexed, or direct with no table naming it).
+    pub binding: Option<u32>,
+    /// Wred: the value returned for a drop, and for no drop.
+    pub drop_values: (u8, u8),
+}
+
+/// An indexed filter's cells, or a direct one's.
+#[derive(Debug, Clone)]
+pub(crate) enum FilterCells<T> {
+    Indexed(Vec<T>),
+    Direct(DirectCells<T>),
+}
+
+impl<T: Clone + Default> FilterCells<T> {
+    fn new(p: &Program, def: &FilterDef) -> Self {
+        match def.binding {
+            Some(t) => {
+                let size = p.tables.get(t as usize).map_or(0, |t| t.max_size);
+                FilterCells::Direct(DirectCells::new(size, T::default()))
+            }
+            None => FilterCells::Indexed(vec![T::default(); def.size]),
+        }
+    }
 }
 
 /// Run-time state of a program's externs.
@@ -107,6 +182,15 @@ pub struct ExternState {
     pub(crate) counters: Vec<i16>,
     /// Per register array: where the next `execute_log` writes.
     pub(crate) log_next: Vec<u32>,
+    /// Per register array: a `DirectRegister`'s per-entry cells (empty otherwise).
+    pub(crate) direct_registers: Vec<DirectCells<u128>>,
+    /// Per `Lpf`/`DirectLpf` instance: its cells.
+    pub(crate) lpfs: Vec<FilterCells<LpfCell>>,
+    /// Per `Wred`/`DirectWred` instance: its cells.
+    pub(crate) wreds: Vec<FilterCells<WredCell>>,
+    /// The table being applied and the entry it hit (None: a miss), which direct
+    /// externs address.
+    pub(crate) hit: Option<(u32, Option<u32>)>,
 }
 
 impl ExternState {
@@ -117,6 +201,55 @@ impl ExternState {
             deposit: None,
             counters: vec![0; p.externs.parser_counters.len()],
             log_next: vec![0; p.registers.len()],
+            direct_registers: p
+                .registers
+                .iter()
+                .enumerate()
+                .map(|(r, def)| {
+                    let size = match p.externs.direct_register_tables.get(r) {
+                        Some(Some(t)) => p.tables.get(*t as usize).map_or(0, |t| t.max_size),
+                        _ => 0,
+                    };
+                    DirectCells::new(size, def.initial)
+                })
+                .collect(),
+            lpfs: p
+                .externs
+                .lpfs
+                .iter()
+                .map(|d| FilterCells::new(p, d))
+                .collect(),
+            wreds: p
+                .externs
+                .wreds
+                .iter()
+                .map(|d| FilterCells::new(p, d))
+                .collect(),
+            hit: None,
+        }
+    }
+
+    /// Puts the direct extern cells of entry `handle` of table `table` back to their
+    /// initial state: what a new entry starts with (call when an entry is added).
+    pub fn reset_entry(&mut self, p: &Program, table: u32, handle: u32) {
+        for (r, t) in p.externs.direct_register_tables.iter().enumerate() {
+            if *t == Some(table) {
+                self.direct_registers[r].reset(handle);
+            }
+        }
+        for (def, cells) in p.externs.lpfs.iter().zip(&mut self.lpfs) {
+            if let (Some(t), FilterCells::Direct(c)) = (def.binding, cells) {
+                if t == table {
+                    c.reset(handle);
+                }
+            }
+        }
+        for (def, cells) in p.externs.wreds.iter().zip(&mut self.wreds) {
+            if let (Some(t), FilterCells::Direct(c)) = (def.binding, cells) {
+                if t == table {
+                    c.reset(handle);
+                }
+            }
         }
     }
 
@@ -155,11 +288,62 @@ pub fn exec(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: 
             let v = checksum::update(p, st, pkt, fields, *zeros_as_ones);
             store(p, st, pkt, data, dest, u128::from(v));
         }
-        ExternPrim::RegisterAction {
-            action,
+        ExternPrim::RegisterAction { action, at, dests } => {
+            register_action::execute(p, st, pkt, data, *action, at, dests)
+        }
+        ExternPrim::Lpf {
+            inst,
+            value,
             index,
-            dests,
-        } => register_action::execute(p, st, pkt, data, *action, index.as_ref(), dests),
+            dest,
+        } => {
+            let Some(def) = p.externs.lpfs.get(*inst as usize) else {
+                return;
+            };
+            let x = eval(p, st, pkt, data, value);
+            let at = index.as_ref().map(|e| eval(p, st, pkt, data, e));
+            let handle = def.binding.and_then(|t| direct_handle(st, t));
+            let now = pkt.now;
+            let y = filter_cell(&mut st.externs.lpfs[*inst as usize], at, handle)
+                .map_or(x, |c| c.execute(x, now, def.width));
+            store(p, st, pkt, data, dest, y);
+        }
+        ExternPrim::Wred {
+            inst,
+            value,
+            index,
+            dest,
+        } => {
+            let Some(def) = p.externs.wreds.get(*inst as usize) else {
+                return;
+            };
+            let x = eval(p, st, pkt, data, value);
+            let at = index.as_ref().map(|e| eval(p, st, pkt, data, e));
+            let handle = def.binding.and_then(|t| direct_handle(st, t));
+            let now = pkt.now;
+            // A uniform draw in [0, 1) from the top 53 bits.
+            let u = (st.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let drop = filter_cell(&mut st.externs.wreds[*inst as usize], at, handle)
+                .is_some_and(|c| c.execute(x, now, u));
+            let (yes, no) = def.drop_values;
+            store(
+                p,
+                st,
+                pkt,
+                data,
+                dest,
+                u128::from(if drop { yes } else { no }),
+            );
+        }
+        ExternPrim::MathUnit { unit, value, dest } => {
+            let x = eval(p, st, pkt, data, value);
+            let y = p
+                .externs
+                .math_units
+                .get(*unit as usize)
+                .map_or(0, |m| m.execute(x));
+            store(p, st, pkt, data, dest, y);
+        }
         ExternPrim::Predicate { conds, dest } => {
             let shift = conds
                 .iter()
@@ -200,6 +384,32 @@ pub fn exec(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: 
             emit::pack_fields(p, pkt, header, Slot::Resubmit);
         }
         ExternPrim::DigestPack(list) => pkt.flags.digest = Some(*list),
+    }
+}
+
+/// The entry a direct extern bound to `table` addresses: the one that table hit, or
+/// its miss cell (None: a miss, or a call from another table's action).
+pub(crate) fn direct_handle(st: &State, table: u32) -> Option<u32> {
+    match st.externs.hit {
+        Some((t, h)) if t == table => h,
+        _ => None,
+    }
+}
+
+/// The cell a filter call addresses: `index` of an indexed instance (wrapping, as
+/// Tofino's address does), or `handle`'s of a direct one.
+fn filter_cell<T: Clone>(
+    cells: &mut FilterCells<T>,
+    index: Option<u128>,
+    handle: Option<u32>,
+) -> Option<&mut T> {
+    match cells {
+        FilterCells::Indexed(v) if !v.is_empty() => {
+            let n = v.len();
+            v.get_mut((index.unwrap_or(0) % n as u128) as usize)
+        }
+        FilterCells::Indexed(_) => None,
+        FilterCells::Direct(d) => Some(d.cell(handle)),
     }
 }
 

@@ -326,6 +326,8 @@ impl Loader {
             let name = get_str(c, "name", &ctx)?.to_string();
             let algo = match get_str(c, "algo", &ctx)? {
                 "crc" if self.p.kind != ProgramKind::V1model => self.tofino_crc(c, &ctx)?,
+                // TNA's XOR8, which BMv2 does not have.
+                "xor8" if self.p.kind != ProgramKind::V1model => HashAlgo::Xor8,
                 name => Self::algo(name, &ctx)?,
             };
             let inputs = self.calc_inputs(arr(c, "input"), &ctx)?;

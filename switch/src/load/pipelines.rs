@@ -93,14 +93,24 @@ impl Loader {
             for (i, ap) in arr(p, "action_profiles").iter().enumerate() {
                 let ctx = format!("{pctx} {}", obj_ctx("action_profiles", i, ap));
                 let name = get_str(ap, "name", &ctx)?.to_string();
-                let selector = match ap.get("selector") {
-                    Some(s) if !s.is_null() => Some(Calculation::new(
-                        &self.p,
-                        name.clone(),
-                        Self::algo(get_str(s, "algo", &ctx)?, &ctx)?,
-                        self.calc_inputs(arr(s, "input"), &ctx)?,
-                    )),
-                    _ => None,
+                let (selector, selector_mask) = match ap.get("selector") {
+                    Some(s) if !s.is_null() => {
+                        let algo = match get_str(s, "algo", &ctx)? {
+                            // A TNA ActionSelector's Hash: Tofino's CRC, spelled out.
+                            "crc" if self.p.kind != ProgramKind::V1model => {
+                                self.tofino_crc(s, &ctx)?
+                            }
+                            name => Self::algo(name, &ctx)?,
+                        };
+                        let calc = Calculation::new(
+                            &self.p,
+                            name.clone(),
+                            algo,
+                            self.calc_inputs(arr(s, "input"), &ctx)?,
+                        );
+                        (Some(calc), Self::selector_mask(s, &ctx)?)
+                    }
+                    _ => (None, u64::MAX),
                 };
                 let max_size = ap.get("max_size").and_then(Value::as_u64).unwrap_or(1024) as usize;
                 self.profile_by_name
@@ -109,6 +119,7 @@ impl Loader {
                     name,
                     max_size,
                     selector,
+                    selector_mask,
                 });
             }
             for (i, t) in arr(p, "tables").iter().enumerate() {

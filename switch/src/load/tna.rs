@@ -3,7 +3,87 @@
 //! extern instances, register actions, and the `_<Extern>_<method>` primitives.
 
 use super::*;
-use crate::externs::{ExternPrim, RegisterActionDef};
+use crate::externs::{ExternPrim, FilterDef, MathOp, MathUnitDef, RegisterActionDef, RegisterCell};
+use crate::hash::Crc;
+
+/// The CRC a `polynomial` object describes (compiler/README.md "TNA JSON",
+/// `calculations`): `coeff` without its top term (with `msb` it may carry it),
+/// `reversed` reflecting input bytes and result, `init` and final `xor`.
+pub(super) fn crc_from_polynomial(poly: &Value, ctx: &str) -> R<Crc> {
+    let width = get_u64(poly, "width", ctx)? as u32;
+    if !(8..=64).contains(&width) {
+        return err(
+            ctx,
+            format!("CRC width {width} is not supported (the engine's CRCs are 8 to 64 bits)"),
+        );
+    }
+    let hex = |k: &str| -> R<u64> {
+        Ok(hex_value(
+            poly.get(k).unwrap_or(&Value::Null),
+            &format!("{ctx} polynomial.{k}"),
+        )? as u64)
+    };
+    let flag = |k: &str| poly.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if flag("extended") {
+        return err(ctx, "extended CRC polynomials are not supported");
+    }
+    let wmask = mask(width) as u64;
+    // With `msb` the coefficient spells the polynomial's top term too; the table
+    // wants it without.
+    let coeff = hex("coeff")? & wmask;
+    let reversed = flag("reversed");
+    Ok(Crc::new(
+        width,
+        coeff,
+        hex("init")? & wmask,
+        hex("xor")? & wmask,
+        reversed,
+        reversed,
+    ))
+}
+
+/// An extern instance's attribute `name` as a number (None when absent).
+fn attribute(x: &Value, name: &str, ctx: &str) -> R<Option<u128>> {
+    match arr(x, "attribute_values")
+        .iter()
+        .find(|a| a.get("name").and_then(Value::as_str) == Some(name))
+    {
+        Some(a) => Ok(Some(hex_value(
+            a.get("value").unwrap_or(&Value::Null),
+            &format!("{ctx} attribute {name}"),
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// An extern instance's attribute `name` as a string.
+fn attribute_str<'a>(x: &'a Value, name: &str) -> Option<&'a str> {
+    arr(x, "attribute_values")
+        .iter()
+        .find(|a| a.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|a| a.get("value"))
+        .and_then(Value::as_str)
+}
+
+/// The number the engine gives table `name`: its place in the gress's tables in
+/// document order (as `pipelines` numbers them, later).
+fn table_index(root: &Value, name: &str) -> Option<u32> {
+    arr(root, "pipelines")
+        .iter()
+        .flat_map(|p| arr(p, "tables"))
+        .position(|t| t.get("name").and_then(Value::as_str) == Some(name))
+        .map(|i| i as u32)
+}
+
+/// A direct extern's `binding` (None: indexed, or no table names it).
+fn binding(root: &Value, x: &Value, ctx: &str) -> R<Option<u32>> {
+    match x.get("binding").and_then(Value::as_str) {
+        None => Ok(None),
+        Some(t) => table_index(root, t)
+            .map(Some)
+            .map_or_else(|| err(ctx, format!("binding: unknown table '{t}'")), Ok),
+    }
+}
 
 impl Loader {
     /// Resolves the intrinsic-metadata fields the engine writes before a block and
@@ -64,38 +144,90 @@ impl Loader {
         let Some(poly) = c.get("polynomial") else {
             return err(ctx, "a 'crc' calculation needs its 'polynomial'");
         };
-        let width = get_u64(poly, "width", ctx)? as u32;
-        if !(8..=64).contains(&width) {
-            return err(
-                ctx,
-                format!("CRC width {width} is not supported (the engine's CRCs are 8 to 64 bits)"),
-            );
-        }
-        let hex = |k: &str| -> R<u64> {
-            Ok(hex_value(
-                poly.get(k).unwrap_or(&Value::Null),
-                &format!("{ctx} polynomial.{k}"),
-            )? as u64)
-        };
-        let flag = |k: &str| poly.get(k).and_then(Value::as_bool).unwrap_or(false);
-        if flag("extended") {
-            return err(ctx, "extended CRC polynomials are not supported");
-        }
-        let wmask = mask(width) as u64;
-        // With `msb` the coefficient spells the polynomial's top term too; the table
-        // wants it without.
-        let coeff = hex("coeff")? & wmask;
-        let reversed = flag("reversed");
-        let crc = crate::hash::Crc::new(
-            width,
-            coeff,
-            hex("init")? & wmask,
-            hex("xor")? & wmask,
-            reversed,
-            reversed,
-        );
-        self.p.crcs.push(crc);
+        self.p.crcs.push(crc_from_polynomial(poly, ctx)?);
         Ok(HashAlgo::Crc(self.p.crcs.len() as u32 - 1))
+    }
+
+    /// The bits of an ActionSelector's hash that choose a member: the low
+    /// `output_width` bits of a TNA `Hash<W>`, all of them without it.
+    pub(super) fn selector_mask(s: &Value, ctx: &str) -> R<u64> {
+        match s.get("output_width") {
+            None => Ok(u64::MAX),
+            Some(_) => {
+                let w = get_u64(s, "output_width", ctx)?;
+                if !(1..=64).contains(&w) {
+                    return err(ctx, format!("output_width {w} is outside 1..=64"));
+                }
+                Ok(mask(w as u32) as u64)
+            }
+        }
+    }
+
+    /// Loads one `Lpf`/`Wred` (or direct) instance.
+    fn filter_def(&self, root: &Value, x: &Value, name: String, ctx: &str) -> R<FilterDef> {
+        let direct = x
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("Direct"));
+        let width = attribute(x, "bitwidth", ctx)?.unwrap_or(32) as u32;
+        if !(1..=128).contains(&width) {
+            return err(ctx, format!("bitwidth {width} is outside 1..=128"));
+        }
+        let size = match attribute(x, "size", ctx)? {
+            Some(n) => usize::try_from(n)
+                .ok()
+                .filter(|n| *n <= 1 << 24)
+                .map_or_else(
+                    || {
+                        err(
+                            ctx,
+                            format!("size {n} is more than the engine keeps (2^24)"),
+                        )
+                    },
+                    Ok,
+                )?,
+            None if direct => 0,
+            None => return err(ctx, "an indexed instance needs its 'size'"),
+        };
+        let drop_values = (
+            attribute(x, "drop_value", ctx)?.unwrap_or(1) as u8,
+            attribute(x, "no_drop_value", ctx)?.unwrap_or(0) as u8,
+        );
+        // A direct instance no table names (run from an apply block) has one cell.
+        let binding = if direct { binding(root, x, ctx)? } else { None };
+        Ok(FilterDef {
+            name,
+            size: if direct && binding.is_none() { 1 } else { size },
+            width,
+            direct,
+            binding,
+            drop_values,
+        })
+    }
+
+    /// Loads a `MathUnit` from its constructor arguments (`arg0` the operation,
+    /// `arg1` the factor, or `arg1`/`arg2` as A/B).
+    fn math_unit(x: &Value, name: String, ctx: &str) -> R<MathUnitDef> {
+        let op = attribute_str(x, "arg0")
+            .and_then(MathOp::from_name)
+            .map_or_else(
+                || {
+                    err(
+                        ctx,
+                        "arg0 is not a MathOp_t (MUL, SQR, SQRT, DIV, RSQR, RSQRT)",
+                    )
+                },
+                Ok,
+            )?;
+        let Some(a) = attribute(x, "arg1", ctx)? else {
+            return err(ctx, "a MathUnit needs its factor (arg1)");
+        };
+        let factor = match attribute(x, "arg2", ctx)? {
+            Some(0) => return err(ctx, "the factor's divisor (arg2) is 0"),
+            Some(b) => a as f64 / b as f64,
+            None => a as f64,
+        };
+        MathUnitDef::new(name, op, factor).map_or_else(|m| err(ctx, m), Ok)
     }
 
     /// Loads the gress's extern instances the engine keeps state for, and its register
@@ -109,21 +241,63 @@ impl Loader {
                 "ParserCounter" => self.p.externs.parser_counters.push(name),
                 "Resubmit" => self.p.externs.resubmits = true,
                 "Mirror" => self.p.externs.mirrors = true,
+                "Lpf" | "DirectLpf" => {
+                    let def = self.filter_def(root, x, name, &ctx)?;
+                    self.p.externs.lpfs.push(def);
+                }
+                "Wred" | "DirectWred" => {
+                    let def = self.filter_def(root, x, name, &ctx)?;
+                    self.p.externs.wreds.push(def);
+                }
+                "MathUnit" => {
+                    let def = Self::math_unit(x, name, &ctx)?;
+                    self.p.externs.math_units.push(def);
+                }
+                "RegisterParam" => {
+                    // A one-cell register: the register API reads and writes it at
+                    // index 0, as BF Runtime's one-entry RegisterParam table does.
+                    let width = attribute(x, "bitwidth", &ctx)?.unwrap_or(32) as u32;
+                    if !(1..=128).contains(&width) {
+                        return err(&ctx, format!("bitwidth {width} is outside 1..=128"));
+                    }
+                    let initial = attribute(x, "initial_value", &ctx)?.unwrap_or(0) & mask(width);
+                    self.register_by_name
+                        .insert(name.clone(), self.p.registers.len() as u32);
+                    self.p.registers.push(RegisterDef {
+                        name,
+                        size: 1,
+                        width,
+                        initial,
+                    });
+                }
                 _ => {}
             }
         }
+        let mut direct_tables = vec![None; self.p.registers.len()];
+        for (i, r) in arr(root, "register_arrays").iter().enumerate() {
+            let ctx = obj_ctx("register_arrays", i, r);
+            if r.get("is_direct").and_then(Value::as_bool) == Some(true) {
+                let reg = self.register(get_str(r, "name", &ctx)?, &ctx)?;
+                direct_tables[reg as usize] = binding(root, r, &ctx)?;
+            }
+        }
+        self.p.externs.direct_register_tables = direct_tables;
         let mut defs = vec![];
         for (i, ra) in arr(root, "register_actions").iter().enumerate() {
             let ctx = obj_ctx("register_actions", i, ra);
             let name = get_str(ra, "name", &ctx)?.to_string();
             let kind = get_str(ra, "type", &ctx)?;
-            if kind != "RegisterAction" {
+            if kind != "RegisterAction" && kind != "DirectRegisterAction" {
                 return err(
                     &ctx,
-                    format!("{kind} is not supported by the engine yet (RegisterAction is)"),
+                    format!(
+                        "{kind} is not supported by the engine yet \
+                         (RegisterAction and DirectRegisterAction are)"
+                    ),
                 );
             }
             let register = self.register(get_str(ra, "register", &ctx)?, &ctx)?;
+            let binding = self.p.externs.direct_register_tables[register as usize];
             let value = arr(ra, "value")
                 .iter()
                 .map(|v| {
@@ -155,6 +329,7 @@ impl Loader {
                 value,
                 results,
                 prims: vec![],
+                binding,
             });
         }
         // Bodies may name register actions (`this.predicate` names its own), so every
@@ -271,22 +446,84 @@ impl Loader {
                     dest: last()?,
                 }
             }
-            "_RegisterAction_execute" | "_RegisterAction_execute_log" => {
+            "_RegisterAction_execute"
+            | "_RegisterAction_execute_log"
+            | "_DirectRegisterAction_execute" => {
                 let action = self.register_action_index(p(0)?, ctx)?;
-                let logged = op == "_RegisterAction_execute_log";
-                let index = if logged { None } else { Some(e(1)?) };
-                let first_dest = if logged { 1 } else { 2 };
+                let (at, first_dest) = match op {
+                    "_RegisterAction_execute" => (RegisterCell::Index(e(1)?), 2),
+                    "_RegisterAction_execute_log" => (RegisterCell::Log, 1),
+                    _ => (RegisterCell::Direct, 1),
+                };
                 let dests = params
                     .get(first_dest..)
                     .unwrap_or(&[])
                     .iter()
                     .map(|v| self.optional_dest(v, ctx))
                     .collect::<R<Vec<_>>>()?;
-                ExternPrim::RegisterAction {
-                    action,
-                    index,
-                    dests,
+                ExternPrim::RegisterAction { action, at, dests }
+            }
+            "_Lpf_execute" | "_DirectLpf_execute" | "_Wred_execute" | "_DirectWred_execute" => {
+                let lpf = op.ends_with("Lpf_execute");
+                let defs = if lpf {
+                    &self.p.externs.lpfs
+                } else {
+                    &self.p.externs.wreds
+                };
+                let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+                let inst =
+                    self.extern_index(p(0)?, &names, if lpf { "Lpf" } else { "Wred" }, ctx)?;
+                let direct = op.starts_with("_Direct");
+                if direct != defs[inst as usize].direct {
+                    let kind = op.trim_start_matches('_').trim_end_matches("_execute");
+                    return err(
+                        ctx,
+                        format!("'{}' is not a {kind} instance", names[inst as usize]),
+                    );
                 }
+                let (value, index) = if direct {
+                    (e(1)?, None)
+                } else {
+                    (e(1)?, Some(e(2)?))
+                };
+                let dest = last()?;
+                if lpf {
+                    ExternPrim::Lpf {
+                        inst,
+                        value,
+                        index,
+                        dest,
+                    }
+                } else {
+                    ExternPrim::Wred {
+                        inst,
+                        value,
+                        index,
+                        dest,
+                    }
+                }
+            }
+            "_MathUnit_execute" => {
+                let names: Vec<String> = self
+                    .p
+                    .externs
+                    .math_units
+                    .iter()
+                    .map(|m| m.name.clone())
+                    .collect();
+                ExternPrim::MathUnit {
+                    unit: self.extern_index(p(0)?, &names, "MathUnit", ctx)?,
+                    value: e(1)?,
+                    dest: last()?,
+                }
+            }
+            "_RegisterParam_read" => {
+                let name = p(0)?.get("value").and_then(Value::as_str).unwrap_or("");
+                return Ok(Prim::RegisterRead {
+                    dest: last()?,
+                    array: self.register(name, ctx)?,
+                    index: Expr::Const(0),
+                });
             }
             "_RegisterAction_predicate" => {
                 if params.len() < 3 {
@@ -354,10 +591,97 @@ impl Loader {
             other => {
                 return err(
                     ctx,
-                    format!("the engine does not run '{other}' yet (see switch/README.md, TNA)"),
+                    format!(
+                        "the engine does not run '{other}' yet (switch/README.md, \"Externs\")"
+                    ),
                 )
             }
         };
         Ok(Prim::Extern(Box::new(x)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A `polynomial` object as the compiler writes it.
+    fn poly(width: u32, coeff: &str, reversed: bool, init: &str, xor: &str) -> Value {
+        json!({"width": width, "coeff": coeff, "reversed": reversed, "msb": false,
+               "extended": false, "init": init, "xor": xor})
+    }
+
+    fn check(p: &Value) -> u64 {
+        crc_from_polynomial(p, "test")
+            .expect("loads")
+            .compute(b"123456789")
+    }
+
+    #[test]
+    fn tofinos_predefined_crcs_give_the_catalogue_check_values() {
+        // compiler/README.md's CRC8/16/32/64 parameters; check values of "123456789"
+        // from the CRC catalogue (CRC-8/SMBUS, CRC-16/ARC, CRC-32/ISO-HDLC,
+        // CRC-64/ECMA-182).
+        assert_eq!(check(&poly(8, "0x07", false, "0x00", "0x00")), 0xf4);
+        assert_eq!(check(&poly(16, "0x8005", true, "0x0000", "0x0000")), 0xbb3d);
+        assert_eq!(
+            check(&poly(32, "0x04c11db7", true, "0xffffffff", "0xffffffff")),
+            0xcbf4_3926
+        );
+        assert_eq!(
+            check(&poly(64, "0x42f0e1eba9ea3693", false, "0x0", "0x0")),
+            0x6c40_df5f_0b49_7347
+        );
+    }
+
+    #[test]
+    fn custom_polynomials_give_the_catalogue_check_values() {
+        // CRC-32C (Castagnoli), the program hash_ecmp.p4's CRCPolynomial.
+        assert_eq!(
+            check(&poly(32, "0x1edc6f41", true, "0xffffffff", "0xffffffff")),
+            0xe306_9283
+        );
+        // CRC-32/MPEG-2 (not reflected), CRC-16/DNP (reflected, final xor),
+        // CRC-8/MAXIM-DOW (reflected), CRC-64/XZ (reflected, all ones).
+        assert_eq!(
+            check(&poly(32, "0x04c11db7", false, "0xffffffff", "0x0")),
+            0x0376_e6e7
+        );
+        assert_eq!(check(&poly(16, "0x3d65", true, "0x0", "0xffff")), 0xea82);
+        assert_eq!(check(&poly(8, "0x31", true, "0x0", "0x0")), 0xa1);
+        assert_eq!(
+            check(&poly(
+                64,
+                "0x42f0e1eba9ea3693",
+                true,
+                "0xffffffffffffffff",
+                "0xffffffffffffffff"
+            )),
+            0x995d_c9bb_df19_39fa
+        );
+    }
+
+    #[test]
+    fn a_coefficient_with_its_top_term_is_the_same_crc() {
+        let mut p = poly(32, "0x11edc6f41", true, "0xffffffff", "0xffffffff");
+        p["msb"] = json!(true);
+        assert_eq!(check(&p), 0xe306_9283);
+    }
+
+    #[test]
+    fn unsupported_polynomials_are_refused() {
+        let mut p = poly(32, "0x04c11db7", true, "0x0", "0x0");
+        p["extended"] = json!(true);
+        assert!(crc_from_polynomial(&p, "c").is_err());
+        let p = poly(4, "0x3", false, "0x0", "0x0");
+        let e = crc_from_polynomial(&p, "c").unwrap_err();
+        assert!(format!("{e:?}").contains("8 to 64"), "{e:?}");
+    }
+
+    #[test]
+    fn xor8_is_the_xor_of_the_bytes() {
+        assert_eq!(crate::hash::xor8(b"123456789"), 0x31);
+        assert_eq!(crate::hash::xor8(&[0xf0, 0x0f, 0xff]), 0);
     }
 }

@@ -1,0 +1,134 @@
+//! The control plane's side of the Tofino filters: each `Lpf`/`Wred` cell's
+//! configuration, set and read as BF Runtime's LPF and WRED tables do (by index,
+//! or, for a direct instance, by the entry handle of its table), and a cell's state
+//! read back. Names are as the runtime API takes them: `Ingress.lpf`, or with the
+//! pipe in front (`pipe.Ingress.lpf`) as P4Info-style names carry it.
+
+use super::{FilterCells, FilterDef, LpfCell, LpfSpec, WredCell, WredSpec};
+use crate::engine::Engine;
+use crate::error::RuntimeError;
+
+type R<T> = Result<T, RuntimeError>;
+
+/// Which family a name is looked up in.
+#[derive(Clone, Copy)]
+enum Family {
+    Lpf,
+    Wred,
+}
+
+impl Family {
+    fn word(self) -> &'static str {
+        match self {
+            Family::Lpf => "Lpf",
+            Family::Wred => "Wred",
+        }
+    }
+
+    fn defs(self, p: &crate::program::Program) -> &[FilterDef] {
+        match self {
+            Family::Lpf => &p.externs.lpfs,
+            Family::Wred => &p.externs.wreds,
+        }
+    }
+}
+
+/// The cell `index` of `cells` (an entry handle for a direct instance).
+fn cell_mut<'a, T: Clone>(
+    cells: &'a mut FilterCells<T>,
+    def: &FilterDef,
+    index: u64,
+) -> R<&'a mut T> {
+    match cells {
+        FilterCells::Indexed(v) => {
+            let n = v.len();
+            v.get_mut(index as usize).ok_or_else(|| {
+                RuntimeError::OutOfRange(format!("{}: index {index} is outside 0..{n}", def.name))
+            })
+        }
+        FilterCells::Direct(d) => Ok(d.cell(Some(index as u32))),
+    }
+}
+
+impl Engine {
+    /// The gress and instance number of filter `name`.
+    fn filter(&self, family: Family, name: &str) -> R<(usize, usize)> {
+        let pipes: Vec<String> = self
+            .tna
+            .as_deref()
+            .map(|t| t.pipe_names().map(str::to_string).collect())
+            .unwrap_or_default();
+        let mut found = vec![];
+        for g in 0..self.gress_count() {
+            // Gresses come two per pipe: ingress, egress.
+            let local = pipes
+                .get(g / 2)
+                .and_then(|p| name.strip_prefix(p.as_str()))
+                .and_then(|r| r.strip_prefix('.'));
+            let defs = family.defs(&self.gress(g).prog);
+            for n in [Some(name), local].into_iter().flatten() {
+                if let Some(i) = defs.iter().position(|d| d.name == n) {
+                    found.push((g, i, n == name));
+                }
+            }
+        }
+        // A name with its pipe in front names one gress; a bare one must be unique.
+        if let Some(&(g, i, _)) = found.iter().find(|(_, _, bare)| !bare) {
+            return Ok((g, i));
+        }
+        match found.as_slice() {
+            [(g, i, _)] => Ok((*g, *i)),
+            [] => Err(RuntimeError::NotFound(format!(
+                "{} '{name}' does not exist",
+                family.word()
+            ))),
+            _ => Err(RuntimeError::InvalidArgument(format!(
+                "{} '{name}' is in more than one pipe: name it with its pipe ('<pipe>.{name}')",
+                family.word()
+            ))),
+        }
+    }
+
+    /// Configures cell `index` of Lpf `name` (a DirectLpf's entry handle); its filter
+    /// state starts afresh, as BF Runtime's entry add or modify starts it.
+    pub fn lpf_set(&mut self, name: &str, index: u64, spec: LpfSpec) -> R<()> {
+        spec.validate()
+            .map_err(|m| RuntimeError::InvalidArgument(format!("{name}: {m}")))?;
+        let (g, i) = self.filter(Family::Lpf, name)?;
+        let gress = self.gress_mut(g);
+        let def = &gress.prog.externs.lpfs[i];
+        *cell_mut(&mut gress.st.externs.lpfs[i], def, index)? = LpfCell {
+            spec,
+            ..LpfCell::default()
+        };
+        Ok(())
+    }
+
+    /// Cell `index` of Lpf `name`: its configuration and state.
+    pub fn lpf_get(&mut self, name: &str, index: u64) -> R<LpfCell> {
+        let (g, i) = self.filter(Family::Lpf, name)?;
+        let gress = self.gress_mut(g);
+        let def = &gress.prog.externs.lpfs[i];
+        Ok(*cell_mut(&mut gress.st.externs.lpfs[i], def, index)?)
+    }
+
+    /// Configures cell `index` of Wred `name` (a DirectWred's entry handle); its
+    /// average starts afresh.
+    pub fn wred_set(&mut self, name: &str, index: u64, spec: WredSpec) -> R<()> {
+        spec.validate()
+            .map_err(|m| RuntimeError::InvalidArgument(format!("{name}: {m}")))?;
+        let (g, i) = self.filter(Family::Wred, name)?;
+        let gress = self.gress_mut(g);
+        let def = &gress.prog.externs.wreds[i];
+        *cell_mut(&mut gress.st.externs.wreds[i], def, index)? = WredCell::configured(spec);
+        Ok(())
+    }
+
+    /// Cell `index` of Wred `name`: its configuration and state.
+    pub fn wred_get(&mut self, name: &str, index: u64) -> R<WredCell> {
+        let (g, i) = self.filter(Family::Wred, name)?;
+        let gress = self.gress_mut(g);
+        let def = &gress.prog.externs.wreds[i];
+        Ok(*cell_mut(&mut gress.st.externs.wreds[i], def, index)?)
+    }
+}
