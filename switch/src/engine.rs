@@ -20,6 +20,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use bufferlab_tm::{TmConfig, TrafficManager};
 
+use crate::arch::pktgen::{Generation, PacketGenerator};
 use crate::arch::tna::TnaTarget;
 use crate::bits::mask;
 use crate::error::{LoadError, RuntimeError};
@@ -114,6 +115,8 @@ pub struct EngineStats {
     pub dropped_pass_limit: u64,
     /// Multicast copies made.
     pub replicated: u64,
+    /// Packets the packet generator made (TNA).
+    pub generated: u64,
     /// Clones made.
     pub cloned: u64,
     /// Resubmissions.
@@ -146,6 +149,10 @@ pub struct Engine {
     pub(crate) more: Vec<Gress>,
     /// The TNA target around a TNA program (None for v1model).
     pub(crate) tna: Option<Box<TnaTarget>>,
+    /// A TNA program's packet generators, one per pipe (none for v1model).
+    pub(crate) pktgen: Vec<PacketGenerator>,
+    // The generator's frame buffer, kept between packets.
+    pub(crate) pktgen_frame: Vec<u8>,
     pub(crate) tm: TrafficManager<u32>,
     pub(crate) pool: Vec<Packet>,
     pub(crate) free: Vec<u32>,
@@ -186,10 +193,13 @@ impl Engine {
     pub fn new(json: &str, tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
         let (main, more, tna) = load_target(json, seed)?;
         let tm = TrafficManager::new(tm).map_err(|e| LoadError(format!("traffic manager: {e}")))?;
+        let pktgen = generators(tna.as_deref());
         Ok(Engine {
             main,
             more,
             tna,
+            pktgen,
+            pktgen_frame: vec![],
             tm,
             pool: vec![],
             free: vec![],
@@ -218,7 +228,7 @@ impl Engine {
     /// sessions start empty; ports, buffer settings, counters of the traffic
     /// manager and the clock stay. Refused while frames are queued or in flight.
     pub fn set_program(&mut self, json: &str) -> Result<(), RuntimeError> {
-        if self.next_event_ns().is_some() {
+        if self.next_frame_ns().is_some() {
             return Err(RuntimeError::FailedPrecondition(
                 "frames are still queued or in flight: drain before changing the program".into(),
             ));
@@ -232,6 +242,7 @@ impl Engine {
             g.st.rng = rng.clone();
             g.st.drop_port = drop_port;
         }
+        self.pktgen = generators(tna.as_deref());
         self.main = main;
         self.more = more;
         self.tna = tna;
@@ -444,7 +455,7 @@ impl Engine {
     }
 
     /// Sets the arrival's standard metadata of loaded packet `h` and runs ingress.
-    fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
+    pub(crate) fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
         let sm = self.main.prog.std;
         let pkt = &mut self.pool[h as usize];
         pkt.id = self.next_packet_id;
@@ -552,6 +563,14 @@ impl Engine {
     /// each frame's start of transmission) and delivers frames that arrive by then.
     pub fn advance(&mut self, t_ns: u64) {
         loop {
+            // A generated packet enters ingress before a frame due at the same time leaves.
+            let generated = self.pktgen_next_ns().filter(|&tp| tp <= t_ns);
+            if let Some(tp) =
+                generated.filter(|&tp| self.tm.next_event_time().is_none_or(|te| tp <= te))
+            {
+                self.generate(tp);
+                continue;
+            }
             match self.tm.next_event_time() {
                 Some(te) if te <= t_ns => match self.tm.dequeue(te) {
                     Some(d) => {
@@ -591,16 +610,27 @@ impl Engine {
     }
 
     /// Earliest time (ns) at which `advance` has something to do: a frame to
-    /// start transmitting or one to deliver; None when the switch is idle.
+    /// start transmitting or one to deliver, or a packet the generator makes;
+    /// None when the switch is idle.
     pub fn next_event_ns(&self) -> Option<u64> {
+        self.next_frame_ns()
+            .into_iter()
+            .chain(self.pktgen_next_ns())
+            .min()
+    }
+
+    /// Earliest time a queued frame starts or a sent one arrives.
+    fn next_frame_ns(&self) -> Option<u64> {
         let next_tm = self.tm.next_event_time();
         let next_arrival = self.pending.peek().map(|Reverse((a, ..))| *a);
         next_tm.into_iter().chain(next_arrival).min()
     }
 
-    /// Runs until nothing is queued or in flight; returns the time reached.
+    /// Runs until nothing is queued or in flight; returns the time reached. A running
+    /// packet generator (whose timers never end) makes its packets on the way but does
+    /// not keep `drain` going.
     pub fn drain(&mut self) -> u64 {
-        while let Some(t) = self.next_event_ns() {
+        while let Some(t) = self.next_frame_ns() {
             self.advance(t.max(self.now));
         }
         self.now
@@ -658,6 +688,20 @@ impl Engine {
             self.spare.push(frame);
         }
     }
+}
+
+/// A packet generator per pipe of a TNA program.
+fn generators(tna: Option<&TnaTarget>) -> Vec<PacketGenerator> {
+    let Some(tna) = tna else {
+        return vec![];
+    };
+    let generation = match tna.info.name.as_str() {
+        "tofino2" => Generation::Tofino2,
+        _ => Generation::Tofino1,
+    };
+    (0..tna.pipe_names().count() as u8)
+        .map(|pipe| PacketGenerator::new(generation, pipe))
+        .collect()
 }
 
 /// The program a JSON document holds: a v1model program, or a TNA/T2NA program's

@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 
 use bufferlab_tm::{PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
 
+use crate::arch::pktgen::{AppConfig, Trigger};
 use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
 use crate::keys::Bytes;
@@ -787,6 +788,72 @@ impl PyEngine {
         PyBytes::new(py, &v)
     }
 
+    /// Configures application `app` of a pipe's packet generator (TNA; disabled until
+    /// enabled): `trigger` is "one_shot", "periodic" or "port_down" (with `ports`).
+    #[pyo3(signature = (app, trigger, timer_ns = 0, batches = 1, packets = 1, ibg_ns = 0,
+                        ipg_ns = 0, payload = Vec::new(), ports = Vec::new(), pipe = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn pktgen_configure(
+        &self,
+        py: Python<'_>,
+        app: u8,
+        trigger: &str,
+        timer_ns: u64,
+        batches: u16,
+        packets: u16,
+        ibg_ns: u64,
+        ipg_ns: u64,
+        payload: Vec<u8>,
+        ports: Vec<u16>,
+        pipe: u8,
+    ) -> PyResult<()> {
+        let trigger = match trigger {
+            "one_shot" => Trigger::OneShot,
+            "periodic" => Trigger::Periodic,
+            "port_down" => Trigger::PortDown(ports.into_iter().collect()),
+            other => {
+                return Err(invalid(format!(
+                    "trigger '{other}': one_shot, periodic or port_down"
+                )))
+            }
+        };
+        let config = AppConfig {
+            trigger,
+            timer_ns,
+            batches,
+            packets,
+            ibg_ns,
+            ipg_ns,
+            payload,
+        };
+        self.engine(py)
+            .pktgen_configure(pipe, app, config)
+            .map_err(rt)
+    }
+
+    /// Enables or disables a packet-generator application; its timer starts now.
+    #[pyo3(signature = (app, on = true, pipe = 0))]
+    fn pktgen_enable(&self, py: Python<'_>, app: u8, on: bool, pipe: u8) -> PyResult<()> {
+        self.engine(py).pktgen_enable(pipe, app, on).map_err(rt)
+    }
+
+    /// Packets a packet-generator application has made.
+    #[pyo3(signature = (app, pipe = 0))]
+    fn pktgen_generated(&self, py: Python<'_>, app: u8, pipe: u8) -> PyResult<u64> {
+        self.engine(py).pktgen_generated(pipe, app).map_err(rt)
+    }
+
+    /// The port a pipe's generated packets enter ingress on.
+    #[pyo3(signature = (pipe = 0))]
+    fn pktgen_port(&self, py: Python<'_>, pipe: u8) -> PyResult<u16> {
+        self.engine(py).pktgen_port(pipe).map_err(rt)
+    }
+
+    /// A port's link went down or came up (port-down generator applications watch it).
+    fn port_status(&self, py: Python<'_>, port: u16, up: bool) {
+        self.engine(py).port_status(port, up);
+    }
+
     /// Deletes a multicast group.
     fn mc_group_delete(&self, py: Python<'_>, group: u16) -> PyResult<()> {
         self.engine(py).mc_group_delete(group).map_err(rt)
@@ -1064,6 +1131,7 @@ impl PyEngine {
         d.set_item("dropped_by_assert", s.dropped_by_assert)?;
         d.set_item("dropped_pass_limit", s.dropped_pass_limit)?;
         d.set_item("replicated", s.replicated)?;
+        d.set_item("generated", s.generated)?;
         d.set_item("cloned", s.cloned)?;
         d.set_item("resubmitted", s.resubmitted)?;
         d.set_item("recirculated", s.recirculated)?;
