@@ -2,11 +2,13 @@
 
     bufferlab-view [--grpc-addr 127.0.0.1:50051] --ports 1,2,3 [--queues 1]
                    [--label 1=h1 ...] [--http-port 8050] [--interval-ms 100]
+                   [--log logs/s1.log] [--traces 5]
 
 Reads the switch's counters and registers over P4Runtime (the program's own P4Info, taken
 from the switch) every `--interval-ms` and serves the page on http://127.0.0.1:PORT/ until
 Ctrl-C. Works with any program that has buffer_switch.p4's names; what a program lacks is
-left out of the plots.
+left out of the plots. With `--log`, the switch's log (bufferlab-switch at `-L debug`),
+the page also shows the last `--traces` packets of a port, line by line as BMv2 logs them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from bufferlab.controller.client import P4RuntimeError, SwitchConnection
 from bufferlab.controller.p4info import P4InfoIndex
 from bufferlab.controller.view.sampler import Sampler
 from bufferlab.controller.view.server import LiveView
+from bufferlab.controller.view.traces import PacketTraces
 
 DEFAULT_HTTP_PORT = 8050
 
@@ -37,6 +40,12 @@ def _ports(text: str) -> list[int]:
     return ports
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of packets")
+    return int(text)
+
+
 def _label(text: str) -> tuple[int, str]:
     port, _, name = text.partition("=")
     if not port.isdigit() or not name:
@@ -47,8 +56,9 @@ def _label(text: str) -> tuple[int, str]:
 def start_view(address: str, ports: Sequence[int], queues: int = 1,
                labels: dict[int, str] | None = None, http_port: int = 0,
                interval_s: float = 0.1, title: str = "bufferlab",
-               device_id: int = 0) -> LiveView:
-    """Connect to the switch at `address`, take its P4Info and start a `LiveView`."""
+               device_id: int = 0, log: str | None = None, traces: int = 5) -> LiveView:
+    """Connect to the switch at `address`, take its P4Info and start a `LiveView` (which
+    follows the switch's `log` for its last `traces` packets per port, when given)."""
     connection = SwitchConnection(address, device_id)
     config = connection.get_pipeline(
         p4runtime_pb2.GetForwardingPipelineConfigRequest.P4INFO_AND_COOKIE)
@@ -57,7 +67,8 @@ def start_view(address: str, ports: Sequence[int], queues: int = 1,
         raise P4RuntimeError("GetForwardingPipelineConfig", "FAILED_PRECONDITION",
                              f"the switch at {address} has no pipeline yet")
     sampler = Sampler(connection, P4InfoIndex(config.p4info), ports, queues)
-    return LiveView(sampler, http_port, interval_s, labels, title).start()
+    packet_traces = PacketTraces(log, per_port=max(traces, 1)) if log else None
+    return LiveView(sampler, http_port, interval_s, labels, title, packet_traces).start()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,10 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="TCP port of the page on 127.0.0.1 (default %(default)s)")
     parser.add_argument("--interval-ms", type=int, default=100,
                         help="time between two samples, ms (default %(default)s)")
+    parser.add_argument("--log", default=None,
+                        help="the switch's log (bufferlab-switch -L debug): show its last packets per port")
+    parser.add_argument("--traces", type=_positive, default=5,
+                        help="packets shown per port with --log (default %(default)s)")
     args = parser.parse_args(argv)
     try:
         view = start_view(args.grpc_addr, args.ports, args.queues, dict(args.label),
-                          args.http_port, args.interval_ms / 1000, device_id=args.device_id)
+                          args.http_port, args.interval_ms / 1000, device_id=args.device_id,
+                          log=args.log, traces=args.traces)
     except P4RuntimeError as err:
         print(f"bufferlab-view: switch error: {err}", file=sys.stderr)
         return 1

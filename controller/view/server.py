@@ -4,7 +4,9 @@ A `LiveView` samples the switch in a thread every `interval_s` and keeps the las
 `HISTORY_S` seconds. The page (`static/index.html`) loads Plotly from this server (the copy
 the `plotly` package installed from PyPI ships: nothing is fetched from the internet),
 reads `/history` once, then follows `/events`, a Server-Sent Events stream carrying each
-sample as it is taken. The server binds to the loopback only: the page shows a lab switch,
+sample as it is taken. Given the switch's log (`--log logs/s1.log`, written at `-L debug`),
+`/traces?port=P&n=N` serves the last N packets' per-packet traces on port P, which the page
+shows under the plots. The server binds to the loopback only: the page shows a lab switch,
 not something to publish.
 """
 
@@ -25,6 +27,7 @@ import plotly
 
 from bufferlab.controller.client import P4RuntimeError
 from bufferlab.controller.view.sampler import Sample, Sampler
+from bufferlab.controller.view.traces import PacketTraces
 
 HOST = "127.0.0.1"
 HISTORY_S = 120.0
@@ -49,9 +52,13 @@ class LiveView:
     """Samples a switch in the background and serves the page; use as a context manager."""
 
     def __init__(self, sampler: Sampler, port: int = 0, interval_s: float = 0.1,
-                 labels: dict[int, str] | None = None, title: str = "bufferlab") -> None:
-        """Nothing runs before `start`; port 0 picks a free one."""
+                 labels: dict[int, str] | None = None, title: str = "bufferlab",
+                 traces: PacketTraces | None = None) -> None:
+        """Nothing runs before `start`; port 0 picks a free one; `traces` follows the
+        switch's log for the page's last-packets panel."""
         self.sampler = sampler
+        self.traces = traces
+        self._traces_lock = threading.Lock()
         self.interval_s = interval_s
         self.labels = labels or {}
         self.title = title
@@ -75,6 +82,7 @@ class LiveView:
         app.route("/plotly.min.js", callback=self._plotly)
         app.route("/history", callback=self._history)
         app.route("/events", callback=self._events)
+        app.route("/traces", callback=self._traces)
         return app
 
     def _static(self, name: str, content_type: str) -> str:
@@ -97,6 +105,23 @@ class LiveView:
                            "ports": self.sampler.ports, "queues": self.sampler.queues,
                            "interval_s": self.interval_s, "samples": samples,
                            "error": self.error})
+
+    def _traces(self) -> str:
+        bottle.response.content_type = "application/json"
+        if self.traces is None:
+            return json.dumps({"error": "no switch log: start bufferlab-view with --log "
+                                        "(the switch's log, written at -L debug)"})
+        try:
+            port = int(bottle.request.query.get("port", "-1"))
+            n = int(bottle.request.query.get("n", str(self.traces.per_port)))
+        except ValueError:
+            bottle.response.status = 400
+            return json.dumps({"error": "port and n are integers"})
+        with self._traces_lock:
+            self.traces.poll()
+            ports = self.traces.ports()
+            packets = self.traces.last(port, n) if port >= 0 else []
+        return json.dumps({"ports": ports, "port": port, "packets": packets})
 
     def _events(self) -> Iterator[str]:
         bottle.response.content_type = "text/event-stream"

@@ -105,3 +105,31 @@ fetch("/history").then((r) => r.json()).then((info) => {
     status.textContent = "lost the view server (is the lab still running?)";
   };
 });
+
+// The last packets of a chosen port (as many as the server keeps), from the switch's log,
+// when the server follows one.
+function refreshTraces() {
+  const select = document.getElementById("trace_port");
+  const port = select.value === "" ? -1 : Number(select.value);
+  fetch(`/traces?port=${port}`).then((r) => r.json()).then((t) => {
+    if (t.error) {
+      return;
+    }
+    document.getElementById("traces").style.display = "block";
+    for (const p of t.ports) {
+      if (![...select.options].some((o) => Number(o.value) === p)) {
+        select.add(new Option(String(p), String(p)));
+      }
+    }
+    if (port < 0 && t.ports.length) {
+      select.value = String(t.ports[0]);
+      refreshTraces();
+      return;
+    }
+    state.tracePackets = t.packets.length;
+    document.getElementById("trace_lines").textContent =
+      t.packets.map((p) => p.lines.join("\n")).join("\n\n");
+  }).finally(() => setTimeout(refreshTraces, 1000));
+}
+document.getElementById("trace_port").onchange = () => refreshTraces();
+refreshTraces();
