@@ -190,8 +190,12 @@ pub(crate) fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask:
 
 impl Engine {
     /// Loads a BMv2 JSON text with a traffic-manager configuration and a random seed.
-    pub fn new(json: &str, tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
+    pub fn new(json: &str, mut tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
         let (main, more, tna) = load_target(json, seed)?;
+        if let Some(t) = tna.as_deref() {
+            // A Tofino program's TM counts its target's cells.
+            tm.cell_bytes = Some(t.info.cell_bytes);
+        }
         let tm = TrafficManager::new(tm).map_err(|e| LoadError(format!("traffic manager: {e}")))?;
         let pktgen = generators(tna.as_deref());
         Ok(Engine {
@@ -235,6 +239,12 @@ impl Engine {
         }
         let (mut main, mut more, tna) =
             load_target(json, 0).map_err(|e| RuntimeError::InvalidArgument(e.0))?;
+        if let Some(t) = tna.as_deref() {
+            // Nothing is buffered (checked above), so the cell size may change.
+            self.tm
+                .set_cell_bytes(Some(t.info.cell_bytes))
+                .map_err(|e| RuntimeError::FailedPrecondition(e.to_string()))?;
+        }
         let rng = self.main.st.rng.clone();
         let drop_port = self.main.st.drop_port;
         main.st.trace = self.main.st.trace.take();

@@ -7,7 +7,7 @@ use pyo3::import_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 
-use bufferlab_tm::{PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
+use bufferlab_tm::{QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
 
 use crate::arch::pktgen::{AppConfig, Trigger};
 use crate::engine::{CloneSession, Engine};
@@ -183,7 +183,7 @@ impl PyEngine {
     fn new(json_text: &str, seed: u64, pool_bytes: u64) -> PyResult<Self> {
         let tm = TmConfig {
             pool_bytes,
-            default_port: PortConfig::default(),
+            ..TmConfig::default()
         };
         Engine::new(json_text, tm, seed)
             .map(|engine| PyEngine {
@@ -906,7 +906,8 @@ impl PyEngine {
     /// Changes a port's settings; arguments left as None keep their value.
     #[pyo3(signature = (port, rate_bps = None, wire_overhead_bytes = None, delay_ns = None, num_queues = None,
                         drr_quantum_bytes = None, strict_priority = None, queue_limit_pkts = None,
-                        queue_limit_bytes = None, queue_rate_pps = None, threshold = None))]
+                        queue_limit_bytes = None, queue_limit_cells = None, queue_rate_pps = None,
+                        threshold = None))]
     #[allow(clippy::too_many_arguments)]
     fn configure_port(
         &self,
@@ -920,6 +921,7 @@ impl PyEngine {
         strict_priority: Option<bool>,
         queue_limit_pkts: Option<Vec<Option<u32>>>,
         queue_limit_bytes: Option<Vec<Option<u64>>>,
+        queue_limit_cells: Option<Vec<Option<u64>>>,
         queue_rate_pps: Option<Vec<u64>>,
         threshold: Option<(String, Option<u64>, Option<u64>)>,
     ) -> PyResult<()> {
@@ -964,6 +966,12 @@ impl PyEngine {
                 c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Bytes);
             }
         }
+        if let Some(l) = queue_limit_cells {
+            fixed(l.len(), "queue_limit_cells")?;
+            for (i, v) in l.iter().enumerate() {
+                c.queue_limits[i] = v.map_or(QueueLimit::None, QueueLimit::Cells);
+            }
+        }
         if let Some(r) = queue_rate_pps {
             fixed(r.len(), "queue_rate_pps")?;
             c.queue_rate_pps[..r.len()].copy_from_slice(&r);
@@ -972,12 +980,13 @@ impl PyEngine {
             c.threshold = match (kind.as_str(), a, b) {
                 ("none", _, _) => Threshold::None,
                 ("static_bytes", Some(x), _) => Threshold::StaticBytes(x),
+                ("static_cells", Some(x), _) => Threshold::StaticCells(x),
                 ("percent_of_pool", Some(x), _) => Threshold::PercentOfPool(u8::try_from(x).map_err(|_| invalid("percent_of_pool: 1..=100"))?),
                 ("dynamic", Some(num), Some(den)) => Threshold::Dynamic {
                     alpha_num: u32::try_from(num).map_err(|_| invalid("alpha_num too large"))?,
                     alpha_den: u32::try_from(den).map_err(|_| invalid("alpha_den too large"))?,
                 },
-                _ => return Err(invalid(format!("threshold '{kind}': use ('none',), ('static_bytes', B), ('percent_of_pool', P) or ('dynamic', num, den)"))),
+                _ => return Err(invalid(format!("threshold '{kind}': use ('none',), ('static_bytes', B), ('static_cells', C), ('percent_of_pool', P) or ('dynamic', num, den)"))),
             };
         }
         self.engine(py).configure_port(port, c).map_err(rt)
@@ -1005,6 +1014,7 @@ impl PyEngine {
                 QueueLimit::None => ("none".to_string(), None),
                 QueueLimit::Packets(p) => ("packets".to_string(), Some(u64::from(*p))),
                 QueueLimit::Bytes(b) => ("bytes".to_string(), Some(*b)),
+                QueueLimit::Cells(c) => ("cells".to_string(), Some(*c)),
             })
             .collect();
         d.set_item("queue_limits", limits)?;
@@ -1012,6 +1022,7 @@ impl PyEngine {
         let th = match c.threshold {
             Threshold::None => ("none".to_string(), None, None),
             Threshold::StaticBytes(b) => ("static_bytes".to_string(), Some(b), None),
+            Threshold::StaticCells(c) => ("static_cells".to_string(), Some(c), None),
             Threshold::PercentOfPool(p) => {
                 ("percent_of_pool".to_string(), Some(u64::from(p)), None)
             }
@@ -1072,6 +1083,8 @@ impl PyEngine {
         d.set_item("depth_bytes", q.depth_bytes)?;
         d.set_item("max_depth_pkts", q.max_depth_pkts)?;
         d.set_item("max_depth_bytes", q.max_depth_bytes)?;
+        d.set_item("depth_cells", q.depth_cells)?;
+        d.set_item("max_depth_cells", q.max_depth_cells)?;
         d.set_item("enqueued_pkts", q.enqueued.pkts)?;
         d.set_item("enqueued_bytes", q.enqueued.bytes)?;
         d.set_item("dequeued_pkts", q.dequeued.pkts)?;
@@ -1091,6 +1104,8 @@ impl PyEngine {
         let d = PyDict::new(py);
         d.set_item("occupancy_bytes", s.occupancy_bytes)?;
         d.set_item("max_occupancy_bytes", s.max_occupancy_bytes)?;
+        d.set_item("occupancy_cells", s.occupancy_cells)?;
+        d.set_item("max_occupancy_cells", s.max_occupancy_cells)?;
         d.set_item("transmitted_pkts", s.transmitted.pkts)?;
         d.set_item("transmitted_bytes", s.transmitted.bytes)?;
         d.set_item(
@@ -1143,6 +1158,8 @@ impl PyEngine {
         d.set_item("assert_failures", x.assert_failures)?;
         d.set_item("pool_used_bytes", t.pool_used_bytes)?;
         d.set_item("max_pool_used_bytes", t.max_pool_used_bytes)?;
+        d.set_item("pool_used_cells", t.pool_used_cells)?;
+        d.set_item("max_pool_used_cells", t.max_pool_used_cells)?;
         Ok(d)
     }
 

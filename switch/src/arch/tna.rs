@@ -50,9 +50,6 @@ pub struct TnaTarget {
     pipes: Vec<String>,
     /// Port metadata per port (the control plane's value; absent ports read 0).
     port_metadata: HashMap<u16, Vec<u8>>,
-    /// Cells held per queue (`port · MAX_QUEUES + queue`): each packet takes its length
-    /// in whole cells, as Tofino's buffer does, so depths read in the program's units.
-    queue_cells: Vec<u32>,
 }
 
 fn load_err(ctx: &str, msg: impl std::fmt::Display) -> LoadError {
@@ -128,11 +125,6 @@ impl TnaTarget {
                 info,
                 pipes,
                 port_metadata: HashMap::new(),
-                queue_cells: vec![
-                    0;
-                    usize::from(bufferlab_tm::NUM_PORTS)
-                        * usize::from(bufferlab_tm::MAX_QUEUES)
-                ],
             },
         ))
     }
@@ -140,17 +132,6 @@ impl TnaTarget {
     /// The pipes' names, in pipe order.
     pub fn pipe_names(&self) -> impl Iterator<Item = &str> {
         self.pipes.iter().map(String::as_str)
-    }
-
-    /// Cells a packet of `bytes` takes.
-    fn cells(&self, bytes: u32) -> u32 {
-        bytes.div_ceil(self.info.cell_bytes)
-    }
-
-    /// The cell count of `port`'s queue `queue`.
-    fn queue_cells_mut(&mut self, port: u16, queue: u8) -> Option<&mut u32> {
-        let i = usize::from(port) * usize::from(bufferlab_tm::MAX_QUEUES) + usize::from(queue);
-        self.queue_cells.get_mut(i)
     }
 
     /// The pipe whose program serves `port`: the only one, or Tofino's pipe of the
@@ -522,14 +503,10 @@ impl Engine {
     fn tna_enqueue(&mut self, h: u32, port: u16, qid: u8, now: u64) {
         let bytes = self.pool[h as usize].out.len() as u32;
         match self.tm.enqueue(now, port, qid, bytes, h) {
-            Ok(_) => {
-                if let Some(tna) = self.tna.as_deref_mut() {
-                    let cells = tna.cells(bytes);
-                    if let Some(held) = tna.queue_cells_mut(port, qid) {
-                        self.pool[h as usize].tna.enq_qdepth_cells = *held;
-                        *held += cells;
-                    }
-                }
+            Ok(e) => {
+                // The TM counts this program's target's cells (`target_info.cell_bytes`).
+                self.pool[h as usize].tna.enq_qdepth_cells =
+                    u32::try_from(e.enq_qdepth_cells).unwrap_or(u32::MAX);
             }
             Err(r) => {
                 self.stats.dropped_by_tm += 1;
@@ -554,13 +531,6 @@ impl Engine {
     pub(crate) fn tna_egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
         let t = d.tx_start;
-        let deq_cells = self.tna.as_deref_mut().map_or(0, |tna| {
-            let cells = tna.cells(d.frame_bytes);
-            tna.queue_cells_mut(d.port, d.queue).map_or(0, |held| {
-                *held = held.saturating_sub(cells);
-                *held
-            })
-        });
         if self.pool[h as usize].tna.bypass_egress {
             self.transmit(h, d.port, d.arrival);
             return;
@@ -584,7 +554,7 @@ impl Engine {
             (Prepended::EgressPort, u128::from(d.port)),
             (Prepended::EnqQdepth, u128::from(pkt.tna.enq_qdepth_cells)),
             (Prepended::EnqTstamp, u128::from(d.enq_time)),
-            (Prepended::DeqQdepth, u128::from(deq_cells)),
+            (Prepended::DeqQdepth, u128::from(d.deq_qdepth_cells)),
             (Prepended::DeqTimedelta, u128::from(t - d.enq_time)),
             (Prepended::EgressRid, u128::from(pkt.tna.rid)),
             (Prepended::EgressQid, u128::from(d.queue)),

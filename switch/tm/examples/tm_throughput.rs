@@ -17,7 +17,7 @@ const BURST: u64 = 256;
 fn frames_per_second(frames: u64, ports: u16, queues: u8, scheduling: Scheduling) -> f64 {
     let mut tm = TrafficManager::<u64>::new(TmConfig {
         pool_bytes: 1 << 30,
-        default_port: PortConfig::default(),
+        ..TmConfig::default()
     })
     .unwrap_or_else(|e| panic!("benchmark config: {e}"));
     for port in 0..ports {

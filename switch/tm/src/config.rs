@@ -26,6 +26,8 @@ pub enum QueueLimit {
     Packets(u32),
     /// At most this many frame bytes queued.
     Bytes(u64),
+    /// At most this many buffer cells queued (see `TmConfig::cell_bytes`).
+    Cells(u64),
 }
 
 /// How a port picks the queue it serves next.
@@ -48,6 +50,8 @@ pub enum Threshold {
     None,
     /// Admit iff port occupancy + frame <= this many bytes.
     StaticBytes(u64),
+    /// Admit iff port occupancy + frame <= this many buffer cells.
+    StaticCells(u64),
     /// Admit iff port occupancy + frame <= this percentage (1..=100) of the pool.
     PercentOfPool(u8),
     /// Dynamic threshold (Choudhury & Hahne): admit iff
@@ -121,25 +125,34 @@ impl PortConfig {
 pub struct TmConfig {
     /// Size of the shared buffer pool in bytes (frame bytes, no overhead), >= 1.
     pub pool_bytes: u64,
+    /// Buffer cell size in bytes, as a Tofino TM counts its buffer (80 B on
+    /// Tofino 1, 176 B on Tofino 2): each frame then holds ⌈len / cell⌉ cells
+    /// and the pool ⌊pool_bytes / cell⌋. None: the buffer is counted in bytes
+    /// (a cell of one byte), as BMv2 and the lab's v1model switch do.
+    pub cell_bytes: Option<u32>,
     /// Settings every port starts with.
     pub default_port: PortConfig,
 }
 
 impl Default for TmConfig {
-    /// A 1 MiB pool and the default port settings.
+    /// A 1 MiB pool counted in bytes and the default port settings.
     fn default() -> Self {
         TmConfig {
             pool_bytes: DEFAULT_POOL_BYTES,
+            cell_bytes: None,
             default_port: PortConfig::default(),
         }
     }
 }
 
 impl TmConfig {
-    /// Checks the pool size and the default port settings.
+    /// Checks the pool size, the cell size and the default port settings.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.pool_bytes == 0 {
             return Err(ConfigError::PoolBytesZero);
+        }
+        if self.cell_bytes == Some(0) {
+            return Err(ConfigError::CellBytesZero);
         }
         self.default_port.validate()
     }
@@ -162,6 +175,10 @@ pub enum ConfigError {
     PercentOfPool(u8),
     /// The dynamic threshold's `alpha_den` is 0.
     AlphaDenominatorZero,
+    /// `cell_bytes` was 0.
+    CellBytesZero,
+    /// The cell size cannot change while frames are buffered.
+    BufferNotEmpty,
 }
 
 impl fmt::Display for ConfigError {
@@ -186,6 +203,13 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::AlphaDenominatorZero => {
                 write!(f, "threshold dynamic alpha_den: must be at least 1")
+            }
+            ConfigError::CellBytesZero => write!(f, "cell_bytes: must be at least 1 byte"),
+            ConfigError::BufferNotEmpty => {
+                write!(
+                    f,
+                    "cell_bytes: frames are buffered; drain before changing the cell size"
+                )
             }
         }
     }
@@ -245,5 +269,10 @@ mod tests {
         };
         assert_eq!(cfg.validate(), Err(ConfigError::PoolBytesZero));
         assert_eq!(TmConfig::default().validate(), Ok(()));
+        let cells = TmConfig {
+            cell_bytes: Some(0),
+            ..TmConfig::default()
+        };
+        assert_eq!(cells.validate(), Err(ConfigError::CellBytesZero));
     }
 }

@@ -1,7 +1,7 @@
 //! The traffic manager: admits frames into per-port queues sharing one pool,
 //! and hands them back in departure-time order across ports.
 
-use crate::admission::{admit, Occupancy};
+use crate::admission::{admit, Occupancy, Size};
 use crate::calendar::Calendar;
 use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, NUM_PORTS};
 use crate::port::{Dequeued, Port};
@@ -17,6 +17,11 @@ pub struct Enqueued {
     pub enq_qdepth_bytes: u64,
     /// Frame bytes in the shared pool before this one.
     pub pool_used_bytes: u64,
+    /// Buffer cells in the queue before this one (Tofino's `enq_qdepth`;
+    /// bytes when the manager has no cell size).
+    pub enq_qdepth_cells: u64,
+    /// Buffer cells in the shared pool before this one.
+    pub pool_used_cells: u64,
     /// Admission time used for the frame (`enq_timestamp`), ns.
     pub enq_time: u64,
 }
@@ -34,6 +39,8 @@ pub struct Rejected<T> {
 #[derive(Debug)]
 pub struct TrafficManager<T> {
     pool_bytes: u64,
+    /// Bytes per buffer cell; 1 when the buffer is counted in bytes.
+    cell_bytes: u32,
     ports: Vec<Port<T>>,
     calendar: Calendar,
     stats: TmStats,
@@ -47,6 +54,7 @@ impl<T> TrafficManager<T> {
         cfg.validate()?;
         Ok(TrafficManager {
             pool_bytes: cfg.pool_bytes,
+            cell_bytes: cfg.cell_bytes.unwrap_or(1),
             ports: (0..NUM_PORTS)
                 .map(|id| Port::new(id, cfg.default_port))
                 .collect(),
@@ -112,6 +120,30 @@ impl<T> TrafficManager<T> {
         Ok(())
     }
 
+    /// Counts the buffer in cells of `cell_bytes` (None: in bytes), as
+    /// `TmConfig::cell_bytes`; refused while any frame is buffered, so every
+    /// frame leaves with the cells it was admitted with.
+    pub fn set_cell_bytes(&mut self, cell_bytes: Option<u32>) -> Result<(), ConfigError> {
+        if cell_bytes == Some(0) {
+            return Err(ConfigError::CellBytesZero);
+        }
+        if self.stats.pool_used_cells != 0 {
+            return Err(ConfigError::BufferNotEmpty);
+        }
+        self.cell_bytes = cell_bytes.unwrap_or(1);
+        Ok(())
+    }
+
+    /// The cell size in bytes, or None when the buffer is counted in bytes.
+    pub fn cell_bytes(&self) -> Option<u32> {
+        (self.cell_bytes > 1).then_some(self.cell_bytes)
+    }
+
+    /// Buffer cells a frame of `frame_bytes` holds: ⌈bytes / cell⌉.
+    pub fn cells_of(&self, frame_bytes: u32) -> u32 {
+        frame_bytes.div_ceil(self.cell_bytes)
+    }
+
     /// Honours a PAUSE (802.3x: all queues) or PFC (per queue) received at
     /// `now` on `port`: queues in `queue_mask` (bit q = queue q) start no frame
     /// for `pause_ns`; a new pause replaces a running one and 0 resumes at once.
@@ -162,15 +194,21 @@ impl<T> TrafficManager<T> {
                 });
             }
         };
+        let size = Size {
+            bytes: frame_bytes,
+            cells: frame_bytes.div_ceil(self.cell_bytes),
+        };
         let occ = Occupancy {
             queue_pkts: queue_stats.depth_pkts,
             queue_bytes: queue_stats.depth_bytes,
+            queue_cells: queue_stats.depth_cells,
             port_bytes: p.stats.occupancy_bytes,
-            pool_used: self.stats.pool_used_bytes,
-            pool_bytes: self.pool_bytes,
+            port_cells: p.stats.occupancy_cells,
+            pool_used: self.stats.pool_used_cells,
+            pool_cells: self.pool_bytes / u64::from(self.cell_bytes),
         };
         let limit = p.cfg.queue_limits[usize::from(queue)];
-        if let Err(reason) = admit(limit, p.cfg.threshold, occ, frame_bytes) {
+        if let Err(reason) = admit(limit, p.cfg.threshold, occ, size) {
             p.count_drop(queue, reason, frame_bytes);
             return Err(Rejected { item, reason });
         }
@@ -180,19 +218,23 @@ impl<T> TrafficManager<T> {
                 item,
                 enq_time: now,
                 bytes: frame_bytes,
+                cells: size.cells,
             },
         );
         let next = p.next_start();
         self.calendar.set(port, next);
-        self.stats.pool_used_bytes += u64::from(frame_bytes);
-        self.stats.max_pool_used_bytes = self
-            .stats
-            .max_pool_used_bytes
-            .max(self.stats.pool_used_bytes);
+        let pool_used_bytes = self.stats.pool_used_bytes;
+        let s = &mut self.stats;
+        s.pool_used_bytes += u64::from(frame_bytes);
+        s.max_pool_used_bytes = s.max_pool_used_bytes.max(s.pool_used_bytes);
+        s.pool_used_cells += u64::from(size.cells);
+        s.max_pool_used_cells = s.max_pool_used_cells.max(s.pool_used_cells);
         Ok(Enqueued {
             enq_qdepth_pkts: occ.queue_pkts,
             enq_qdepth_bytes: occ.queue_bytes,
-            pool_used_bytes: occ.pool_used,
+            pool_used_bytes,
+            enq_qdepth_cells: occ.queue_cells,
+            pool_used_cells: occ.pool_used,
             enq_time: now,
         })
     }
@@ -220,6 +262,7 @@ impl<T> TrafficManager<T> {
         self.calendar.set(port, next);
         let d = sent?;
         self.stats.pool_used_bytes -= u64::from(d.frame_bytes);
+        self.stats.pool_used_cells -= u64::from(d.frame_cells);
         Some(d)
     }
 
@@ -256,6 +299,16 @@ impl<T> TrafficManager<T> {
     /// Size of the shared pool in bytes.
     pub fn pool_bytes(&self) -> u64 {
         self.pool_bytes
+    }
+
+    /// Buffer cells held in the shared pool (bytes when there is no cell size).
+    pub fn pool_used_cells(&self) -> u64 {
+        self.stats.pool_used_cells
+    }
+
+    /// Size of the shared pool in cells: ⌊pool_bytes / cell⌋.
+    pub fn pool_cells(&self) -> u64 {
+        self.pool_bytes / u64::from(self.cell_bytes)
     }
 
     /// The settings of an existing port.

@@ -28,8 +28,12 @@ pub struct Dequeued<T> {
     pub deq_qdepth_pkts: u32,
     /// Frame bytes left in its queue after it was removed.
     pub deq_qdepth_bytes: u64,
+    /// Buffer cells left in its queue after it was removed (Tofino's `deq_qdepth`).
+    pub deq_qdepth_cells: u64,
     /// Frame bytes.
     pub frame_bytes: u32,
+    /// Buffer cells the frame held.
+    pub frame_cells: u32,
 }
 
 /// State of one egress port.
@@ -104,11 +108,11 @@ impl<T> Port<T> {
         let Some(queue) = self.queues.get_mut(usize::from(q)) else {
             return;
         };
-        self.stats.occupancy_bytes += u64::from(frame.bytes);
-        self.stats.max_occupancy_bytes = self
-            .stats
-            .max_occupancy_bytes
-            .max(self.stats.occupancy_bytes);
+        let s = &mut self.stats;
+        s.occupancy_bytes += u64::from(frame.bytes);
+        s.max_occupancy_bytes = s.max_occupancy_bytes.max(s.occupancy_bytes);
+        s.occupancy_cells += u64::from(frame.cells);
+        s.max_occupancy_cells = s.max_occupancy_cells.max(s.occupancy_cells);
         queue.push(frame);
         self.backlogged |= 1 << q;
     }
@@ -157,6 +161,7 @@ impl<T> Port<T> {
         let tx_end = start.saturating_add(self.shaper.serialise_ns(frame.bytes, back_to_back));
         self.free_at = tx_end;
         self.stats.occupancy_bytes -= u64::from(frame.bytes);
+        self.stats.occupancy_cells -= u64::from(frame.cells);
         self.stats.transmitted.add(frame.bytes);
         Some(Dequeued {
             item: frame.item,
@@ -168,7 +173,9 @@ impl<T> Port<T> {
             arrival: tx_end.saturating_add(self.cfg.delay_ns),
             deq_qdepth_pkts: queue.stats.depth_pkts,
             deq_qdepth_bytes: queue.stats.depth_bytes,
+            deq_qdepth_cells: queue.stats.depth_cells,
             frame_bytes: frame.bytes,
+            frame_cells: frame.cells,
         })
     }
 

@@ -14,6 +14,8 @@ pub(crate) struct Queued<T> {
     pub enq_time: u64,
     /// Frame bytes.
     pub bytes: u32,
+    /// Buffer cells it holds.
+    pub cells: u32,
 }
 
 /// A FIFO of frames; its storage is kept when it drains, so a warmed-up queue
@@ -49,8 +51,10 @@ impl<T> Queue<T> {
         s.enqueued.add(frame.bytes);
         s.depth_pkts += 1;
         s.depth_bytes += u64::from(frame.bytes);
+        s.depth_cells += u64::from(frame.cells);
         s.max_depth_pkts = s.max_depth_pkts.max(s.depth_pkts);
         s.max_depth_bytes = s.max_depth_bytes.max(s.depth_bytes);
+        s.max_depth_cells = s.max_depth_cells.max(s.depth_cells);
         self.frames.push_back(frame);
     }
 
@@ -61,6 +65,7 @@ impl<T> Queue<T> {
         s.dequeued.add(frame.bytes);
         s.depth_pkts -= 1;
         s.depth_bytes -= u64::from(frame.bytes);
+        s.depth_cells -= u64::from(frame.cells);
         self.pacer.on_start(start);
         Some(frame)
     }

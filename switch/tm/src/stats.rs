@@ -63,6 +63,10 @@ pub struct QueueStats {
     pub max_depth_pkts: u32,
     /// Largest `depth_bytes` seen.
     pub max_depth_bytes: u64,
+    /// Buffer cells queued now (bytes when the manager has no cell size).
+    pub depth_cells: u64,
+    /// Largest `depth_cells` seen.
+    pub max_depth_cells: u64,
     /// Frames admitted.
     pub enqueued: Count,
     /// Frames that started transmission.
@@ -108,6 +112,10 @@ pub struct PortStats {
     pub occupancy_bytes: u64,
     /// Largest `occupancy_bytes` seen.
     pub max_occupancy_bytes: u64,
+    /// Buffer cells queued on the port (all queues).
+    pub occupancy_cells: u64,
+    /// Largest `occupancy_cells` seen.
+    pub max_occupancy_cells: u64,
     /// Frames that started transmission.
     pub transmitted: Count,
     /// Frames sent to a queue number at or above `num_queues`.
@@ -121,6 +129,10 @@ pub struct TmStats {
     pub pool_used_bytes: u64,
     /// Largest `pool_used_bytes` seen.
     pub max_pool_used_bytes: u64,
+    /// Buffer cells held in the shared pool now.
+    pub pool_used_cells: u64,
+    /// Largest `pool_used_cells` seen.
+    pub max_pool_used_cells: u64,
     /// Frames sent to a port number above 511.
     pub dropped_port_out_of_range: Count,
 }

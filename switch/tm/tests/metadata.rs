@@ -65,7 +65,7 @@ fn time_never_runs_backwards() {
 fn run(seed: u64) -> (Vec<Dequeued<u64>>, Vec<(u64, bufferlab_tm::DropReason)>) {
     let mut tm = TrafficManager::<u64>::new(bufferlab_tm::TmConfig {
         pool_bytes: 200_000,
-        default_port: PortConfig::default(),
+        ..bufferlab_tm::TmConfig::default()
     })
     .expect("valid");
     for (port, scheduling) in [

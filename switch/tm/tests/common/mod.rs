@@ -9,7 +9,7 @@ pub const GBPS: u64 = 1_000_000_000;
 pub fn tm_with(pool_bytes: u64, port: u16, cfg: PortConfig) -> TrafficManager<u32> {
     let mut tm = TrafficManager::new(TmConfig {
         pool_bytes,
-        default_port: PortConfig::default(),
+        ..TmConfig::default()
     })
     .expect("valid config");
     tm.configure_port(port, cfg).expect("valid port config");
