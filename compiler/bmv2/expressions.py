@@ -107,6 +107,20 @@ def const_operand(value: Any, p4type: t.P4Type | None, ctx: Context, node: Any =
     raise unsupported(node, f"the compile-time value {value!r} as a single operand")
 
 
+def const_binding(value: Any, p4type: t.P4Type) -> Any:
+    """A compile-time value as a binding: a struct or tuple value (a tuple of its fields'
+    values) is a `StructRef` of constants, so it is copied, compared and passed field by
+    field like a struct variable; anything else is a `ConstRef`."""
+    base = strip_type(p4type)
+    if isinstance(value, tuple) and isinstance(base, t.Tuple):
+        base = t.Struct(name="tuple", fields=tuple((f"f{i}", e) for i, e in enumerate(base.elements)))
+    if isinstance(value, tuple) and isinstance(base, t.Struct) and len(value) == len(base.fields):
+        return StructRef(
+            base, {name: const_binding(v, ft) for (name, ft), v in zip(base.fields, value, strict=True)}
+        )
+    return ConstRef(value, p4type)
+
+
 def literal_member(e: ast.Expression, p4type: Any, name: str) -> ast.Expression | None:
     """Component `name` of a struct or list expression of struct or header type `p4type`."""
     while isinstance(e, ast.CastExpression):
@@ -213,9 +227,9 @@ class ExpressionLowering:
             binding = env.lookup(e.ref)
             if binding is None:
                 if e.const_value is not None:
-                    return ConstRef(e.const_value, e.type)
+                    return const_binding(e.const_value, e.type)
                 if isinstance(e.ref, ast.ConstantDeclaration):
-                    return ConstRef(e.ref.value.const_value, e.ref.p4type or e.type)
+                    return const_binding(e.ref.value.const_value, e.ref.p4type or e.type)
                 raise CompileError(e.pos, f"{e.name} has no storage in the BMv2 back end")
             if isinstance(binding, ExprRef):
                 if isinstance(binding.expr, ast.PathExpression | ast.MemberExpression | ast.IndexExpression):
@@ -227,9 +241,9 @@ class ExpressionLowering:
             if e.const_value is not None and not isinstance(
                 e.expr, ast.PathExpression | ast.MemberExpression
             ):
-                return ConstRef(e.const_value, e.type)
+                return const_binding(e.const_value, e.type)
             if e.const_value is not None and isinstance(e.const_value, t.ErrorValue | t.EnumValue):
-                return ConstRef(e.const_value, e.type)
+                return const_binding(e.const_value, e.type)
             base = self.resolve(e.expr, env)
             return self.member(base, e)
         if isinstance(e, ast.IndexExpression):
@@ -251,7 +265,7 @@ class ExpressionLowering:
             # A discarded out argument writes a fresh, never-read local (p4c names it `arg`).
             return self.ctx.local_storage("arg", e.type)
         if e.const_value is not None:
-            return ConstRef(e.const_value, e.type)
+            return const_binding(e.const_value, e.type)
         raise unsupported(e, f"the expression {type(e).__name__}")
 
     def calls_in(self, e: ast.Expression) -> bool:

@@ -120,21 +120,34 @@ class Externs:
         """A 32-bit constant as p4c writes list ids and receivers."""
         return {"type": "hexstr", "value": hexstr(value, 32)}
 
-    def flatten(self, sl: Any, e: ast.Expression, env: Env) -> list[tuple[dict, int]]:
-        """Field references and constants (with widths) of a data list or struct value."""
+    def flatten(
+        self, sl: Any, e: ast.Expression, env: Env, computed: bool = False
+    ) -> list[tuple[dict, int]]:
+        """Field references and constants (with widths) of a data list or struct value.
+
+        With `computed` (a hash's data, lowered where primitives run first), an element
+        that is neither a field nor a constant (`p.h.f ^ 0xFFFF`) is computed into a
+        temporary first: BMv2 calculations take only fields, constants, headers and the
+        payload.
+        """
         if isinstance(e, ast.ListExpression):
             out: list[tuple[dict, int]] = []
             for item in e.components:
-                out += self.flatten(sl, item, env)
+                out += self.flatten(sl, item, env, computed)
             return out
         if isinstance(e, ast.StructExpression):
             out = []
             for item in e.fields:
-                out += self.flatten(sl, item.value, env)
+                out += self.flatten(sl, item.value, env, computed)
             return out
         if e.const_value is not None and not isinstance(e.const_value, bool):
             width = field_width(strip_type(e.type))
             return [({"type": "hexstr", "value": hexstr(sl.exprs.constant_int(e), width)}, width)]
+        if computed and not isinstance(e, ast.PathExpression | ast.MemberExpression | ast.IndexExpression) \
+                and isinstance(strip_type(e.type), t.Bits | t.Bool):
+            temp = self.ctx.temporary(e.type)
+            sl.store(temp, sl.exprs.value(e, env), e)
+            return [(temp.operand(), field_width(strip_type(e.type)))]
         binding = sl.exprs.resolve(e, env)
         return self.flatten_binding(binding, e)
 
@@ -337,7 +350,7 @@ class Externs:
     def fn_hash(self, sl: Any, args: list, env: Env, node: Any, call: Any) -> None:
         """`hash(out, algo, base, data, max)`."""
         algo = enum_member(args[1])
-        inputs = self.flatten(sl, args[3], env)
+        inputs = self.flatten(sl, args[3], env, computed=True)
         calc = self.calcs.add(algo, inputs, node)
         params = [
             self.lvalue(sl, args[0], env),

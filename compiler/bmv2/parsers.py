@@ -363,22 +363,28 @@ class ParserLowering:
             alternatives = [
                 self.component(c, w, env) for c, w in zip(components, widths, strict=True)
             ]
+            matched_all = False
             for combo in itertools.product(*alternatives):
                 if all(mask == 0 for _, mask in combo):
                     out.append(self.transition("default", None, None, next_state))
-                    continue
-                value = "".join(
-                    f"{v:0{2 * byte_width(w)}x}" for (v, _), w in zip(combo, widths, strict=True)
-                )
-                full = all(mask == (1 << w) - 1 for (_, mask), w in zip(combo, widths, strict=True))
-                mask_text = None
-                if not full:
-                    mask_text = "0x" + "".join(
-                        f"{m:0{2 * byte_width(w)}x}"
-                        for (_, m), w in zip(combo, widths, strict=True)
-                    )
-                out.append(self.transition("hexstr", "0x" + value, mask_text, next_state))
+                    matched_all = True
+                    break
+                out.append(self.transition("hexstr", *self.hexstr_case(combo, widths), next_state))
+            if matched_all:
+                # The cases after one that matches everything are never reached, and BMv2
+                # keeps only the last `default` transition of a state.
+                break
         state["transitions"] = out
+
+    @staticmethod
+    def hexstr_case(combo: tuple[tuple[int, int], ...], widths: list[int]) -> tuple[str, str | None]:
+        """Value and mask (None when every bit counts) of one case, components byte-padded."""
+        value = "".join(f"{v:0{2 * byte_width(w)}x}" for (v, _), w in zip(combo, widths, strict=True))
+        full = all(mask == (1 << w) - 1 for (_, mask), w in zip(combo, widths, strict=True))
+        if full:
+            return "0x" + value, None
+        mask_text = "".join(f"{m:0{2 * byte_width(w)}x}" for (_, m), w in zip(combo, widths, strict=True))
+        return "0x" + value, "0x" + mask_text
 
     def keyset_components(self, keyset: ast.Expression, count: int) -> list[ast.Expression]:
         """The per-key components of a select case's keyset."""

@@ -287,7 +287,9 @@ class CallChecker(ExpressionChecker):
         for p in params:
             a = by_param.get(p.name)
             if a is None:
-                bound.append(None)
+                # An omitted argument takes the parameter's default value (None if it has
+                # none: an @optional extern parameter).
+                bound.append(p.default)
                 continue
             self.check_argument(a.value, p, substitute(p.p4type, bindings), what)
             if constant_data and p.direction is ast.Direction.NONE:

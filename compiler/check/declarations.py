@@ -16,6 +16,7 @@ from ..types import (
     Set,
     Specialized,
     Struct,
+    Tuple,
     TypeVar,
     Void,
 )
@@ -226,7 +227,12 @@ class DeclarationChecker(TableChecker):
             self.value_type(t, e, "a select expression")
         for case in sel.cases:
             k = case.keyset
-            if isinstance(k, ast.ListExpression) and len(types) > 1:
+            if not types:
+                # `select()`: only `default` and `_` keysets, which match everything.
+                if not isinstance(k, ast.DefaultExpression | ast.DontCareExpression):
+                    raise self.fail(k.pos, "a select with no expressions takes only default or _")
+                k.type = Set(Tuple(()))
+            elif isinstance(k, ast.ListExpression) and len(types) > 1:
                 if len(k.components) != len(types):
                     raise self.fail(
                         k.pos,

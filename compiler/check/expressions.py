@@ -35,6 +35,7 @@ from ..types import (
     Specialized,
     Stack,
     String,
+    Struct,
     StructLike,
     StructLiteral,
     Table,
@@ -167,6 +168,11 @@ class ExpressionChecker(TypeResolver, Coercer):
         if isinstance(base, StructLike):
             ft = base.field_type(m)
             if ft is not None:
+                if isinstance(base, Struct) and isinstance(e.expr.const_value, tuple):
+                    # A member of a compile-time struct value (`const s_t C = {...}; C.f`):
+                    # the value holds the fields in declaration order.
+                    names = [n for n, _ in base.fields]
+                    e.const_value = e.expr.const_value[names.index(m)]
                 return ft
             if m in SIZE_METHODS:
                 return Method("builtin", m, base)
@@ -445,6 +451,8 @@ class ExpressionChecker(TypeResolver, Coercer):
             index = e.index.const_value
             if not isinstance(index, int) or not 0 <= index < len(base.elements):
                 raise self.fail(e.index.pos, "a tuple index must be a constant within the tuple")
+            if isinstance(e.expr.const_value, tuple):
+                e.const_value = e.expr.const_value[index]
             return base.elements[index]
         raise self.fail(e.pos, f"cannot index a value of type {base}")
 

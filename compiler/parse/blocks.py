@@ -75,8 +75,9 @@ class BlockParser(DeclarationParser):
         """`select(e1, e2) { keyset: state; ... }`."""
         kw = self.expect("select")
         self.expect("(")
-        exprs = [self.expression()]
-        while self.accept(","):
+        # `select()` with no expressions is valid P4 (its cases are `default` or `_`).
+        exprs = [] if self.at(")") else [self.expression()]
+        while exprs and self.accept(","):
             exprs.append(self.expression())
         self.expect(")", "')' or ','")
         self.expect("{")

@@ -371,3 +371,22 @@ def test_a_sub_parser_applied_twice_gets_states_per_call_and_one_value_set():
     assert ops[0]["parameters"] == st["tags_start"]["parser_ops"][0]["parameters"] == [
         {"type": "field", "value": ["scalars", "weight_0"]}, {"type": "hexstr", "value": "0x01"}]
     assert ops[1]["parameters"] == [{"type": "regular", "value": "second"}]
+
+
+def test_empty_select_and_cases_after_one_matching_everything(tmp_path):
+    _, st = states("empty_select.p4")
+    assert st["start"]["transition_key"] == []
+    assert st["start"]["transitions"] == [tr("default", None, None, "take_first")]
+    # `_: take_second; default: accept;`: the second case is never reached, and BMv2 would
+    # take a state's last default, so only the first is written.
+    assert st["take_first"]["transitions"] == [tr("default", None, None, "take_second")]
+    src = tmp_path / "bad.p4"
+    src.write_text((P4 / "empty_select.p4").read_text().replace(
+        "transition select() { default: take_first; }", "transition select() { 1: take_first; }"))
+    import pytest
+
+    from bufferlab.compiler.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert err.value.message == "a select with no expressions takes only default or _"

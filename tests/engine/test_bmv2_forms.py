@@ -274,3 +274,24 @@ def test_the_compiler_writes_the_forms_bmv2_takes(document):
         for s in document["parsers"][0]["parse_states"] for o in s["parser_ops"])
     advance = parser_op(document, "advance")["parameters"][0]
     assert advance["type"] == "expression" and "type" in advance["value"]
+
+
+def test_a_default_case_is_taken_only_when_no_other_case_matches():
+    """BMv2 tries a state's value cases in order and falls back on its default (the last
+    one given) wherever the default stands: a `default` listed first does not hide the
+    cases after it, unlike P4's own order (the compiler never writes one there)."""
+    doc, _ = compile_p4(PROGRAM.parent / "empty_select.p4")
+    state = next(s for s in doc["parsers"][0]["parse_states"] if s["name"] == "take_first")
+    state["transition_key"] = [{"type": "field", "value": ["first", "a"]}]
+    state["transitions"] = [
+        {"type": "default", "value": None, "mask": None, "next_state": "take_first"},
+        {"type": "default", "value": None, "mask": None, "next_state": None},
+        {"type": "hexstr", "value": "0x01", "mask": None, "next_state": "take_second"},
+    ]
+    engine = Engine(json.dumps(doc))
+    engine.send(0, bytes([1, 2, 3]), 0)
+    engine.send(0, bytes([7, 2, 3]), 1)
+    engine.drain()
+    # 0x01 matches its case: second is extracted and incremented. 0x07 matches none: the
+    # last default (accept), not the first (a loop back to take_first).
+    assert [f for _, f, _ in engine.received()] == [bytes([1, 3, 3]), bytes([7, 2, 3])]

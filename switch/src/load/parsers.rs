@@ -179,6 +179,17 @@ impl Loader {
                 };
                 transitions.push(Transition { on, next });
             }
+            // BMv2 tries a state's value and value-set cases in order and takes its default
+            // (the last one given) only when none of them matches, wherever the default
+            // stands in the list.
+            if let Some(at) = transitions
+                .iter()
+                .rposition(|t| matches!(t.on, TransitionMatch::Default))
+            {
+                let default = transitions.remove(at);
+                transitions.retain(|t| !matches!(t.on, TransitionMatch::Default));
+                transitions.push(default);
+            }
             let key_lookahead = key
                 .iter()
                 .map(|k| crate::exec::lookahead_need(&k.expr))
