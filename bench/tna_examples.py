@@ -37,6 +37,10 @@ from bufferlab.switch import Engine
 from bufferlab.switch.engine import to_int
 
 HERE = Path(__file__).resolve().parent
+# Refusals are grouped as p4c_samples.py groups its failures (a sibling script, not a package).
+sys.path.insert(0, str(HERE))
+from p4c_samples import group_key  # noqa: E402
+
 CASES = HERE / "tna_examples.json"
 TARGETS = ("tofino", "tofino2")
 MAIN = re.compile(r"\bmain\s*;")
@@ -334,15 +338,6 @@ def outcome(row: Row) -> str:
     if row.matches:
         return f"{seen} ✓"
     return f"{seen} ✗ ({'; '.join(p[:200] for p in row.problems)})"
-
-
-def group_key(message: str) -> str:
-    """A refusal without its location and quoted names, so that alike refusals group."""
-    message = re.sub(r"^\S+?:\d+(:\d+)?: ", "", message)
-    message = re.sub(r"^error: ", "", message)
-    message = re.sub(r"'[^']*'", "'…'", message)
-    message = re.sub(r"\b\d+\b", "N", message)
-    return message[:140]
 
 
 def figures(rows: list[Row]) -> dict[str, Any]:
