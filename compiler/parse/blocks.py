@@ -207,6 +207,10 @@ class BlockParser(DeclarationParser):
         """`table name { properties }`."""
         kw = self.expect("table")
         name = self.name("a table name")
+        if self.at("(") and self.peek(1).kind == ")":
+            # `table t() { ... }`: the empty parameter list of early P4_16, which p4c takes.
+            self.advance()
+            self.advance()
         self.expect("{")
         properties: list[ast.TableProperty] = []
         while not self.accept("}"):

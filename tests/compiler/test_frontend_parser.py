@@ -258,6 +258,12 @@ def test_control_with_table_properties():
     assert isinstance(entries[2].keyset[0], ast.RangeExpression)
 
 
+def test_table_with_the_empty_parameter_list_of_early_p4_16():
+    (c,) = prog("control Ing(inout hs h) { table t() { actions = { NoAction; } } apply { t.apply(); } }")
+    (table,) = c.locals
+    assert table.name == "t" and [p.name for p in table.properties] == ["actions"]
+
+
 def test_non_const_entries_and_table_annotations():
     (c,) = prog(
         """
