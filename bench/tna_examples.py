@@ -52,7 +52,8 @@ error: no --programs folder given.
 The public TNA examples are open-p4studio's (not ours to commit):
     git clone --depth 1 https://github.com/p4lang/open-p4studio
     .venv/bin/python bench/tna_examples.py \\
-        --programs open-p4studio/pkgsrc/p4-examples/p4_16_programs
+        --programs open-p4studio/pkgsrc/p4-examples/p4_16_programs -k na_
+(-k na_: the tna_* and t2na_* programs; bench/README.md has more.)
 Any folder of TNA programs works, e.g. --programs tests/p4/tna.
 """
 
