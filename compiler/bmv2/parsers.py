@@ -23,7 +23,7 @@ from .context import (
     strip_type,
     unsupported,
 )
-from .expressions import to_data
+from .expressions import to_bool, to_data
 from .hexstr import byte_width
 from .model import CpParam, CpValueSet
 from .statements import Frame, Label, StatementLowering
@@ -217,8 +217,70 @@ class ParserLowering:
             if isinstance(component, ast.IfStatement):
                 current, sl = self.if_split(component, current, sl, scope, frame, base, prefix, split)
                 continue
+            holder = {"state": current}
+            self.split_on_short_circuits(sl, holder, base, split)
             sl.statement(component, scope, frame)
+            sl.exprs.short_circuit = None
+            current = holder["state"]
         return current, sl
+
+    def split_on_short_circuits(self, sl: StatementLowering, holder: dict, base: str, split: list[int]) -> None:
+        """Make `sl` lower `a && f()`, `a || f()` and `c ? f() : x` by splitting the state
+        held in `holder`, so the call runs only when P4 evaluates it: the state ends with a
+        select on what decides, each evaluated side is a state of its own, and the ops after
+        the expression go on in a join state (`holder` then holds it), as for `if`."""
+        sl.exprs.short_circuit = lambda e, env: self.short_circuit_split(e, env, sl, holder, base, split)
+
+    @staticmethod
+    def split_number(base: str, split: list[int]) -> tuple[int, str]:
+        """The next split of state `base` and its join state's name."""
+        number = split[0]
+        split[0] += 1
+        return number, f"{base}_join_{number}"
+
+    def short_circuit_split(
+        self, e: ast.BinaryExpression | ast.TernaryExpression, env: Env, sl: StatementLowering,
+        holder: dict, base: str, split: list[int],
+    ) -> FieldRef:
+        """One short-circuit expression whose skipped side calls something (see
+        `split_on_short_circuits`); returns the temporary holding its value."""
+        if isinstance(e, ast.TernaryExpression):
+            if not isinstance(strip_type(e.type), t.Bits | t.Bool):
+                raise unsupported(e, "a ?: of this type whose branches call something, in a parser state")
+            result = self.ctx.temporary(e.type)
+            decides = self.ctx.temporary(t.Bool())
+            sl.store(decides, to_bool(sl.exprs.value(e.cond, env)), e)
+            number, join = self.split_number(base, split)
+            branches = {"true": e.then, "false": e.otherwise}
+            on_true, otherwise = f"{base}_true_{number}", f"{base}_false_{number}"
+        else:
+            result = decides = self.ctx.temporary(t.Bool())
+            sl.store(result, to_bool(sl.exprs.value(e.left, env)), e)
+            number, join = self.split_number(base, split)
+            # `a || b` is decided when a holds; `a && b` when it does not.
+            evaluate = f"{base}_true_{number}" if e.op == "&&" else f"{base}_false_{number}"
+            branches = {"true" if e.op == "&&" else "false": e.right}
+            on_true, otherwise = (evaluate, join) if e.op == "&&" else (join, evaluate)
+        # Read after the deciding operand, whose own short circuits may have split the state.
+        current = holder["state"]
+        current["parser_ops"] = list(sl.out.prims)
+        sl.out.prims.clear()
+        current["transition_key"] = [decides.operand()]
+        current["transitions"] = [
+            self.transition("hexstr", "0x01", None, on_true),
+            self.transition("default", None, None, otherwise),
+        ]
+        for label, branch in branches.items():
+            branch_holder = {"state": self.new_state(f"{base}_{label}_{number}")}
+            branch_sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+            self.split_on_short_circuits(branch_sl, branch_holder, base, split)
+            value = branch_sl.exprs.value(branch, env)
+            branch_sl.store(result, to_bool(value) if isinstance(strip_type(e.type), t.Bool) else value, e)
+            end = branch_holder["state"]
+            end["parser_ops"] = branch_sl.out.prims
+            end["transitions"] = [self.transition("default", None, None, join)]
+        holder["state"] = self.new_state(join)
+        return result
 
     def if_split(
         self,
