@@ -193,8 +193,9 @@ impl Engine {
     pub fn new(json: &str, mut tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
         let (main, more, tna) = load_target(json, seed)?;
         if let Some(t) = tna.as_deref() {
-            // A Tofino program's TM counts its target's cells.
+            // A Tofino program's TM counts its target's cells and has its queues per port.
             tm.cell_bytes = Some(t.info.cell_bytes);
+            tm.queues_per_port = t.info.tm_queues_per_port();
         }
         let tm = TrafficManager::new(tm).map_err(|e| LoadError(format!("traffic manager: {e}")))?;
         let pktgen = generators(tna.as_deref());
@@ -243,6 +244,7 @@ impl Engine {
             // Nothing is buffered (checked above), so the cell size may change.
             self.tm
                 .set_cell_bytes(Some(t.info.cell_bytes))
+                .and_then(|()| self.tm.set_queues_per_port(t.info.tm_queues_per_port()))
                 .map_err(|e| RuntimeError::FailedPrecondition(e.to_string()))?;
         }
         let rng = self.main.st.rng.clone();

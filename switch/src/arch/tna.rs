@@ -39,6 +39,14 @@ pub struct TargetInfo {
     pub queues_per_port: u32,
 }
 
+impl TargetInfo {
+    /// Queues per port as the traffic manager takes them (1..=`MAX_QUEUES`).
+    pub(crate) fn tm_queues_per_port(&self) -> u8 {
+        self.queues_per_port
+            .clamp(1, u32::from(bufferlab_tm::MAX_QUEUES)) as u8
+    }
+}
+
 /// A TNA program's target: its pipes and the per-port state the control plane sets.
 #[derive(Debug, Clone)]
 pub struct TnaTarget {

@@ -566,7 +566,7 @@ impl Engine {
         };
         let queues: Vec<u8> = match queue {
             Some(q) => vec![q],
-            None => (0..bufferlab_tm::MAX_QUEUES).collect(),
+            None => (0..self.tm.queues_per_port()).collect(),
         };
         for p in ports {
             for &q in &queues {

@@ -63,9 +63,7 @@ fn frames_per_second(frames: u64, ports: u16, queues: u8, scheduling: Scheduling
 
 fn main() {
     let frames = 3_000_000;
-    let drr = Scheduling::Drr {
-        quantum_bytes: [1500, 3000, 1500, 3000, 1500, 3000, 1500, 3000],
-    };
+    let drr = Scheduling::drr(&[1500, 3000, 1500, 3000, 1500, 3000, 1500, 3000]);
     let fifo = frames_per_second(frames, 1, 1, Scheduling::StrictPriority);
     let strict = frames_per_second(frames, 8, 8, Scheduling::StrictPriority);
     let weighted = frames_per_second(frames, 8, 8, drr);

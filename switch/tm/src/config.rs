@@ -7,8 +7,12 @@ use std::fmt;
 /// Number of ports: v1model's `egress_spec` is 9 bits wide, so ports are 0..=511.
 pub const NUM_PORTS: u16 = 512;
 
-/// Largest number of priority queues per port (v1model's `priority` is 3 bits).
-pub const MAX_QUEUES: u8 = 8;
+/// Largest number of queues per port any target has (128 on Tofino 2); a
+/// manager allows `TmConfig::queues_per_port` of them.
+pub const MAX_QUEUES: u8 = 128;
+
+/// Queues per port of a v1model switch (its `priority` is 3 bits), the default.
+pub const V1MODEL_QUEUES: u8 = 8;
 
 /// Ethernet overhead per frame that a Linux frame does not carry: preamble and
 /// start delimiter (8), inter-frame gap (12) and FCS (4), in bytes.
@@ -31,9 +35,11 @@ pub enum QueueLimit {
 }
 
 /// How a port picks the queue it serves next.
+// The quanta stay inline (512 B) so a port's settings remain one `Copy` value.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheduling {
-    /// Highest non-empty queue first (queue 7 highest), as BMv2's `QueueingLogicPriRL`.
+    /// Highest non-empty queue first (the highest number wins), as BMv2's `QueueingLogicPriRL`.
     StrictPriority,
     /// Deficit round robin: each visit credits a queue `quantum_bytes[q]` bytes,
     /// so long-run byte shares follow the quanta. Every quantum must be >= 1.
@@ -41,6 +47,17 @@ pub enum Scheduling {
         /// Bytes credited to each queue per round; the queues' weights.
         quantum_bytes: [u32; MAX_QUEUES as usize],
     },
+}
+
+impl Scheduling {
+    /// DRR with `quanta[q]` bytes for the first queues and one 1500-byte frame
+    /// for every queue after them.
+    pub fn drr(quanta: &[u32]) -> Scheduling {
+        let mut quantum_bytes = [1500; MAX_QUEUES as usize];
+        let n = quanta.len().min(quantum_bytes.len());
+        quantum_bytes[..n].copy_from_slice(&quanta[..n]);
+        Scheduling::Drr { quantum_bytes }
+    }
 }
 
 /// A port's share of the shared pool, checked against the port's occupancy.
@@ -73,7 +90,8 @@ pub struct PortConfig {
     pub wire_overhead_bytes: u32,
     /// Propagation delay in ns added after the last bit leaves.
     pub delay_ns: u64,
-    /// Number of priority queues, 1..=8; queue `num_queues - 1` is the highest.
+    /// Number of queues, 1..=`TmConfig::queues_per_port`; queue `num_queues - 1`
+    /// is the highest priority.
     pub num_queues: u8,
     /// How the port picks the next queue.
     pub scheduling: Scheduling,
@@ -81,6 +99,10 @@ pub struct PortConfig {
     pub queue_limits: [QueueLimit; MAX_QUEUES as usize],
     /// Per-queue departure rate in packets/s (BMv2 `set_queue_rate`); 0 = unlimited.
     pub queue_rate_pps: [u64; MAX_QUEUES as usize],
+    /// The PFC class (0..=7) each queue honours (Tofino's `pfc_cos`): a PFC frame
+    /// from the peer pausing class c holds every queue whose class is c.
+    /// Default: queue q honours class q mod 8.
+    pub pfc_cos: [u8; MAX_QUEUES as usize],
     /// The port's share of the shared pool.
     pub threshold: Threshold,
 }
@@ -96,6 +118,7 @@ impl Default for PortConfig {
             scheduling: Scheduling::StrictPriority,
             queue_limits: [QueueLimit::None; MAX_QUEUES as usize],
             queue_rate_pps: [0; MAX_QUEUES as usize],
+            pfc_cos: std::array::from_fn(|q| (q % 8) as u8),
             threshold: Threshold::None,
         }
     }
@@ -112,11 +135,27 @@ impl PortConfig {
                 return Err(ConfigError::ZeroQuantum(q as u8));
             }
         }
+        if let Some(q) = self.pfc_cos.iter().position(|&c| c > 7) {
+            return Err(ConfigError::PfcCos(q as u8, self.pfc_cos[q]));
+        }
         match self.threshold {
             Threshold::PercentOfPool(p) if p == 0 || p > 100 => Err(ConfigError::PercentOfPool(p)),
             Threshold::Dynamic { alpha_den: 0, .. } => Err(ConfigError::AlphaDenominatorZero),
             _ => Ok(()),
         }
+    }
+}
+
+impl PortConfig {
+    /// Checks `num_queues` against the queues a port of this manager may have.
+    pub fn fits(&self, queues_per_port: u8) -> Result<(), ConfigError> {
+        if self.num_queues > queues_per_port {
+            return Err(ConfigError::TooManyQueues {
+                num_queues: self.num_queues,
+                max: queues_per_port,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -130,6 +169,8 @@ pub struct TmConfig {
     /// and the pool ⌊pool_bytes / cell⌋. None: the buffer is counted in bytes
     /// (a cell of one byte), as BMv2 and the lab's v1model switch do.
     pub cell_bytes: Option<u32>,
+    /// Queues a port may have: 8 for v1model (the default), 32 on Tofino 1, 128 on Tofino 2.
+    pub queues_per_port: u8,
     /// Settings every port starts with.
     pub default_port: PortConfig,
 }
@@ -140,6 +181,7 @@ impl Default for TmConfig {
         TmConfig {
             pool_bytes: DEFAULT_POOL_BYTES,
             cell_bytes: None,
+            queues_per_port: V1MODEL_QUEUES,
             default_port: PortConfig::default(),
         }
     }
@@ -154,7 +196,11 @@ impl TmConfig {
         if self.cell_bytes == Some(0) {
             return Err(ConfigError::CellBytesZero);
         }
-        self.default_port.validate()
+        if self.queues_per_port == 0 || self.queues_per_port > MAX_QUEUES {
+            return Err(ConfigError::NumQueues(self.queues_per_port));
+        }
+        self.default_port.validate()?;
+        self.default_port.fits(self.queues_per_port)
     }
 }
 
@@ -165,10 +211,19 @@ pub enum ConfigError {
     PoolBytesZero,
     /// The port number is not in 0..=511.
     PortOutOfRange(u16),
-    /// The queue number is not below 8.
+    /// The queue number is not below `MAX_QUEUES`.
     QueueOutOfRange(u8),
-    /// `num_queues` is not in 1..=8.
+    /// `num_queues` (or `queues_per_port`) is not in 1..=`MAX_QUEUES`.
     NumQueues(u8),
+    /// `num_queues` is above the queues a port of this manager may have.
+    TooManyQueues {
+        /// The number asked for.
+        num_queues: u8,
+        /// `TmConfig::queues_per_port`.
+        max: u8,
+    },
+    /// A queue's PFC class (queue, class) is not 0..=7.
+    PfcCos(u8, u8),
     /// A DRR quantum (of the given queue) is 0 bytes.
     ZeroQuantum(u8),
     /// `PercentOfPool` is not in 1..=100.
@@ -190,11 +245,16 @@ impl fmt::Display for ConfigError {
                 write!(f, "port {p}: ports are 0..={}", NUM_PORTS - 1)
             }
             ConfigError::QueueOutOfRange(q) => {
-                write!(f, "queue {q}: queues are 0..={}", MAX_QUEUES - 1)
+                write!(f, "queue {q}: beyond this target's queues per port")
             }
             ConfigError::NumQueues(n) => {
                 write!(f, "num_queues {n}: must be 1..={MAX_QUEUES}")
             }
+            ConfigError::TooManyQueues { num_queues, max } => write!(
+                f,
+                "num_queues {num_queues}: this target's ports have at most {max} queues"
+            ),
+            ConfigError::PfcCos(q, c) => write!(f, "pfc_cos[{q}] {c}: PFC classes are 0..=7"),
             ConfigError::ZeroQuantum(q) => {
                 write!(f, "quantum_bytes[{q}]: DRR quanta must be at least 1 byte")
             }
@@ -232,10 +292,22 @@ mod tests {
     #[test]
     fn out_of_range_settings_are_named() {
         let mut cfg = PortConfig {
-            num_queues: 9,
+            num_queues: 129,
             ..PortConfig::default()
         };
-        assert_eq!(cfg.validate(), Err(ConfigError::NumQueues(9)));
+        assert_eq!(cfg.validate(), Err(ConfigError::NumQueues(129)));
+        cfg.num_queues = 9;
+        assert_eq!(
+            cfg.fits(8),
+            Err(ConfigError::TooManyQueues {
+                num_queues: 9,
+                max: 8
+            })
+        );
+        assert_eq!(cfg.fits(32), Ok(()));
+        cfg.pfc_cos[40] = 8;
+        assert_eq!(cfg.validate(), Err(ConfigError::PfcCos(40, 8)));
+        cfg.pfc_cos[40] = 0;
         cfg.num_queues = 0;
         assert_eq!(cfg.validate(), Err(ConfigError::NumQueues(0)));
         cfg.num_queues = 8;
@@ -249,7 +321,7 @@ mod tests {
         };
         assert_eq!(cfg.validate(), Err(ConfigError::AlphaDenominatorZero));
         cfg.threshold = Threshold::None;
-        let mut quanta = [1500; 8];
+        let mut quanta = [1500; MAX_QUEUES as usize];
         quanta[5] = 0;
         cfg.scheduling = Scheduling::Drr {
             quantum_bytes: quanta,

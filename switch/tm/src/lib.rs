@@ -37,7 +37,7 @@ mod stats;
 
 pub use config::{
     ConfigError, PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, DEFAULT_POOL_BYTES,
-    ETHERNET_WIRE_OVERHEAD_BYTES, MAX_QUEUES, NUM_PORTS,
+    ETHERNET_WIRE_OVERHEAD_BYTES, MAX_QUEUES, NUM_PORTS, V1MODEL_QUEUES,
 };
 pub use link::DelayLine;
 pub use manager::{Enqueued, Rejected, TrafficManager};

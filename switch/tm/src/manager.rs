@@ -3,7 +3,7 @@
 
 use crate::admission::{admit, Occupancy, Size};
 use crate::calendar::Calendar;
-use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, NUM_PORTS};
+use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, MAX_QUEUES, NUM_PORTS};
 use crate::port::{Dequeued, Port};
 use crate::queue::Queued;
 use crate::stats::{DropReason, PortStats, QueueStats, TmStats};
@@ -35,12 +35,14 @@ pub struct Rejected<T> {
     pub reason: DropReason,
 }
 
-/// Shared buffer pool, 512 ports of up to 8 queues each, driven by a clock passed in.
+/// Shared buffer pool, 512 ports of up to 128 queues each, driven by a clock passed in.
 #[derive(Debug)]
 pub struct TrafficManager<T> {
     pool_bytes: u64,
     /// Bytes per buffer cell; 1 when the buffer is counted in bytes.
     cell_bytes: u32,
+    /// Queues a port may have (`TmConfig::queues_per_port`).
+    queues_per_port: u8,
     ports: Vec<Port<T>>,
     calendar: Calendar,
     stats: TmStats,
@@ -55,6 +57,7 @@ impl<T> TrafficManager<T> {
         Ok(TrafficManager {
             pool_bytes: cfg.pool_bytes,
             cell_bytes: cfg.cell_bytes.unwrap_or(1),
+            queues_per_port: cfg.queues_per_port,
             ports: (0..NUM_PORTS)
                 .map(|id| Port::new(id, cfg.default_port))
                 .collect(),
@@ -68,6 +71,7 @@ impl<T> TrafficManager<T> {
     /// the latest time the manager has seen (`now` of the last call).
     pub fn configure_port(&mut self, port: u16, cfg: PortConfig) -> Result<(), ConfigError> {
         cfg.validate()?;
+        cfg.fits(self.queues_per_port)?;
         let p = self
             .ports
             .get_mut(usize::from(port))
@@ -92,7 +96,7 @@ impl<T> TrafficManager<T> {
     ) -> Result<(), ConfigError> {
         let mut cfg = *self.checked_port(port)?;
         *cfg.queue_limits
-            .get_mut(usize::from(queue))
+            .get_mut(self.checked_queue(queue)?)
             .ok_or(ConfigError::QueueOutOfRange(queue))? = limit;
         self.configure_port(port, cfg)
     }
@@ -106,7 +110,7 @@ impl<T> TrafficManager<T> {
     ) -> Result<(), ConfigError> {
         let mut cfg = *self.checked_port(port)?;
         *cfg.queue_rate_pps
-            .get_mut(usize::from(queue))
+            .get_mut(self.checked_queue(queue)?)
             .ok_or(ConfigError::QueueOutOfRange(queue))? = pps;
         self.configure_port(port, cfg)
     }
@@ -144,14 +148,16 @@ impl<T> TrafficManager<T> {
         frame_bytes.div_ceil(self.cell_bytes)
     }
 
-    /// Honours a PAUSE (802.3x: all queues) or PFC (per queue) received at
-    /// `now` on `port`: queues in `queue_mask` (bit q = queue q) start no frame
-    /// for `pause_ns`; a new pause replaces a running one and 0 resumes at once.
+    /// Honours a PAUSE (802.3x: all classes) or PFC (per class) received at
+    /// `now` on `port`: the queues of the classes in `class_mask` (bit c =
+    /// class c; queue q honours class `pfc_cos[q]`, q mod 8 by default) start
+    /// no frame for `pause_ns`; a new pause replaces a running one and 0
+    /// resumes at once.
     pub fn pause(
         &mut self,
         now: u64,
         port: u16,
-        queue_mask: u8,
+        class_mask: u8,
         pause_ns: u64,
     ) -> Result<(), ConfigError> {
         let now = self.advance_clock(now);
@@ -159,7 +165,7 @@ impl<T> TrafficManager<T> {
             .ports
             .get_mut(usize::from(port))
             .ok_or(ConfigError::PortOutOfRange(port))?;
-        p.pause(queue_mask, now.saturating_add(pause_ns));
+        p.pause(class_mask, now.saturating_add(pause_ns));
         let next = p.next_start();
         self.calendar.set(port, next);
         Ok(())
@@ -309,6 +315,35 @@ impl<T> TrafficManager<T> {
     /// Size of the shared pool in cells: ⌊pool_bytes / cell⌋.
     pub fn pool_cells(&self) -> u64 {
         self.pool_bytes / u64::from(self.cell_bytes)
+    }
+
+    /// Queues a port may have (8 for v1model, 32 on Tofino 1, 128 on Tofino 2).
+    pub fn queues_per_port(&self) -> u8 {
+        self.queues_per_port
+    }
+
+    /// Lets ports have up to `n` queues (1..=`MAX_QUEUES`); refused while a
+    /// port is configured with more.
+    pub fn set_queues_per_port(&mut self, n: u8) -> Result<(), ConfigError> {
+        if n == 0 || n > MAX_QUEUES {
+            return Err(ConfigError::NumQueues(n));
+        }
+        if let Some(p) = self.ports.iter().find(|p| p.cfg.num_queues > n) {
+            return Err(ConfigError::TooManyQueues {
+                num_queues: p.cfg.num_queues,
+                max: n,
+            });
+        }
+        self.queues_per_port = n;
+        Ok(())
+    }
+
+    /// `queue` as an index, if ports of this manager may have it.
+    fn checked_queue(&self, queue: u8) -> Result<usize, ConfigError> {
+        if queue >= self.queues_per_port {
+            return Err(ConfigError::QueueOutOfRange(queue));
+        }
+        Ok(usize::from(queue))
     }
 
     /// The settings of an existing port.

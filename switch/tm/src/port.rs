@@ -1,8 +1,8 @@
 //! One egress port: its queues, scheduler and shaper, transmitting one frame at a time.
 
-use crate::config::{PortConfig, MAX_QUEUES};
+use crate::config::{PortConfig, V1MODEL_QUEUES};
 use crate::queue::{Queue, Queued};
-use crate::scheduler::Scheduler;
+use crate::scheduler::{queues_of, Mask, Scheduler};
 use crate::shaper::Shaper;
 use crate::stats::{DropReason, PortStats};
 
@@ -41,7 +41,9 @@ pub struct Dequeued<T> {
 pub(crate) struct Port<T> {
     id: u16,
     pub cfg: PortConfig,
-    queues: [Queue<T>; MAX_QUEUES as usize],
+    /// At least eight queues (a v1model port's), more when `num_queues` asks:
+    /// a Tofino port of 128 queues costs its memory only where it is configured.
+    queues: Vec<Queue<T>>,
     shaper: Shaper,
     scheduler: Scheduler,
     /// When the last started frame's last bit leaves, ns.
@@ -49,19 +51,20 @@ pub(crate) struct Port<T> {
     /// No frame starts before the latest reconfiguration, ns.
     not_before: u64,
     /// Bit q set iff queue q holds a frame.
-    backlogged: u8,
+    backlogged: Mask,
     pub stats: PortStats,
 }
 
 impl<T> Port<T> {
     /// An idle port `id` with settings `cfg` (already validated).
     pub(crate) fn new(id: u16, cfg: PortConfig) -> Self {
+        let n = usize::from(cfg.num_queues.max(V1MODEL_QUEUES));
         Port {
             id,
             cfg,
-            queues: std::array::from_fn(|q| Queue::new(cfg.queue_rate_pps[q])),
+            queues: (0..n).map(|q| Queue::new(cfg.queue_rate_pps[q])).collect(),
             shaper: Shaper::new(cfg.rate_bps, cfg.wire_overhead_bytes),
-            scheduler: Scheduler::default(),
+            scheduler: Scheduler::new(n),
             free_at: 0,
             not_before: 0,
             backlogged: 0,
@@ -77,6 +80,9 @@ impl<T> Port<T> {
     /// the earliest, never in the past before the change was made.
     pub(crate) fn reconfigure(&mut self, cfg: PortConfig, now: u64) {
         self.not_before = self.not_before.max(now);
+        for q in self.queues.len()..usize::from(cfg.num_queues) {
+            self.queues.push(Queue::new(cfg.queue_rate_pps[q]));
+        }
         self.shaper
             .reconfigure(cfg.rate_bps, cfg.wire_overhead_bytes);
         for (queue, &pps) in self.queues.iter_mut().zip(cfg.queue_rate_pps.iter()) {
@@ -85,25 +91,27 @@ impl<T> Port<T> {
         if cfg.scheduling != self.cfg.scheduling {
             self.scheduler.reset();
         }
+        self.scheduler.grow(self.queues.len());
         self.cfg = cfg;
     }
 
-    /// Holds the queues in `queue_mask` (bit q = queue q) until `until`, ns;
-    /// a frame already on the wire finishes.
-    pub(crate) fn pause(&mut self, queue_mask: u8, until: u64) {
-        for (q, queue) in self.queues.iter_mut().enumerate() {
-            if queue_mask & (1 << q) != 0 {
+    /// Holds the queues of the PFC classes in `class_mask` (bit c = class c;
+    /// queue q honours class `pfc_cos[q]`) until `until`, ns; a frame already
+    /// on the wire finishes.
+    pub(crate) fn pause(&mut self, class_mask: u8, until: u64) {
+        for (queue, &class) in self.queues.iter_mut().zip(self.cfg.pfc_cos.iter()) {
+            if class_mask & (1 << class) != 0 {
                 queue.paused_until = until;
             }
         }
     }
 
-    /// Queue `q`, if it is one of the eight.
+    /// Queue `q`, if the port has it.
     pub(crate) fn queue(&self, q: u8) -> Option<&Queue<T>> {
         self.queues.get(usize::from(q))
     }
 
-    /// Appends an admitted frame to queue `q` (< 8).
+    /// Appends an admitted frame to queue `q` (one the port has).
     pub(crate) fn push(&mut self, q: u8, frame: Queued<T>) {
         let Some(queue) = self.queues.get_mut(usize::from(q)) else {
             return;
@@ -144,7 +152,7 @@ impl<T> Port<T> {
                     .head_ready_at()
                     .is_some_and(|ready| ready <= start)
             })
-            .fold(0u8, |mask, q| mask | (1 << q));
+            .fold(0 as Mask, |mask, q| mask | (1 << q));
         let queues = &self.queues;
         let q = self
             .scheduler
@@ -180,7 +188,7 @@ impl<T> Port<T> {
     }
 
     /// Indices of the queues holding frames.
-    fn backlogged_queues(&self) -> impl Iterator<Item = u8> + '_ {
-        (0..MAX_QUEUES).filter(move |q| self.backlogged & (1 << q) != 0)
+    fn backlogged_queues(&self) -> impl Iterator<Item = u8> {
+        queues_of(self.backlogged)
     }
 }

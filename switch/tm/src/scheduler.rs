@@ -5,38 +5,73 @@
 
 use crate::config::{Scheduling, MAX_QUEUES};
 
-const QUEUES: usize = MAX_QUEUES as usize;
+/// A set of a port's queues, bit q = queue q (up to `MAX_QUEUES` = 128).
+pub(crate) type Mask = u128;
+
+/// The queues of `mask`, lowest first.
+pub(crate) fn queues_of(mut mask: Mask) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let q = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            q
+        })
+    })
+}
 
 /// Scheduler state of one port.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Scheduler {
-    /// DRR credit of each queue, in bytes.
-    deficit: [u64; QUEUES],
+    /// DRR credit of each queue the port has, in bytes.
+    deficit: Vec<u64>,
     /// Queue the DRR round is visiting.
     cursor: u8,
     /// Whether the visited queue already received its quantum on this visit.
     credited: bool,
 }
 
+impl Default for Scheduler {
+    /// A scheduler over eight queues.
+    fn default() -> Self {
+        Scheduler::new(8)
+    }
+}
+
 impl Scheduler {
+    /// A scheduler whose DRR round visits queues `0..queues`.
+    pub(crate) fn new(queues: usize) -> Self {
+        Scheduler {
+            deficit: vec![0; queues.clamp(1, usize::from(MAX_QUEUES))],
+            cursor: 0,
+            credited: false,
+        }
+    }
+
     /// Forgets DRR credit, as after a change of scheduling discipline.
     pub(crate) fn reset(&mut self) {
-        *self = Scheduler::default();
+        *self = Scheduler::new(self.deficit.len());
+    }
+
+    /// Lets the DRR round visit queues `0..queues` (never fewer than it had).
+    pub(crate) fn grow(&mut self, queues: usize) {
+        if queues > self.deficit.len() {
+            self.deficit.resize(queues.min(usize::from(MAX_QUEUES)), 0);
+        }
     }
 
     /// Picks the queue to serve among `eligible`, charging DRR credit for `head_bytes(q)`.
     pub(crate) fn pick(
         &mut self,
         scheduling: &Scheduling,
-        eligible: u8,
-        backlogged: u8,
+        eligible: Mask,
+        backlogged: Mask,
         head_bytes: impl Fn(u8) -> u32,
     ) -> Option<u8> {
         if eligible == 0 {
             return None;
         }
         match scheduling {
-            Scheduling::StrictPriority => Some(7 - eligible.leading_zeros() as u8),
+            Scheduling::StrictPriority => Some((Mask::BITS - 1 - eligible.leading_zeros()) as u8),
             Scheduling::Drr { quantum_bytes } => {
                 Some(self.pick_drr(quantum_bytes, eligible, backlogged, head_bytes))
             }
@@ -47,23 +82,33 @@ impl Scheduler {
     pub(crate) fn served(&mut self, q: u8, now_empty: bool) {
         if now_empty {
             // An emptied queue keeps no credit (DRR), and the round moves on.
-            self.deficit[usize::from(q)] = 0;
+            if let Some(d) = self.deficit.get_mut(usize::from(q)) {
+                *d = 0;
+            }
             if q == self.cursor {
                 self.advance();
             }
         }
     }
 
-    /// Deficit round robin over the eligible queues; `eligible` is not empty.
+    /// Deficit round robin over the eligible queues; `eligible` is not empty
+    /// and names only queues the round visits.
     fn pick_drr(
         &mut self,
-        quantum: &[u32; QUEUES],
-        eligible: u8,
-        backlogged: u8,
+        quantum: &[u32; MAX_QUEUES as usize],
+        eligible: Mask,
+        backlogged: Mask,
         head_bytes: impl Fn(u8) -> u32,
     ) -> u8 {
+        let visited = eligible & self.visited();
+        if visited == 0 {
+            // Only queues the round does not visit may send (the port grows the
+            // round with its queues, so this is a safety net): serve the lowest.
+            return eligible.trailing_zeros() as u8;
+        }
+        let eligible = visited;
         loop {
-            for _ in 0..QUEUES {
+            for _ in 0..self.deficit.len() {
                 let q = self.cursor;
                 let qi = usize::from(q);
                 if eligible & (1 << q) != 0 {
@@ -83,8 +128,7 @@ impl Scheduler {
             }
             // A whole round served nobody: skip straight to the round in which
             // the first queue has saved enough, instead of looping quantum by quantum.
-            let rounds = (0..MAX_QUEUES)
-                .filter(|q| eligible & (1 << q) != 0)
+            let rounds = queues_of(eligible)
                 .map(|q| {
                     let qi = usize::from(q);
                     let short = u64::from(head_bytes(q)) - self.deficit[qi];
@@ -92,16 +136,24 @@ impl Scheduler {
                 })
                 .min()
                 .unwrap_or(1);
-            for q in (0..MAX_QUEUES).filter(|q| eligible & (1 << q) != 0) {
+            for q in queues_of(eligible) {
                 let qi = usize::from(q);
                 self.deficit[qi] += (rounds - 1) * u64::from(quantum[qi]);
             }
         }
     }
 
+    /// The queues the DRR round visits.
+    fn visited(&self) -> Mask {
+        match self.deficit.len() {
+            n if n >= Mask::BITS as usize => Mask::MAX,
+            n => (1 << n) - 1,
+        }
+    }
+
     /// Moves the round to the next queue.
     fn advance(&mut self) {
-        self.cursor = (self.cursor + 1) % MAX_QUEUES;
+        self.cursor = ((usize::from(self.cursor) + 1) % self.deficit.len()) as u8;
         self.credited = false;
     }
 }
@@ -120,9 +172,34 @@ mod tests {
     }
 
     #[test]
+    fn a_port_of_128_queues_is_served_by_priority_and_by_drr() {
+        let mut s = Scheduler::new(128);
+        let sp = Scheduling::StrictPriority;
+        let mask: Mask = (1 << 127) | (1 << 100) | 1;
+        assert_eq!(s.pick(&sp, mask, mask, |_| 100), Some(127));
+        assert_eq!(s.pick(&sp, mask & !(1 << 127), mask, |_| 100), Some(100));
+        let mut quantum = [1500; MAX_QUEUES as usize];
+        quantum[100] = 3000;
+        let drr = Scheduling::Drr {
+            quantum_bytes: quantum,
+        };
+        // Queues 3 and 100 backlogged with 1500-byte frames: 100 sends two per round.
+        let two: Mask = (1 << 3) | (1 << 100);
+        let order: Vec<u8> = (0..6)
+            .map(|_| {
+                let q = s.pick(&drr, two, two, |_| 1500).unwrap_or(0);
+                s.served(q, false);
+                q
+            })
+            .collect();
+        assert_eq!(order, [3, 100, 100, 3, 100, 100]);
+        assert_eq!(queues_of(two).collect::<Vec<_>>(), [3, 100]);
+    }
+
+    #[test]
     fn drr_serves_bytes_in_proportion_to_quanta() {
         let mut s = Scheduler::default();
-        let mut quantum = [1; 8];
+        let mut quantum = [1; MAX_QUEUES as usize];
         quantum[0] = 1000;
         quantum[1] = 3000;
         let drr = Scheduling::Drr {
@@ -141,7 +218,7 @@ mod tests {
     fn drr_with_small_quanta_skips_idle_rounds() {
         let mut s = Scheduler::default();
         let drr = Scheduling::Drr {
-            quantum_bytes: [1; 8],
+            quantum_bytes: [1; MAX_QUEUES as usize],
         };
         // 1500-byte frames with 1-byte quanta: both queues alternate.
         let order: Vec<u8> = (0..4)
@@ -163,7 +240,8 @@ mod tests {
     fn drr_matches_the_textbook_loop_with_small_quanta() {
         // Shreedhar & Varghese's loop: visit queues in turn, add the quantum,
         // send while the head fits. Every queue here stays backlogged.
-        let quantum: [u32; 8] = [100, 1, 700, 64, 1500, 3, 999, 250];
+        let mut quantum = [1u32; MAX_QUEUES as usize];
+        quantum[..8].copy_from_slice(&[100, 1, 700, 64, 1500, 3, 999, 250]);
         let mut textbook = Vec::new();
         let mut deficit = [0u64; 8];
         let mut next = [0usize; 8];
@@ -204,7 +282,7 @@ mod tests {
     fn drr_emptied_queue_loses_its_credit() {
         let mut s = Scheduler::default();
         let drr = Scheduling::Drr {
-            quantum_bytes: [10_000; 8],
+            quantum_bytes: [10_000; MAX_QUEUES as usize],
         };
         assert_eq!(s.pick(&drr, 0b1, 0b1, |_| 100), Some(0));
         s.served(0, true);

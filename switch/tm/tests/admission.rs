@@ -200,7 +200,13 @@ fn bad_settings_are_refused_and_change_nothing() {
         num_queues: 9,
         ..PortConfig::default()
     };
-    assert_eq!(tm.configure_port(0, bad), Err(ConfigError::NumQueues(9)));
+    assert_eq!(
+        tm.configure_port(0, bad),
+        Err(ConfigError::TooManyQueues {
+            num_queues: 9,
+            max: 8
+        })
+    );
     assert_eq!(
         tm.configure_port(512, before),
         Err(ConfigError::PortOutOfRange(512))

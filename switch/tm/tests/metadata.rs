@@ -72,9 +72,7 @@ fn run(seed: u64) -> (Vec<Dequeued<u64>>, Vec<(u64, bufferlab_tm::DropReason)>) 
         (0u16, Scheduling::StrictPriority),
         (
             1,
-            Scheduling::Drr {
-                quantum_bytes: [1500, 3000, 600, 9000, 1500, 1500, 1500, 1500],
-            },
+            Scheduling::drr(&[1500, 3000, 600, 9000, 1500, 1500, 1500, 1500]),
         ),
         (2, Scheduling::StrictPriority),
     ] {

@@ -73,9 +73,7 @@ fn warmed_up_queues_do_not_allocate() {
             scheduling: if port % 2 == 0 {
                 Scheduling::StrictPriority
             } else {
-                Scheduling::Drr {
-                    quantum_bytes: [1500; 8],
-                }
+                Scheduling::drr(&[1500; 8])
             },
             ..PortConfig::default()
         };

@@ -61,13 +61,7 @@ fn late_poll_does_not_let_a_later_arrival_jump_ahead() {
 
 /// Byte share of each queue over a long backlog of mixed frame sizes.
 fn drr_byte_shares(quanta: [u32; 8], active: &[u8]) -> Vec<f64> {
-    let mut tm = tm_with(
-        1 << 40,
-        0,
-        eight_queues(Scheduling::Drr {
-            quantum_bytes: quanta,
-        }),
-    );
+    let mut tm = tm_with(1 << 40, 0, eight_queues(Scheduling::drr(&quanta)));
     let sizes = [64u32, 1500, 576, 1000, 128, 1514, 300];
     for k in 0..20_000u32 {
         for &q in active {
