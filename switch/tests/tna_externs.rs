@@ -380,3 +380,85 @@ fn hashes_over_the_catalogue_input_give_the_check_values() {
     let crc64 = u64::from_be_bytes(r[21..29].try_into().expect("8 bytes"));
     assert_eq!(crc64, 0x6c40_df5f_0b49_7347, "CRC-64/ECMA-182");
 }
+
+const T2NA_STATEFUL: &str = include_str!("../../tests/engine/fixtures/tna/t2na_stateful.json");
+
+/// t2na_stateful.p4's (out1, out2) for operation `op` on `arg` (lanes and mask for
+/// the min/max operation).
+fn t2na(e: &mut Engine, op: u8, arg: u32, lanes: u128, mask: u16, t: u64) -> (u32, u32) {
+    let mut r = vec![op];
+    r.extend_from_slice(&arg.to_be_bytes());
+    r.extend_from_slice(&lanes.to_be_bytes());
+    r.extend_from_slice(&mask.to_be_bytes());
+    r.extend_from_slice(&[0; 8]);
+    let (_, r) = run(e, 1, &frame(1, &r), t);
+    let w = |i: usize| u32::from_be_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+    (w(23), w(27))
+}
+
+#[test]
+fn a_t2na_fifo_wraps_around_its_cells() {
+    let mut e = engine(T2NA_STATEFUL);
+    let mut t = 0;
+    let mut op = |e: &mut Engine, op: u8, arg: u32| {
+        t += MS;
+        t2na(e, op, arg, 0, 0, t).0
+    };
+    // Fill (cells 0..3), take two, put two more: they land in cells 0 and 1.
+    let addrs: Vec<u32> = (1..=4).map(|v| op(&mut e, 1, v)).collect();
+    assert_eq!(addrs, [0, 1, 2, 3]);
+    assert_eq!((op(&mut e, 2, 0), op(&mut e, 2, 0)), (1, 2));
+    assert_eq!((op(&mut e, 1, 5), op(&mut e, 1, 6)), (0, 1));
+    assert_eq!(op(&mut e, 1, 7), 0xffff_ffff, "full again: overflow");
+    let rest: Vec<u32> = (0..5).map(|_| op(&mut e, 2, 0)).collect();
+    assert_eq!(rest, [3, 4, 5, 6, 0xeeee_eeee]);
+    // The stack is another register with its own pointer.
+    assert_eq!(
+        (op(&mut e, 3, 9), op(&mut e, 4, 0), op(&mut e, 4, 0)),
+        (0, 9, 0xdddd_dddd)
+    );
+}
+
+#[test]
+fn t2na_register_action2_and_min_max_lanes() {
+    let mut e = engine(T2NA_STATEFUL);
+    assert_eq!(
+        t2na(&mut e, 5, 0x13, 0, 0, 0),
+        (0, 0x13),
+        "cell 3: before, after"
+    );
+    assert_eq!(t2na(&mut e, 5, 0x23, 0, 0, MS), (0x13, 0x36));
+    assert_eq!(t2na(&mut e, 5, 0x03, 0, 0, 2 * MS), (0x36, 0x39));
+    // Lane k holds 0x10 - k, but lane 9 holds 0x01 as lane 15 does: the lower wins.
+    let mut lanes = 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10u128;
+    lanes = lanes & !(0xff << 72) | 0x01 << 72;
+    assert_eq!(t2na(&mut e, 6, 0, lanes, 0xffff, 3 * MS), (1, 9));
+    assert_eq!(t2na(&mut e, 6, 0, lanes, 0x8000, 4 * MS), (1, 15));
+    assert_eq!(t2na(&mut e, 6, 0, lanes, 0x0003, 5 * MS), (0x0f, 1));
+}
+
+const T2NA_PARSER_COUNTER: &str =
+    include_str!("../../tests/engine/fixtures/tna/t2na_parser_counter.json");
+
+#[test]
+fn a_t2na_parser_counter_stack_saves_and_restores() {
+    let mut e = engine(T2NA_PARSER_COUNTER);
+    let mut send = |report: [u8; 4], t: u64| -> Vec<u8> {
+        let mut f = vec![0xff; 6];
+        f.extend_from_slice(&[0, 0, 0, 0, 0, 1, 0x88, 0xb5]);
+        f.extend_from_slice(&report);
+        f.extend_from_slice(&[0; 3]);
+        e.send(1, &f, t).expect("sent");
+        e.drain();
+        let out = e.take_received();
+        assert_eq!(out.len(), 1);
+        out[0].frame[18..].to_vec()
+    };
+    // Outer 10, inner 4, rest 6, updating: 10 - 4 - 6 = 0 at the end.
+    assert_eq!(send([10, 4, 6, 1], 0), [1, 0, 1]);
+    // Not updating: the pop restores 10, and 10 - 6 = 4.
+    assert_eq!(send([10, 4, 6, 0], MS), [1, 0, 0]);
+    // An inner length larger than the outer wraps the saved counter negative:
+    // 2 - 4 = -2, then -2 - 0: never zero.
+    assert_eq!(send([2, 4, 0, 1], 2 * MS), [1, 0, 0]);
+}

@@ -20,7 +20,7 @@ use emit::Slot;
 pub use lpf::{LpfCell, LpfMode, LpfSpec};
 pub use math_unit::{MathOp, MathUnitDef};
 pub use parser_counter::Shape as CounterShape;
-pub use register_action::{Cell as RegisterCell, RegisterActionDef};
+pub use register_action::{Cell as RegisterCell, Pointers, RegisterActionDef};
 pub use wred::{WredCell, WredSpec};
 
 use crate::exec::{eval, store, State};
@@ -36,9 +36,9 @@ pub enum ExternPrim {
         data: Calculation,
         negate: bool,
     },
-    /// `Checksum.verify()`: 1 when the sum so far is 0xFFFF (complement 0).
+    /// `Checksum.verify()`: 1 when the sum so far is not 0xFFFF (a wrong checksum).
     ChecksumVerify { inst: u32, dest: LValue },
-    /// `Checksum.get()`: the complement of the sum so far.
+    /// `Checksum.get()`: the ones'-complement sum so far.
     ChecksumGet { inst: u32, dest: LValue },
     /// `Checksum.subtract_all_and_deposit(dest)`: from here to the end of parsing every
     /// extracted header is subtracted, and `dest` gets the sum when parsing ends.
@@ -79,12 +79,33 @@ pub enum ExternPrim {
     },
     /// `this.predicate(c1, ...)` inside a RegisterAction body.
     Predicate { conds: Vec<Expr>, dest: LValue },
+    /// T2NA `this.address()` inside a RegisterAction body: the cell's index.
+    Address(LValue),
+    /// T2NA `this.min8/max8/min16/max16(value, mask[, index])` inside a body.
+    MinMax {
+        value: Expr,
+        mask: Expr,
+        /// Lane width: 8 or 16.
+        lane: u32,
+        max: bool,
+        dest: LValue,
+        index: Option<LValue>,
+    },
     /// `ParserCounter.set(value[, max, rotate, mask, add])`.
     ParserCounterSet {
         inst: u32,
         value: Expr,
         shape: Option<parser_counter::Shape>,
     },
+    /// Tofino 2 `ParserCounter.push(value[, max, rotate, mask, add][, update_with_top])`.
+    ParserCounterPush {
+        inst: u32,
+        value: Expr,
+        shape: Option<parser_counter::Shape>,
+        update_with_top: Option<Expr>,
+    },
+    /// Tofino 2 `ParserCounter.pop()`.
+    ParserCounterPop(u32),
     /// `ParserCounter.increment(n)` / `decrement(n)` (`by` already signed).
     ParserCounterAdd { inst: u32, by: Expr, negate: bool },
     /// `ParserCounter.is_zero()` (`negative`: `is_negative()`).
@@ -180,8 +201,14 @@ pub struct ExternState {
     pub(crate) deposit: Option<(u32, LValue)>,
     /// Per parser counter: its value for the packet being parsed.
     pub(crate) counters: Vec<i16>,
+    /// Per parser counter: its saved values (Tofino 2).
+    pub(crate) counter_stacks: Vec<parser_counter::Stack>,
     /// Per register array: where the next `execute_log` writes.
     pub(crate) log_next: Vec<u32>,
+    /// Per register array: its FIFO and stack pointers (T2NA).
+    pub(crate) pointers: Vec<Pointers>,
+    /// The index of the cell the running RegisterAction body updates.
+    pub(crate) address: u128,
     /// Per register array: a `DirectRegister`'s per-entry cells (empty otherwise).
     pub(crate) direct_registers: Vec<DirectCells<u128>>,
     /// Per `Lpf`/`DirectLpf` instance: its cells.
@@ -200,7 +227,10 @@ impl ExternState {
             sums: vec![0; p.externs.checksums.len()],
             deposit: None,
             counters: vec![0; p.externs.parser_counters.len()],
+            counter_stacks: vec![parser_counter::Stack::default(); p.externs.parser_counters.len()],
             log_next: vec![0; p.registers.len()],
+            pointers: vec![Pointers::default(); p.registers.len()],
+            address: 0,
             direct_registers: p
                 .registers
                 .iter()
@@ -257,6 +287,7 @@ impl ExternState {
     pub fn start_parse(&mut self) {
         self.sums.fill(0);
         self.counters.fill(0);
+        self.counter_stacks.fill(parser_counter::Stack::default());
         self.deposit = None;
     }
 }
@@ -270,11 +301,16 @@ pub fn exec(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: 
             negate,
         } => checksum::add(p, st, pkt, *inst, fields, *negate),
         ExternPrim::ChecksumVerify { inst, dest } => {
-            let ok = checksum::sum(st, *inst) == 0xffff;
-            store(p, st, pkt, data, dest, u128::from(ok));
+            // The error flag Tofino's parser sets: 1 when the data do not sum to 0xFFFF.
+            // (tofino1_base.p4's comment reads "whether the checksum is valid"; Intel's own
+            // programs and tests, e.g. open-p4studio's tna_checksum, use it as the error.)
+            let wrong = checksum::sum(st, *inst) != 0xffff;
+            store(p, st, pkt, data, dest, u128::from(wrong));
         }
         ExternPrim::ChecksumGet { inst, dest } => {
-            let v = !checksum::sum(st, *inst);
+            // The sum itself: after subtracting the fields a program will change, what the
+            // deparser's update() adds the new values to (an incremental update).
+            let v = checksum::sum(st, *inst);
             store(p, st, pkt, data, dest, u128::from(v));
         }
         ExternPrim::ChecksumDeposit { inst, dest } => {
@@ -352,10 +388,43 @@ pub fn exec(p: &Program, st: &mut State, pkt: &mut Packet, data: &[u128], prim: 
                 .sum::<u32>();
             store(p, st, pkt, data, dest, 1u128 << shift);
         }
+        ExternPrim::Address(dest) => {
+            let a = st.externs.address;
+            store(p, st, pkt, data, dest, a);
+        }
+        ExternPrim::MinMax {
+            value,
+            mask,
+            lane,
+            max,
+            dest,
+            index,
+        } => {
+            let v = eval(p, st, pkt, data, value);
+            let m = eval(p, st, pkt, data, mask);
+            let (best, at) = register_action::min_max(v, m, *lane, *max);
+            store(p, st, pkt, data, dest, best);
+            if let Some(lv) = index {
+                store(p, st, pkt, data, lv, at);
+            }
+        }
         ExternPrim::ParserCounterSet { inst, value, shape } => {
             let v = eval(p, st, pkt, data, value);
             parser_counter::set(st, *inst, v, shape.as_ref());
         }
+        ExternPrim::ParserCounterPush {
+            inst,
+            value,
+            shape,
+            update_with_top,
+        } => {
+            let v = eval(p, st, pkt, data, value);
+            let update = update_with_top
+                .as_ref()
+                .is_some_and(|e| eval(p, st, pkt, data, e) != 0);
+            parser_counter::push(st, *inst, v, shape.as_ref(), update);
+        }
+        ExternPrim::ParserCounterPop(inst) => parser_counter::pop(st, *inst),
         ExternPrim::ParserCounterAdd { inst, by, negate } => {
             let by = eval(p, st, pkt, data, by) as i16;
             parser_counter::add(st, *inst, if *negate { by.wrapping_neg() } else { by });

@@ -287,12 +287,15 @@ impl Loader {
             let ctx = obj_ctx("register_actions", i, ra);
             let name = get_str(ra, "name", &ctx)?.to_string();
             let kind = get_str(ra, "type", &ctx)?;
-            if kind != "RegisterAction" && kind != "DirectRegisterAction" {
+            if !matches!(
+                kind,
+                "RegisterAction" | "DirectRegisterAction" | "MinMaxAction"
+            ) {
                 return err(
                     &ctx,
                     format!(
                         "{kind} is not supported by the engine yet \
-                         (RegisterAction and DirectRegisterAction are)"
+                         (RegisterAction, DirectRegisterAction and MinMaxAction are)"
                     ),
                 );
             }
@@ -329,6 +332,8 @@ impl Loader {
                 value,
                 results,
                 prims: vec![],
+                overflow: None,
+                underflow: None,
                 binding,
             });
         }
@@ -337,12 +342,26 @@ impl Loader {
         self.p.externs.register_actions = defs;
         for (i, ra) in arr(root, "register_actions").iter().enumerate() {
             let ctx = obj_ctx("register_actions", i, ra);
-            let prims = arr(ra, "primitives")
-                .iter()
-                .enumerate()
-                .map(|(j, pr)| self.primitive(pr, &format!("{ctx} primitive {j}")))
-                .collect::<R<Vec<_>>>()?;
-            self.p.externs.register_actions[i].prims = prims;
+            let body = |key: &str| -> R<Option<Vec<Prim>>> {
+                let Some(list) = ra.get(key).filter(|v| !v.is_null()) else {
+                    return Ok(None);
+                };
+                let Some(list) = list.as_array() else {
+                    return err(&ctx, format!("'{key}' is not a list of primitives"));
+                };
+                list.iter()
+                    .enumerate()
+                    .map(|(j, pr)| self.primitive(pr, &format!("{ctx} {key} {j}")))
+                    .collect::<R<Vec<_>>>()
+                    .map(Some)
+            };
+            let prims = body("primitives")?.unwrap_or_default();
+            let overflow = body("overflow")?;
+            let underflow = body("underflow")?;
+            let def = &mut self.p.externs.register_actions[i];
+            def.prims = prims;
+            def.overflow = overflow;
+            def.underflow = underflow;
         }
         Ok(())
     }
@@ -448,12 +467,25 @@ impl Loader {
             }
             "_RegisterAction_execute"
             | "_RegisterAction_execute_log"
-            | "_DirectRegisterAction_execute" => {
+            | "_DirectRegisterAction_execute"
+            | "_RegisterAction_enqueue"
+            | "_RegisterAction_dequeue"
+            | "_RegisterAction_push"
+            | "_RegisterAction_pop" => {
                 let action = self.register_action_index(p(0)?, ctx)?;
-                let (at, first_dest) = match op {
-                    "_RegisterAction_execute" => (RegisterCell::Index(e(1)?), 2),
-                    "_RegisterAction_execute_log" => (RegisterCell::Log, 1),
-                    _ => (RegisterCell::Direct, 1),
+                let at = match op {
+                    "_RegisterAction_execute" => RegisterCell::Index(e(1)?),
+                    "_RegisterAction_execute_log" => RegisterCell::Log,
+                    "_RegisterAction_enqueue" => RegisterCell::Enqueue,
+                    "_RegisterAction_dequeue" => RegisterCell::Dequeue,
+                    "_RegisterAction_push" => RegisterCell::Push,
+                    "_RegisterAction_pop" => RegisterCell::Pop,
+                    _ => RegisterCell::Direct,
+                };
+                let first_dest = if matches!(at, RegisterCell::Index(_)) {
+                    2
+                } else {
+                    1
                 };
                 let dests = params
                     .get(first_dest..)
@@ -525,6 +557,29 @@ impl Loader {
                     index: Expr::Const(0),
                 });
             }
+            "_RegisterAction_address" => ExternPrim::Address(last()?),
+            "_RegisterAction_min8"
+            | "_RegisterAction_max8"
+            | "_RegisterAction_min16"
+            | "_RegisterAction_max16" => {
+                if !(4..=5).contains(&params.len()) {
+                    return err(
+                        ctx,
+                        "expects the instance, a value, a mask, a destination and an index",
+                    );
+                }
+                ExternPrim::MinMax {
+                    value: e(1)?,
+                    mask: e(2)?,
+                    lane: if op.ends_with("16") { 16 } else { 8 },
+                    max: op.contains("_max"),
+                    dest: self.lvalue(p(3)?, ctx)?,
+                    index: match params.get(4) {
+                        Some(v) => self.optional_dest(v, ctx)?,
+                        None => None,
+                    },
+                }
+            }
             "_RegisterAction_predicate" => {
                 if params.len() < 3 {
                     return err(
@@ -552,6 +607,36 @@ impl Loader {
                     None
                 },
             },
+            "_ParserCounter_push" => {
+                // value[, update_with_top] or value, max, rotate, mask, add[, update_with_top]
+                let shaped = params.len() >= 6;
+                let shape = if shaped {
+                    let k = |i: usize| -> R<u8> { Ok(hex_value(p(i)?, ctx)? as u8) };
+                    Some(crate::externs::CounterShape {
+                        max: k(2)?,
+                        rotate: k(3)?,
+                        mask: k(4)?,
+                        add: k(5)?,
+                    })
+                } else {
+                    None
+                };
+                let flag_at = if shaped { 6 } else { 2 };
+                if params.len() > flag_at + 1 {
+                    return err(ctx, "too many parameters for ParserCounter.push");
+                }
+                ExternPrim::ParserCounterPush {
+                    inst: counter()?,
+                    value: e(1)?,
+                    shape,
+                    update_with_top: if params.len() > flag_at {
+                        Some(e(flag_at)?)
+                    } else {
+                        None
+                    },
+                }
+            }
+            "_ParserCounter_pop" => ExternPrim::ParserCounterPop(counter()?),
             "_ParserCounter_increment" | "_ParserCounter_decrement" => {
                 ExternPrim::ParserCounterAdd {
                     inst: counter()?,
