@@ -315,3 +315,23 @@ def test_the_trace_follows_a_packet_through_both_gresses_in_order():
         "Deparser 'deparser': end",
         "Transmitting packet of size 60 out of port 2",
     ]
+
+
+def test_a_packet_goes_to_its_port_its_group_both_or_nowhere():
+    e = tna_engine("destinations")
+    e.mc_group_set(7, [(3, 1), (4, 2)])
+    e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA1}, "Ingress.to_port", {"port": 0})
+    e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA2}, "Ingress.to_group", {"group": 7})
+    e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA3}, "Ingress.to_both",
+                {"port": 5, "group": 7})
+    frames = {dst: eth(dst, 0xB0, 0x88B5, bytes(46)) for dst in (0xA1, 0xA2, 0xA3, 0xA4)}
+    for i, dst in enumerate((0xA1, 0xA2, 0xA3, 0xA4)):
+        e.send(1, frames[dst], i * 10_000)
+    e.drain()
+    out = [(port, frame) for port, frame, _ in e.received()]
+    # Port 0 is a port like any other; a group replicates; both send both; no destination
+    # (0xA4 misses: NoAction) is dropped. The egress parser never extracts eg_intr_md, so
+    # nothing is put in front of the frames: they leave as they came.
+    assert out == [(0, frames[0xA1]), (3, frames[0xA2]), (4, frames[0xA2]),
+                   (3, frames[0xA3]), (4, frames[0xA3]), (5, frames[0xA3])]
+    assert e.stats()["dropped_by_program"] == 1

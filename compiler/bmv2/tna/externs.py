@@ -43,8 +43,9 @@ CONTROL_METHODS = {
     "RegisterParam": ("read",),
     "MathUnit": ("execute",),
 }
-# Bits of the port-metadata slot port_metadata_unpack reads and moves past.
-PORT_METADATA_UNPACK_BITS = 64
+# The widest port-metadata slot (Tofino 2's); program.py checks a program against its
+# target's and sets how far each port_metadata_unpack moves (`phase0_advances`).
+PORT_METADATA_MAX_BITS = 192
 
 REGISTER_ACTIONS = ("RegisterAction", "DirectRegisterAction", "MinMaxAction") + tuple(
     f"{kind}{n}" for kind in ("RegisterAction", "DirectRegisterAction", "MinMaxAction") for n in (2, 3, 4)
@@ -415,12 +416,12 @@ class TnaExterns(Externs):
             raise misplaced(node, "port_metadata_unpack() can only be called in the ingress parser")
         fields = self.flatten_binding(result, node) if not isinstance(result, FieldRef) else \
             [(result.operand(), field_width(strip_type(result.p4type)))]
-        if sum(width for _, width in fields) > PORT_METADATA_UNPACK_BITS:
-            raise unsupported(node, f"port metadata wider than {PORT_METADATA_UNPACK_BITS} bits")
-        # The parser moves past 64 bits whatever T's width: Tofino 1's whole slot; Tofino 2
-        # programs advance the other 128 themselves (as open-p4studio's examples do).
+        bits = sum(width for _, width in fields)
+        if bits > PORT_METADATA_MAX_BITS:
+            raise unsupported(node, f"port metadata wider than {PORT_METADATA_MAX_BITS} bits")
+        # T's width for now; program.py sets how far the parser moves (phase0_advances).
         sl.emit("_port_metadata_unpack",
-                [{"type": "hexstr", "value": hexstr(PORT_METADATA_UNPACK_BITS, 32)},
+                [{"type": "hexstr", "value": hexstr(bits, 32)},
                  *(primitive_arg(f) for f, _ in fields)], node)
 
     def value_sizeInBytes(self, sl: Any, call: ast.CallInfo, env: Env, result: Any, node: Any) -> None:

@@ -10,9 +10,10 @@ from typing import Any
 from ... import ast
 from ... import types as t
 from ...arch import Architecture
-from ...diagnostics import CompileError
+from ...diagnostics import CompileError, SourcePos
 from ...preprocess import P4INCLUDE
 from ..context import annotation_text, strip_type
+from ..hexstr import hexstr
 from ..model import ControlPlane
 from .gress import GressLowering
 
@@ -145,6 +146,9 @@ def lower_tna(checked: Any, program_path: str, arch: Architecture, target: str) 
         pipe_docs.append(doc)
     merged.pkg_info = pkg_info(checked, arch)
     info = arch.target_info[target]
+    for doc in pipe_docs:
+        if "ingress" in doc:
+            phase0_advances(doc["ingress"], info.port_metadata_bits)
     document = {
         "program": program_path,
         "__meta__": {"version": [2, 23], "compiler": "bufferlab-p4c", "arch": arch.name},
@@ -155,6 +159,30 @@ def lower_tna(checked: Any, program_path: str, arch: Architecture, target: str) 
         "pragmas": pragmas(checked, arch),
     }
     return document, merged, _unique_warnings(warnings)
+
+
+def phase0_advances(gress: dict, slot_bits: int) -> None:
+    """How far each `port_metadata_unpack` moves the parser, as bf-p4c's phase-0 state
+    does: the state that unpacks consumes the whole port-metadata slot (`slot_bits`: 64
+    on Tofino 1, 192 on Tofino 2). When the state advances past the rest itself (as
+    open-p4studio's tna_resubmit does on Tofino 2), the unpack moves past T only, so
+    the state as a whole still ends at the slot's end. T wider than the slot is an error."""
+    for parser in gress.get("parsers", []):
+        for state in parser.get("parse_states", []):
+            ops = state.get("parser_ops", [])
+            for i, op in enumerate(ops):
+                prim = op.get("parameters", [{}])[0] if op.get("op") == "primitive" else {}
+                if prim.get("op") != "_port_metadata_unpack":
+                    continue
+                width = int(prim["parameters"][0]["value"], 16)
+                if width > slot_bits:
+                    info = prim.get("source_info", {})
+                    pos = SourcePos(info.get("filename", ""), info.get("line", 0), info.get("column", 0))
+                    raise CompileError(pos, f"port metadata of {width} bits does not fit the target's "
+                                            f"{slot_bits}-bit port-metadata slot")
+                advances_itself = any(later.get("op") == "advance" for later in ops[i + 1:])
+                moved = width if advances_itself else slot_bits
+                prim["parameters"][0] = {"type": "hexstr", "value": hexstr(moved, 32)}
 
 
 def _unique_warnings(warnings: list) -> list:

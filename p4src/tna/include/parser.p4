@@ -37,7 +37,8 @@ parser FrameParser(packet_in pkt, inout switch_headers_t hdr, out bool ipv4_chec
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         ipv4_checksum.add(hdr.ipv4);
-        ipv4_checksum_ok = ipv4_checksum.verify();
+        // verify() is true when the checksum is wrong (the error flag Tofino's parser sets).
+        ipv4_checksum_ok = !ipv4_checksum.verify();
         transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
             (4w5, 13w0, IP_PROTO_UDP): parse_udp;
             default: accept;

@@ -7,8 +7,7 @@
 //! egress and its deparser run. Each pipe's ingress and egress are separate
 //! programs ([`Gress`]es) that share nothing but the bytes between them.
 //!
-//! Where this differs from the hardware, on purpose (README "TNA on the engine"):
-//! - a packet with a multicast group is replicated and not also sent unicast;
+//! Where this differs from the hardware, on purpose (switch/README.md "TNA on the engine"):
 //! - the congestion-state fields (`enq_congest_stat`, `app_pool_congest_stat`...) read 0;
 //! - a resubmitted packet's resubmit request is ignored (Tofino resubmits once).
 
@@ -23,7 +22,7 @@ use crate::error::{LoadError, RuntimeError};
 use crate::exec::{self, State};
 use crate::gress::Gress;
 use crate::packet::Packet;
-use crate::program::{FieldId, Prepended, Program, ProgramKind};
+use crate::program::{ExtractTarget, FieldId, ParserOp, Prepended, Program, ProgramKind};
 use crate::trace_pkt;
 
 /// The target a TNA JSON document was compiled for (its `target_info`).
@@ -122,7 +121,14 @@ impl TnaTarget {
                 let ctx = format!("pipes[{i}] '{name}' {key}");
                 let doc = pipe.get(key).ok_or_else(|| load_err(&ctx, "missing"))?;
                 let seed = seed.wrapping_add(gresses.len() as u64);
-                gresses.push(Gress::load(doc, kind, seed).map_err(|e| load_err(&ctx, e.0))?);
+                let mut gress = Gress::load(doc, kind, seed).map_err(|e| load_err(&ctx, e.0))?;
+                if kind == ProgramKind::TnaEgress && !extracts_prepended(&gress.prog) {
+                    // The target strips egress intrinsic metadata the egress parser never
+                    // extracts (open-p4studio's tna_pvs parses its own header first):
+                    // it is not put in front of the packet at all.
+                    gress.prog.tna.prepended = None;
+                }
+                gresses.push(gress);
             }
             pipes.push(name.to_string());
         }
@@ -151,6 +157,33 @@ impl TnaTarget {
         let pipe = usize::from((port >> 7) & 3);
         (pipe < self.pipes.len()).then_some(pipe)
     }
+}
+
+/// Whether a gress's parser extracts the intrinsic header the target prepends.
+fn extracts_prepended(p: &Program) -> bool {
+    let Some(h) = p.tna.prepended else {
+        return false;
+    };
+    p.parse_states.iter().any(|s| {
+        s.ops
+            .iter()
+            .any(|op| matches!(op, ParserOp::Extract(ExtractTarget::Header(x)) if *x == h))
+    })
+}
+
+/// Marks `ig_intr_md_for_tm.ucast_egress_port` as never written: one above what the
+/// field holds, which any write of the program clears (writes are cut to the width).
+fn mark_port_unset(p: &Program, pkt: &mut Packet) {
+    if let Some(f) = p.tna.ucast_egress_port {
+        pkt.phv.set(p, f, 1 << p.fields[f as usize].width.min(63));
+    }
+}
+
+/// Whether the program wrote a unicast port (see [`mark_port_unset`]).
+fn port_was_set(p: &Program, pkt: &Packet) -> bool {
+    p.tna
+        .ucast_egress_port
+        .is_some_and(|f| pkt.phv.get(p, f) <= mask(p.fields[f as usize].width))
 }
 
 /// Gress `g`'s program and state beside a packet of the pool.
@@ -345,6 +378,7 @@ impl Engine {
                 prepend(p, pkt, Some(&port_md), slot_bytes, Body::Data);
             }
             set_meta(p, pkt, p.tna.global_tstamp, u128::from(now));
+            mark_port_unset(p, pkt);
             pkt.tna.clear_requests();
             self.lend_tracer(g);
             let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
@@ -417,6 +451,7 @@ impl Engine {
             get_meta(p, pkt, meta.mcast_grp_b) as u16,
         ];
         let to_cpu = get_meta(p, pkt, meta.copy_to_cpu) != 0;
+        let unicast = port_was_set(p, pkt);
         self.pool[h as usize].tna.bypass_egress = bypass;
         if to_cpu {
             if let Some(cpu) = self.cpu_port {
@@ -424,16 +459,29 @@ impl Engine {
                 self.tna_enqueue(c, cpu, 0, now);
             }
         }
-        if groups.iter().any(|&grp| grp != 0) {
-            for grp in groups.into_iter().filter(|&grp| grp != 0) {
-                let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
-                for (rid, out_port) in replicas {
-                    let c = self.tna_copy(h, None);
-                    self.pool[c as usize].tna.rid = rid;
-                    self.stats.replicated += 1;
-                    self.tna_enqueue(c, out_port, qid, now);
-                }
+        let multicast = groups.iter().any(|&grp| grp != 0);
+        for grp in groups.into_iter().filter(|&grp| grp != 0) {
+            let replicas = self.mcast.get(&grp).cloned().unwrap_or_default();
+            for (rid, out_port) in replicas {
+                let c = self.tna_copy(h, None);
+                self.pool[c as usize].tna.rid = rid;
+                self.stats.replicated += 1;
+                self.tna_enqueue(c, out_port, qid, now);
             }
+        }
+        if multicast && !unicast {
+            self.release(h);
+            return;
+        }
+        if !unicast {
+            // Tofino drops a packet ingress gave no destination.
+            self.stats.dropped_by_program += 1;
+            trace_pkt!(
+                self.main.st,
+                self.pool[h as usize],
+                Debug,
+                "Dropping packet: ingress set no egress port or multicast group"
+            );
             self.release(h);
             return;
         }

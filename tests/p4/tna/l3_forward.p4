@@ -77,7 +77,7 @@ parser IgParser(packet_in pkt, out headers_t hdr, out ig_metadata_t ig_md,
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         ipv4_checksum.add(hdr.ipv4);
-        ig_md.checksum_err = !ipv4_checksum.verify();
+        ig_md.checksum_err = ipv4_checksum.verify();
         transition accept;
     }
 }
