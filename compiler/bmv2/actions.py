@@ -161,13 +161,17 @@ class Actions:
         entry["primitives"] = sl.out.resolve()
         return name, entry["id"]
 
-    def hidden_assignments(self, pairs: list[tuple[Any, Any]], env: Env, base: str) -> tuple[str, int]:
-        """A synthesized action storing each expression into its temporary (table keys)."""
+    def hidden_assignments(
+        self, pairs: list[tuple[Any, Any]], env: Env, base: str, overrides: dict[int, Any] | None = None
+    ) -> tuple[str, int]:
+        """A synthesized action storing each expression into its temporary (table keys);
+        `overrides` maps terms already computed (another table's hit) to their bindings."""
         name = self.ctx.unique(base)
         entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [], "primitives": []}
         self.ctx.actions.append(entry)
         self.ctx.action_order[name] = self.hidden_key()
         sl = StatementLowering(self.ctx, self.externs)
+        sl.exprs.overrides.update(overrides or {})
         for target, expr in pairs:
             sl.store(target, sl.exprs.value(expr, env), expr)
         entry["primitives"] = sl.out.resolve()

@@ -568,8 +568,12 @@ class ControlLowering:
         if first is not None:
             return self.reapply(first, call, bool(computed))
         if computed:
+            # A key that applies another table (`t1.apply().hit`) applies it first, here.
+            overrides: dict[int, Any] = {}
+            for _, expr in computed:
+                self.lift_tests(expr, tref.env, overrides)
             base = self.ctx.hidden_action_base(computed[0][1])
-            name, action_id = self.actions.hidden_assignments(computed, tref.env, base)
+            name, action_id = self.actions.hidden_assignments(computed, tref.env, base, overrides)
             self.hidden_table(f"tbl_{name}", name, action_id, [], computed[0][1])
         self.add_node(tref.name)
         table = builder.build()

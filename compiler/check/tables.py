@@ -18,6 +18,7 @@ from ..types import (
     Table,
     Varbit,
 )
+from .context import Where
 from .statements import StatementChecker
 
 _KEY_TYPES = (Bits, Bool, SerEnum, Enum, Error, Varbit, NewType)
@@ -54,7 +55,10 @@ class TableChecker(StatementChecker):
     def _check_key(self, key: ast.KeyProperty) -> list[P4Type]:
         types: list[P4Type] = []
         for element in key.elements:
-            kt = self.check_expr(element.expr)
+            # A key is evaluated where the table is applied, so it may apply another table
+            # (`t1.apply().hit : exact`), as in an apply block.
+            with self.inside(Where(self.where.kind, self.where.decl, in_apply=self.where.kind == "control")):
+                kt = self.check_expr(element.expr)
             if not isinstance(kt, _KEY_TYPES):
                 raise self.fail(element.expr.pos, f"a table key cannot have type {kt}")
             mk = self.check_expr(element.match_kind)
