@@ -16,6 +16,7 @@ from .lists import FieldLists
 from .model import CpDigest, CpParam
 from .storage import (
     Env,
+    ExprRef,
     FieldRef,
     HeaderRef,
     InstanceRef,
@@ -149,6 +150,9 @@ class Externs:
             sl.store(temp, sl.exprs.value(e, env), e)
             return [(temp.operand(), field_width(strip_type(e.type)))]
         binding = sl.exprs.resolve(e, env)
+        if isinstance(binding, ExprRef):
+            # A parameter bound to the caller's expression (`h16(hdr.h.a + 1)` using `x`).
+            return self.flatten(sl, binding.expr, binding.env, computed)
         return self.flatten_binding(binding, e)
 
     def flatten_binding(self, binding: Any, node: Any) -> list[tuple[dict, int]]:
