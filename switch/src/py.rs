@@ -14,6 +14,7 @@ use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
 use crate::keys::Bytes;
 use crate::program::MatchKind;
+use crate::runtime::tofino_tm::{baf, eg_app_pool};
 use crate::runtime::Object;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
@@ -1070,6 +1071,76 @@ impl PyEngine {
         self.engine(py).set_pool_bytes(bytes).map_err(rt)
     }
 
+    /// Tofino's `tf1.tm.pool.cfg`: sizes `pool` ("EG_APP_POOL_0".."EG_APP_POOL_3") in cells.
+    fn tm_pool_cfg(&self, py: Python<'_>, pool: &str, size_cells: u64) -> PyResult<()> {
+        let pool = eg_app_pool(pool).map_err(rt)?;
+        self.engine(py).tm_pool_cfg(pool, size_cells).map_err(rt)
+    }
+
+    /// Tofino's `tf1.tm.queue.buffer` for queue `queue` of `dev_port`; settings not
+    /// given stay. `pool_id` "EG_APP_POOL_n", or "NONE" for the port threshold as v1model.
+    #[pyo3(signature = (dev_port, queue, guaranteed_cells = None, hysteresis_cells = None,
+                        pool_id = None, pool_max_cells = None, dynamic_baf = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tm_queue_buffer(
+        &self,
+        py: Python<'_>,
+        dev_port: u16,
+        queue: u8,
+        guaranteed_cells: Option<u32>,
+        hysteresis_cells: Option<u32>,
+        pool_id: Option<&str>,
+        pool_max_cells: Option<u32>,
+        dynamic_baf: Option<&str>,
+    ) -> PyResult<()> {
+        let mut e = self.engine(py);
+        let cfg = e.port_config(dev_port).map_err(rt)?;
+        let mut b = *cfg
+            .queue_buffer
+            .get(usize::from(queue))
+            .ok_or_else(|| invalid(format!("queue {queue}: out of range")))?;
+        if let Some(v) = guaranteed_cells {
+            b.guaranteed_cells = v;
+        }
+        if let Some(v) = hysteresis_cells {
+            b.hysteresis_cells = v;
+        }
+        if let Some(p) = pool_id {
+            b.pool = match p {
+                "NONE" => None,
+                name => Some(eg_app_pool(name).map_err(rt)?),
+            };
+        }
+        if let Some(v) = pool_max_cells {
+            b.pool_max_cells = v;
+        }
+        if let Some(v) = dynamic_baf {
+            b.dynamic_baf = baf(v).map_err(rt)?;
+        }
+        e.tm_queue_buffer(dev_port, queue, b).map_err(rt)
+    }
+
+    /// Tofino's `tf1.tm.queue.cfg` `pfc_cos`: the PFC class queue `queue` of `dev_port` honours.
+    fn tm_queue_cfg(&self, py: Python<'_>, dev_port: u16, queue: u8, pfc_cos: u8) -> PyResult<()> {
+        self.engine(py)
+            .tm_queue_pfc_cos(dev_port, queue, pfc_cos)
+            .map_err(rt)
+    }
+
+    /// The TM's units and application pools: `cell_bytes` (None: bytes),
+    /// `queues_per_port`, and per pool its size, use and peak use in cells.
+    fn tm_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let e = self.engine(py);
+        let ((cell_bytes, queues), pools) = (e.tm_units(), e.tm_app_pools());
+        let d = PyDict::new(py);
+        d.set_item("cell_bytes", cell_bytes)?;
+        d.set_item("queues_per_port", queues)?;
+        d.set_item("app_pool_size_cells", pools.size_cells.to_vec())?;
+        d.set_item("app_pool_used_cells", pools.used_cells.to_vec())?;
+        d.set_item("app_pool_max_used_cells", pools.max_used_cells.to_vec())?;
+        Ok(d)
+    }
+
     /// Depth (packets, bytes) and counters of one queue, as a dict.
     fn queue_stats<'py>(
         &self,
@@ -1092,6 +1163,7 @@ impl PyEngine {
         d.set_item("dropped_queue_full_pkts", q.dropped_queue_full.pkts)?;
         d.set_item("dropped_port_threshold_pkts", q.dropped_port_threshold.pkts)?;
         d.set_item("dropped_pool_full_pkts", q.dropped_pool_full.pkts)?;
+        d.set_item("dropped_app_pool_pkts", q.dropped_app_pool.pkts)?;
         d.set_item("dropped_pkts", q.dropped().pkts)?;
         d.set_item("dropped_bytes", q.dropped().bytes)?;
         Ok(d)

@@ -63,3 +63,59 @@ def test_a_v1model_port_keeps_8_queues():
     v1.configure_port(1, num_queues=8)
     with pytest.raises(InvalidArgumentError, match="at most 8 queues"):
         v1.configure_port(1, num_queues=9)
+
+
+def telemetry(frame: bytes) -> tuple[int, int]:
+    """(enq_qdepth, deq_qdepth) as queue_telemetry.p4 writes them after Ethernet."""
+    t = frame[14:22]
+    return int.from_bytes(t[0:4], "big"), int.from_bytes(t[4:8], "big")
+
+
+FRAME_1004 = eth(2, 1, 0x88B5, bytes(986))  # 1,000 bytes + a 4-byte bridge: 13 cells of 80
+
+
+def test_a_queue_takes_its_guaranteed_cells_then_its_static_pool_limit():
+    e = telemetry_switch(0)
+    e.configure_port(2, rate_bps=1_000_000_000)
+    e.tm_pool_cfg("EG_APP_POOL_0", 100)
+    e.tm_queue_buffer(2, 0, guaranteed_cells=13, pool_id="EG_APP_POOL_0", pool_max_cells=26,
+                      dynamic_baf="DISABLE")
+    for _ in range(6):
+        e.send(1, FRAME_1004, 0)
+    e.drain()
+    # The first frame leaves at once; then 13 guaranteed cells, then 13 + 13 in the
+    # pool; a fifth would put 39 cells in the pool, over its 26.
+    out = [telemetry(f) for _, f, _ in e.received()]
+    assert [enq for enq, _ in out] == [0, 0, 13, 26]
+    assert e.queue_stats(2, 0)["dropped_app_pool_pkts"] == 2
+    info = e.tm_info()
+    assert info["cell_bytes"] == 80 and info["queues_per_port"] == 32
+    assert info["app_pool_size_cells"][0] == 100
+    assert info["app_pool_max_used_cells"][0] == 26 and info["app_pool_used_cells"][0] == 0
+
+
+@pytest.mark.parametrize("baf,delivered", [("50%", 4), ("80%", 5)])
+def test_a_burst_absorption_factor_limits_a_queue_to_a_share_of_the_free_pool(baf, delivered):
+    e = telemetry_switch(0)
+    e.configure_port(2, rate_bps=1_000_000_000)
+    e.tm_pool_cfg("EG_APP_POOL_1", 130)
+    e.tm_queue_buffer(2, 0, pool_id="EG_APP_POOL_1", dynamic_baf=baf)
+    for _ in range(8):
+        e.send(1, FRAME_1004, 0)
+    e.drain()
+    # The first leaves at once. Queued: k·13 cells admit while k·13 <= (130 − (k−1)·13)·BAF:
+    # at 50 % up to 39 (52 > 91/2), at 80 % up to 52 (65 > 78·0.8).
+    assert len(e.received()) == delivered
+    assert e.queue_stats(2, 0)["dropped_app_pool_pkts"] == 8 - delivered
+
+
+def test_tofino_tm_settings_are_checked():
+    e = telemetry_switch(0)
+    with pytest.raises(InvalidArgumentError, match="EG_APP_POOL_0..EG_APP_POOL_3"):
+        e.tm_pool_cfg("EG_APP_POOL_4", 10)
+    with pytest.raises(InvalidArgumentError, match="dynamic_baf '25%'"):
+        e.tm_queue_buffer(2, 0, dynamic_baf="25%")
+    with pytest.raises(InvalidArgumentError, match="queues 0..=31"):
+        e.tm_queue_cfg(2, 32, 3)
+    with pytest.raises(InvalidArgumentError, match="PFC classes are 0..=7"):
+        e.tm_queue_cfg(2, 3, 8)

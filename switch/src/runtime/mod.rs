@@ -9,6 +9,7 @@
 
 mod stateful;
 mod tables;
+pub mod tofino_tm;
 
 use bufferlab_tm::{PortConfig, QueueLimit, QueueStats};
 

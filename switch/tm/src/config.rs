@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::pools::{QueueBuffer, APP_POOLS};
+
 /// Number of ports: v1model's `egress_spec` is 9 bits wide, so ports are 0..=511.
 pub const NUM_PORTS: u16 = 512;
 
@@ -103,6 +105,8 @@ pub struct PortConfig {
     /// from the peer pausing class c holds every queue whose class is c.
     /// Default: queue q honours class q mod 8.
     pub pfc_cos: [u8; MAX_QUEUES as usize],
+    /// Each queue's guaranteed cells and application pool (Tofino's `tm.queue.buffer`).
+    pub queue_buffer: [QueueBuffer; MAX_QUEUES as usize],
     /// The port's share of the shared pool.
     pub threshold: Threshold,
 }
@@ -119,6 +123,7 @@ impl Default for PortConfig {
             queue_limits: [QueueLimit::None; MAX_QUEUES as usize],
             queue_rate_pps: [0; MAX_QUEUES as usize],
             pfc_cos: std::array::from_fn(|q| (q % 8) as u8),
+            queue_buffer: [QueueBuffer::default(); MAX_QUEUES as usize],
             threshold: Threshold::None,
         }
     }
@@ -134,6 +139,10 @@ impl PortConfig {
             if let Some(q) = quantum_bytes.iter().position(|&b| b == 0) {
                 return Err(ConfigError::ZeroQuantum(q as u8));
             }
+        }
+        let bad_pool = |b: &QueueBuffer| b.pool.is_some_and(|p| usize::from(p) >= APP_POOLS);
+        if let Some(q) = self.queue_buffer.iter().position(bad_pool) {
+            return Err(ConfigError::AppPool(self.queue_buffer[q].pool.unwrap_or(0)));
         }
         if let Some(q) = self.pfc_cos.iter().position(|&c| c > 7) {
             return Err(ConfigError::PfcCos(q as u8, self.pfc_cos[q]));
@@ -224,6 +233,8 @@ pub enum ConfigError {
     },
     /// A queue's PFC class (queue, class) is not 0..=7.
     PfcCos(u8, u8),
+    /// An application pool number is not 0..=3.
+    AppPool(u8),
     /// A DRR quantum (of the given queue) is 0 bytes.
     ZeroQuantum(u8),
     /// `PercentOfPool` is not in 1..=100.
@@ -255,6 +266,13 @@ impl fmt::Display for ConfigError {
                 "num_queues {num_queues}: this target's ports have at most {max} queues"
             ),
             ConfigError::PfcCos(q, c) => write!(f, "pfc_cos[{q}] {c}: PFC classes are 0..=7"),
+            ConfigError::AppPool(p) => {
+                write!(
+                    f,
+                    "pool_id {p}: application pools are 0..={}",
+                    APP_POOLS - 1
+                )
+            }
             ConfigError::ZeroQuantum(q) => {
                 write!(f, "quantum_bytes[{q}]: DRR quanta must be at least 1 byte")
             }

@@ -29,6 +29,7 @@ mod calendar;
 mod config;
 mod link;
 mod manager;
+mod pools;
 mod port;
 mod queue;
 mod scheduler;
@@ -41,6 +42,7 @@ pub use config::{
 };
 pub use link::DelayLine;
 pub use manager::{Enqueued, Rejected, TrafficManager};
+pub use pools::{AppPools, Baf, QueueBuffer, APP_POOLS};
 pub use port::Dequeued;
 pub use shaper::pause_quanta_ns;
 pub use stats::{Count, DropReason, PortStats, QueueStats, TmStats};

@@ -4,6 +4,7 @@
 use crate::admission::{admit, Occupancy, Size};
 use crate::calendar::Calendar;
 use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, MAX_QUEUES, NUM_PORTS};
+use crate::pools::{admit_in_pool, AppPools};
 use crate::port::{Dequeued, Port};
 use crate::queue::Queued;
 use crate::stats::{DropReason, PortStats, QueueStats, TmStats};
@@ -43,6 +44,8 @@ pub struct TrafficManager<T> {
     cell_bytes: u32,
     /// Queues a port may have (`TmConfig::queues_per_port`).
     queues_per_port: u8,
+    /// The application pools queues may grow in.
+    pools: AppPools,
     ports: Vec<Port<T>>,
     calendar: Calendar,
     stats: TmStats,
@@ -58,6 +61,7 @@ impl<T> TrafficManager<T> {
             pool_bytes: cfg.pool_bytes,
             cell_bytes: cfg.cell_bytes.unwrap_or(1),
             queues_per_port: cfg.queues_per_port,
+            pools: AppPools::default(),
             ports: (0..NUM_PORTS)
                 .map(|id| Port::new(id, cfg.default_port))
                 .collect(),
@@ -218,6 +222,26 @@ impl<T> TrafficManager<T> {
             p.count_drop(queue, reason, frame_bytes);
             return Err(Rejected { item, reason });
         }
+        let buf = p.cfg.queue_buffer[usize::from(queue)];
+        let mut pool_charge = None;
+        if let (Some(pool), Some(q)) = (buf.pool, p.queue_mut(queue)) {
+            let (pi, cells) = (usize::from(pool), occ.queue_cells);
+            match admit_in_pool(
+                &self.pools,
+                &buf,
+                pi,
+                cells,
+                size.cells,
+                &mut q.pool_dropping,
+            ) {
+                Ok(charge) => pool_charge = Some((pool, charge)),
+                Err(()) => {
+                    let reason = DropReason::AppPoolLimit;
+                    p.count_drop(queue, reason, frame_bytes);
+                    return Err(Rejected { item, reason });
+                }
+            }
+        }
         p.push(
             queue,
             Queued {
@@ -225,8 +249,15 @@ impl<T> TrafficManager<T> {
                 enq_time: now,
                 bytes: frame_bytes,
                 cells: size.cells,
+                pool_charge,
             },
         );
+        if let Some((pool, charge)) = pool_charge {
+            let i = usize::from(pool);
+            let pools = &mut self.pools;
+            pools.used_cells[i] += u64::from(charge);
+            pools.max_used_cells[i] = pools.max_used_cells[i].max(pools.used_cells[i]);
+        }
         let next = p.next_start();
         self.calendar.set(port, next);
         let pool_used_bytes = self.stats.pool_used_bytes;
@@ -269,6 +300,10 @@ impl<T> TrafficManager<T> {
         let d = sent?;
         self.stats.pool_used_bytes -= u64::from(d.frame_bytes);
         self.stats.pool_used_cells -= u64::from(d.frame_cells);
+        if let Some((pool, charge)) = d.app_pool_cells {
+            let used = &mut self.pools.used_cells[usize::from(pool)];
+            *used = used.saturating_sub(u64::from(charge));
+        }
         Some(d)
     }
 
@@ -315,6 +350,23 @@ impl<T> TrafficManager<T> {
     /// Size of the shared pool in cells: ⌊pool_bytes / cell⌋.
     pub fn pool_cells(&self) -> u64 {
         self.pool_bytes / u64::from(self.cell_bytes)
+    }
+
+    /// Sizes application pool `pool` (0..=3, Tofino's EG_APP_POOL_n) to `cells`;
+    /// cells already in use stay, new frames see the new size.
+    pub fn set_app_pool_cells(&mut self, pool: u8, cells: u64) -> Result<(), ConfigError> {
+        let size = self
+            .pools
+            .size_cells
+            .get_mut(usize::from(pool))
+            .ok_or(ConfigError::AppPool(pool))?;
+        *size = cells;
+        Ok(())
+    }
+
+    /// The application pools' sizes and use, cells.
+    pub fn app_pools(&self) -> AppPools {
+        self.pools
     }
 
     /// Queues a port may have (8 for v1model, 32 on Tofino 1, 128 on Tofino 2).

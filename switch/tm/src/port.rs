@@ -34,6 +34,9 @@ pub struct Dequeued<T> {
     pub frame_bytes: u32,
     /// Buffer cells the frame held.
     pub frame_cells: u32,
+    /// The application pool and the cells of it the frame held (its queue's
+    /// cells above the guaranteed minimum), if its queue uses a pool.
+    pub app_pool_cells: Option<(u8, u32)>,
 }
 
 /// State of one egress port.
@@ -111,6 +114,11 @@ impl<T> Port<T> {
         self.queues.get(usize::from(q))
     }
 
+    /// Queue `q` to change, if the port has it.
+    pub(crate) fn queue_mut(&mut self, q: u8) -> Option<&mut Queue<T>> {
+        self.queues.get_mut(usize::from(q))
+    }
+
     /// Appends an admitted frame to queue `q` (one the port has).
     pub(crate) fn push(&mut self, q: u8, frame: Queued<T>) {
         let Some(queue) = self.queues.get_mut(usize::from(q)) else {
@@ -184,6 +192,7 @@ impl<T> Port<T> {
             deq_qdepth_cells: queue.stats.depth_cells,
             frame_bytes: frame.bytes,
             frame_cells: frame.cells,
+            app_pool_cells: frame.pool_charge,
         })
     }
 

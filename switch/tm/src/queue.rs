@@ -16,6 +16,8 @@ pub(crate) struct Queued<T> {
     pub bytes: u32,
     /// Buffer cells it holds.
     pub cells: u32,
+    /// Of `cells`, those charged to an application pool, and which pool.
+    pub pool_charge: Option<(u8, u32)>,
 }
 
 /// A FIFO of frames; its storage is kept when it drains, so a warmed-up queue
@@ -27,6 +29,8 @@ pub(crate) struct Queue<T> {
     pub pacer: PpsPacer,
     /// No frame may start before this time, ns (802.3x PAUSE / PFC from the peer).
     pub paused_until: u64,
+    /// The queue hit its application-pool limit and waits for its hysteresis.
+    pub pool_dropping: bool,
 }
 
 impl<T> Queue<T> {
@@ -37,6 +41,7 @@ impl<T> Queue<T> {
             stats: QueueStats::default(),
             pacer: PpsPacer::new(rate_pps),
             paused_until: 0,
+            pool_dropping: false,
         }
     }
 

@@ -13,6 +13,9 @@ pub enum DropReason {
     PortThreshold,
     /// The shared pool has no room for the frame.
     PoolFull,
+    /// The queue is at its limit in its application pool (static, or the
+    /// dynamic limit of its burst-absorption factor), or the pool is full.
+    AppPoolLimit,
 }
 
 impl DropReason {
@@ -24,6 +27,7 @@ impl DropReason {
             DropReason::QueueFull => "queue_full",
             DropReason::PortThreshold => "port_threshold",
             DropReason::PoolFull => "pool_full",
+            DropReason::AppPoolLimit => "app_pool_limit",
         }
     }
 }
@@ -77,6 +81,8 @@ pub struct QueueStats {
     pub dropped_port_threshold: Count,
     /// Frames refused because the pool was full.
     pub dropped_pool_full: Count,
+    /// Frames refused by the queue's application-pool limit.
+    pub dropped_app_pool: Count,
 }
 
 impl QueueStats {
@@ -86,6 +92,7 @@ impl QueueStats {
             self.dropped_queue_full,
             self.dropped_port_threshold,
             self.dropped_pool_full,
+            self.dropped_app_pool,
         ];
         reasons.iter().fold(Count::default(), |sum, c| Count {
             pkts: sum.pkts + c.pkts,
@@ -99,6 +106,7 @@ impl QueueStats {
             DropReason::QueueFull => self.dropped_queue_full.add(bytes),
             DropReason::PortThreshold => self.dropped_port_threshold.add(bytes),
             DropReason::PoolFull => self.dropped_pool_full.add(bytes),
+            DropReason::AppPoolLimit => self.dropped_app_pool.add(bytes),
             // Counted by the port or the traffic manager: no queue exists for them.
             DropReason::PortOutOfRange | DropReason::QueueOutOfRange => {}
         }
