@@ -808,6 +808,14 @@ pub struct TnaMeta {
     pub parser_err: Option<FieldId>,
     /// `*_intr_md_for_dprsr.drop_ctl`.
     pub drop_ctl: Option<FieldId>,
+    /// T2NA's ghost thread: `gh_intr_md.qid`, `.qlength`, `.pipe_id`, `.ping_pong`.
+    pub ghost_qid: Option<FieldId>,
+    /// `gh_intr_md.qlength` (cells).
+    pub ghost_qlength: Option<FieldId>,
+    /// `gh_intr_md.pipe_id`.
+    pub ghost_pipe_id: Option<FieldId>,
+    /// `gh_intr_md.ping_pong`.
+    pub ghost_ping_pong: Option<FieldId>,
     /// `ig_intr_md_for_dprsr.digest_type`.
     pub digest_type: Option<FieldId>,
     /// `ig_intr_md_for_dprsr.resubmit_type`.
@@ -947,6 +955,8 @@ pub struct Program {
     pub profiles: Vec<ProfileDef>,
     pub ingress: Pipeline,
     pub egress: Pipeline,
+    /// T2NA's ghost control (in a TNA ingress gress; no init for anything else).
+    pub ghost: Pipeline,
     pub calculations: Vec<Calculation>,
     pub checksums: Vec<Checksum>,
     pub counters: Vec<CounterDef>,

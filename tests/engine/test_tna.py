@@ -335,3 +335,21 @@ def test_a_packet_goes_to_its_port_its_group_both_or_nowhere():
     assert out == [(0, frames[0xA1]), (3, frames[0xA2]), (4, frames[0xA2]),
                    (3, frames[0xA3]), (4, frames[0xA3]), (5, frames[0xA3])]
     assert e.stats()["dropped_by_program"] == 1
+
+
+def test_the_ghost_thread_shows_ingress_the_queue_length_in_cells():
+    e = tna_engine("t2na_ghost_queue")
+    assert e.arch() == ("t2na", "tofino2")
+    e.configure_port(2, rate_bps=1_000_000_000)
+    frame = eth(2, 1, 0x0800, ipv4_udp("10.0.0.1", "10.0.0.2", 986) + bytes(958))
+    assert len(frame) == 1000
+    for _ in range(4):
+        e.send(1, frame, 0)
+    e.drain()
+    seen = [int.from_bytes(f[18:20], "big") for _, f, _ in e.received()]
+    # 1,000 bytes are 6 cells of 176 B on Tofino 2. The first frame finds the queue empty
+    # and starts at once; the second is queued while it is on the wire; the third and
+    # fourth find one and two frames waiting.
+    assert seen == [0, 0, 6, 12]
+    # After the last dequeue the ghost thread has written the empty queue's length.
+    assert e.register_read("pipe.queue_cells", 32) == 0

@@ -57,6 +57,10 @@ pub struct TnaTarget {
     pipes: Vec<String>,
     /// Port metadata per port (the control plane's value; absent ports read 0).
     port_metadata: HashMap<u16, Vec<u8>>,
+    /// The header vector T2NA's ghost control runs in (it has no packet).
+    ghost_pkt: Packet,
+    /// `gh_intr_md.ping_pong` of the next ghost update.
+    ping_pong: bool,
 }
 
 fn load_err(ctx: &str, msg: impl std::fmt::Display) -> LoadError {
@@ -139,6 +143,8 @@ impl TnaTarget {
                 info,
                 pipes,
                 port_metadata: HashMap::new(),
+                ghost_pkt: Packet::default(),
+                ping_pong: false,
             },
         ))
     }
@@ -332,6 +338,54 @@ impl Engine {
     fn lend_tracer(&mut self, g: usize) {
         if g != 0 {
             std::mem::swap(&mut self.main.st.trace, &mut self.more[g - 1].st.trace);
+        }
+    }
+
+    /// Runs T2NA's ghost control of `port`'s pipe on a change of the length of `port`'s
+    /// queue `queue`: `gh_intr_md` carries the queue's id (the port's number within its
+    /// pipe times 16 plus the queue, for a port's first 16 queues), its length in cells
+    /// now, the pipe and a bit that alternates between updates. Tofino 2's ghost thread
+    /// reports queue lengths continuously; here each enqueue and dequeue reports one.
+    fn tna_ghost(&mut self, port: u16, queue: u8) {
+        let Some(pipe) = self.tna.as_deref().and_then(|t| t.pipe_of_port(port)) else {
+            return;
+        };
+        let g = 2 * pipe;
+        if queue >= 16 || self.gress(g).prog.ghost.init.is_none() {
+            return;
+        }
+        let cells = self
+            .tm
+            .queue_stats(port, queue)
+            .map_or(0, |s| s.depth_cells);
+        let Some(tna) = self.tna.as_deref_mut() else {
+            return;
+        };
+        tna.ping_pong = !tna.ping_pong;
+        let ping_pong = tna.ping_pong;
+        let mut pkt = std::mem::take(&mut tna.ghost_pkt);
+        let gress = match g {
+            0 => &mut self.main,
+            _ => &mut self.more[g - 1],
+        };
+        let (p, st) = (&gress.prog, &mut gress.st);
+        pkt.phv.reshape(p);
+        let meta = p.tna;
+        set_meta(
+            p,
+            &mut pkt,
+            meta.ghost_qid,
+            u128::from((port & 0x7f) << 4 | u16::from(queue)),
+        );
+        set_meta(p, &mut pkt, meta.ghost_qlength, u128::from(cells));
+        set_meta(p, &mut pkt, meta.ghost_pipe_id, pipe as u128);
+        set_meta(p, &mut pkt, meta.ghost_ping_pong, u128::from(ping_pong));
+        // The ghost thread is not a packet: its work stays out of the packet trace.
+        let trace = st.trace.take();
+        exec::run_pipeline(p, st, &mut pkt, &p.ghost, &p.flat.ghost);
+        st.trace = trace;
+        if let Some(tna) = self.tna.as_deref_mut() {
+            tna.ghost_pkt = pkt;
         }
     }
 
@@ -563,6 +617,7 @@ impl Engine {
                 // The TM counts this program's target's cells (`target_info.cell_bytes`).
                 self.pool[h as usize].tna.enq_qdepth_cells =
                     u32::try_from(e.enq_qdepth_cells).unwrap_or(u32::MAX);
+                self.tna_ghost(port, qid);
             }
             Err(r) => {
                 self.stats.dropped_by_tm += 1;
@@ -587,6 +642,7 @@ impl Engine {
     pub(crate) fn tna_egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
         let t = d.tx_start;
+        self.tna_ghost(d.port, d.queue);
         if self.pool[h as usize].tna.bypass_egress {
             self.transmit(h, d.port, d.arrival);
             return;

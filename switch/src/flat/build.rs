@@ -650,5 +650,6 @@ pub fn build(p: &Program) -> Flat {
         actions,
         ingress: control(p.ingress.init),
         egress: control(p.egress.init),
+        ghost: control(p.ghost.init),
     }
 }

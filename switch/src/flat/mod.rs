@@ -284,4 +284,6 @@ pub struct Flat {
     pub ingress: Code,
     /// The egress control.
     pub egress: Code,
+    /// T2NA's ghost control.
+    pub ghost: Code,
 }

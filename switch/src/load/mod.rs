@@ -300,6 +300,10 @@ impl Loader {
                     name: "egress".into(),
                     init: None,
                 },
+                ghost: Pipeline {
+                    name: "ghost".into(),
+                    init: None,
+                },
                 calculations: vec![],
                 checksums: vec![],
                 counters: vec![],

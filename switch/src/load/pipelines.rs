@@ -145,6 +145,7 @@ impl Loader {
             match pname.as_str() {
                 "ingress" => self.p.ingress.init = init,
                 "egress" => self.p.egress.init = init,
+                "ghost" if self.p.kind == ProgramKind::TnaIngress => self.p.ghost.init = init,
                 _ => {}
             }
         }
