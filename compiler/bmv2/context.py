@@ -152,6 +152,10 @@ class Context:
         self.pad_flexible = False
         # Table properties that ask for entry ageing (TNA adds `idle_timeout`).
         self.timeout_properties: tuple[str, ...] = ("support_timeout",)
+        # Header instance names the program's own instances may not take (TNA: the
+        # architecture's intrinsic metadata, which keeps its names whatever a program
+        # calls its own members); empty for v1model.
+        self.reserved_instance_names: frozenset[str] = frozenset()
 
     # ---------------------------------------------------------------- ids and names
 
@@ -429,10 +433,14 @@ class Context:
         )
         return FieldRef(name, "value", p4type)
 
+    def member_instance_name(self, name: str) -> str:
+        """The instance name of headers-struct member `name`: its own unless reserved."""
+        return self._free_instance_name(name) if name in self.reserved_instance_names else name
+
     def _free_instance_name(self, base: str) -> str:
-        """A header instance name not used yet."""
+        """A header instance name not used yet nor reserved."""
         taken = {h["name"] for h in self.headers} | {u["name"] for u in self.header_unions}
-        taken |= {s["name"] for s in self.header_stacks}
+        taken |= {s["name"] for s in self.header_stacks} | self.reserved_instance_names
         if base not in taken:
             return base
         n = 0

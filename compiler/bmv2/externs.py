@@ -93,6 +93,9 @@ class Externs:
         """Lower a value-returning extern call so that its value lands in binding `result`."""
         call = e.call
         name = getattr(call.target, "name", "")
+        if sl.in_parser and call.kind == ast.CallKind.EXTERN_METHOD and name == "lookahead":
+            self.lookahead_into(sl, result, node)
+            return
         receiver = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
         kind = instance_type_name(receiver.decl) if isinstance(receiver, InstanceRef) else ""
         if kind == "register" and name == "read" and isinstance(result, FieldRef):
@@ -105,6 +108,37 @@ class Externs:
             return
         what = f"{kind}.{name}()" if kind else f"{name}()"
         raise unsupported(node, f"the value of {what}")
+
+    def lookahead_into(self, sl: Any, result: Any, node: Any) -> None:
+        """`x = pkt.lookahead<T>()` (or `T x = ...`) for a header or struct `x` in a parser
+        state: every header of `x` made valid first, then each field set from the bits
+        ahead in declaration order, as p4c's ExpandLookahead orders them. The other order
+        would lose the values: BMv2's `add_header` zeroes the header it makes valid."""
+        headers: list[dict] = []
+        fields: list[tuple[dict, int]] = []
+
+        def walk(binding: Any) -> None:
+            if isinstance(binding, HeaderRef):
+                if not isinstance(binding.p4type, t.Struct):  # a struct local kept as metadata
+                    headers.append({"type": "header", "value": binding.name})
+                for fname, ftype, _ in header_leaves(binding.p4type):
+                    fields.append(({"type": "field", "value": [binding.name, fname]},
+                                   field_width(strip_type(ftype))))
+            elif isinstance(binding, StructRef):
+                for value in binding.fields.values():
+                    walk(value)
+            elif isinstance(binding, FieldRef):
+                fields.append((binding.operand(), field_width(strip_type(binding.p4type))))
+            else:
+                raise unsupported(node, "a lookahead into this value (a header, struct or field is needed)")
+
+        walk(result)
+        for header in headers:
+            sl.emit("add_header", [header], node)
+        offset = sl.exprs.lookahead_offset
+        for operand, width in fields:
+            sl.emit_parser_op("set", [operand, {"type": "lookahead", "value": [offset, width]}])
+            offset += width
 
     # ---------------------------------------------------------------- helpers
 

@@ -234,12 +234,13 @@ class ProgramLowering:
         fields: dict[str, Any] = {}
         for name, ftype in hdr_type.fields:
             ftype = strip_type(ftype)
+            instance = self.ctx.member_instance_name(name)
             if isinstance(ftype, t.Header):
-                fields[name] = self.ctx.add_header(name, ftype, False)
+                fields[name] = self.ctx.add_header(instance, ftype, False)
             elif isinstance(ftype, t.Stack):
-                fields[name] = self.ctx.add_stack(name, ftype)
+                fields[name] = self.ctx.add_stack(instance, ftype)
             elif isinstance(ftype, t.HeaderUnion):
-                fields[name] = self.ctx.add_union(name, ftype)
+                fields[name] = self.ctx.add_union(instance, ftype)
             else:
                 raise unsupported(hdr_type.decl, f"headers struct member {name} of type {ftype}")
         return StructRef(hdr_type, fields)

@@ -2,8 +2,11 @@
 
 from pathlib import Path
 
+import pytest
+
 from bufferlab.compiler import compile
 from bufferlab.compiler.bmv2.parsers import range_to_masks
+from bufferlab.compiler.diagnostics import CompileError
 
 P4 = Path(__file__).resolve().parents[1] / "p4"
 
@@ -390,3 +393,56 @@ def test_empty_select_and_cases_after_one_matching_everything(tmp_path):
     with pytest.raises(CompileError) as err:
         compile(src)
     assert err.value.message == "a select with no expressions takes only default or _"
+
+
+def test_lookahead_of_a_header_and_a_struct():
+    _, st = states("parser_lookahead_header.p4")
+
+    def la(offset, width):
+        return {"type": "lookahead", "value": [offset, width]}
+
+    def add(header):
+        return {"parameters": [{"op": "add_header", "parameters": [{"type": "header", "value": header}]}],
+                "op": "primitive"}
+
+    def set_(dest, source):
+        return {"parameters": [{"type": "field", "value": dest}, source], "op": "set"}
+
+    # a header is made valid before its fields are set: add_header zeroes it (p4c's ExpandLookahead)
+    assert st["start"]["parser_ops"] == [
+        add("ahead_0"),
+        set_(["ahead_0", "kind"], la(0, 8)),
+        set_(["ahead_0", "value"], la(8, 8)),
+        set_(["scalars", "userMetadata.value"], {"type": "field", "value": ["ahead_0", "value"]}),
+        set_(["scalars", "userMetadata._first_hi0"], la(0, 4)),
+        set_(["scalars", "userMetadata._first_lo1"], la(4, 4)),
+    ]
+    assert st["start"]["transition_key"] == [{"type": "field", "value": ["ahead_0", "kind"]}]
+    assert st["copy"]["parser_ops"] == [add("peek"), set_(["peek", "kind"], la(0, 8)),
+                                        set_(["peek", "value"], la(8, 8))]
+
+
+def test_lookahead_into_a_union_is_a_located_error(tmp_path):
+    src = tmp_path / "union.p4"
+    src.write_text("""#include <core.p4>
+#include <v1model.p4>
+header a_t { bit<8> v; }
+header b_t { bit<8> w; }
+header_union ab_t { a_t a; b_t b; }
+struct headers_t { ab_t u; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        hdr.u = pkt.lookahead<ab_t>();
+        transition accept;
+    }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.u); } }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+""")
+    with pytest.raises(CompileError) as err:
+        compile(src)
+    assert err.value.pos.line == 10
+    assert "a lookahead into this value" in str(err.value)

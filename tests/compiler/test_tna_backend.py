@@ -318,6 +318,68 @@ def test_mirror_resubmit_digest_in_the_deparsers(tna, compiled):
     assert [(m.name, m.type_spec.bitstring.bit.bitwidth) for m in members] == [("src_addr", 48), ("port", 9)]
 
 
+# ---------------------------------------------------------------- program instances, lookahead
+
+
+def headers_of(gress):
+    return {h["name"]: h["header_type"] for h in gress["headers"]}
+
+
+def test_metadata_member_named_like_intrinsic_metadata_gets_its_own_name(tna, compiled):
+    result = compiled(tna.TNA_DIR, "bridged_intrinsic")
+    ig, eg = result.json["pipes"][0]["ingress"], result.json["pipes"][0]["egress"]
+    names = [h["name"] for h in ig["headers"]]
+    assert names.count("ig_intr_md") == 1 and names.count("ig_intr_md_0") == 1
+    # the architecture's keeps its name (the engine prepends into it), the program's is ig_intr_md_0
+    assert ig["intrinsic_metadata"][0]["name"] == "ig_intr_md"
+    assert ig["parsers"][0]["parse_states"][0]["parser_ops"][0]["parameters"] == [
+        {"type": "regular", "value": "ig_intr_md"}]
+    assert by_name(ig["pipelines"][0]["tables"], "Ingress.bridge_ctrl")["key"][0]["target"] == [
+        "ig_intr_md", "ingress_port"]
+    bridge = by_name(ig["actions"], "Ingress.bridge_port")["primitives"]
+    assert bridge[1]["op"] == "assign_header"
+    assert bridge[1]["parameters"] == [{"type": "header", "value": "ig_intr_md_0"},
+                                       {"type": "header", "value": "ig_intr_md"}]
+    assert bridge[2]["parameters"][0] == {"type": "field", "value": ["ig_intr_md_0", "ingress_port"]}
+    assert ig["deparsers"][0]["order"] == ["kind", "ig_intr_md_0", "ethernet"]
+    # the same name in egress, which has no ig_intr_md of its own
+    assert headers_of(eg)["ig_intr_md_0"] == "ingress_intrinsic_metadata_t"
+    assert "ig_intr_md" not in headers_of(eg)
+    states = {s["name"]: s for s in eg["parsers"][0]["parse_states"]}
+    assert states["parse_intrinsic"]["parser_ops"] == [
+        {"parameters": [{"type": "regular", "value": "ig_intr_md_0"}], "op": "extract"}]
+
+
+def test_headers_member_named_like_intrinsic_metadata_gets_its_own_name(tmp_path, tna):
+    text = (tna.TNA_DIR / "l2_forward.p4").read_text()
+    text = text.replace("bridge_h bridge;", "bridge_h eg_intr_md;").replace("hdr.bridge", "hdr.eg_intr_md")
+    path = tmp_path / "renamed.p4"
+    path.write_text(text)
+    pipe = compile_program(path).json["pipes"][0]
+    ig, eg = pipe["ingress"], pipe["egress"]
+    assert headers_of(ig)["eg_intr_md_0"] == "bridge_h" and "eg_intr_md" not in headers_of(ig)
+    assert ig["deparsers"][0]["order"] == ["eg_intr_md_0", "ethernet"]
+    assert headers_of(eg)["eg_intr_md"] == "egress_intrinsic_metadata_t"
+    assert headers_of(eg)["eg_intr_md_0"] == "bridge_h"
+    start = eg["parsers"][0]["parse_states"][0]["parser_ops"]
+    assert [op["parameters"][0]["value"] for op in start] == ["eg_intr_md", "eg_intr_md_0", "ethernet"]
+
+
+def test_header_local_from_lookahead_is_valid_before_its_fields_are_set(tna, compiled):
+    eg = compiled(tna.TNA_DIR, "lookahead_local").json["pipes"][0]["egress"]
+    peek = {s["name"]: s for s in eg["parsers"][0]["parse_states"]}["peek"]
+    # add_header zeroes the header it makes valid, so it comes first (p4c's ExpandLookahead)
+    assert peek["parser_ops"][:3] == [
+        {"parameters": [{"op": "add_header", "parameters": [{"type": "header", "value": "peeked_0"}]}],
+         "op": "primitive"},
+        {"parameters": [{"type": "field", "value": ["peeked_0", "kind"]},
+                        {"type": "lookahead", "value": [0, 8]}], "op": "set"},
+        {"parameters": [{"type": "field", "value": ["peeked_0", "tag"]},
+                        {"type": "lookahead", "value": [8, 8]}], "op": "set"},
+    ]
+    assert peek["transition_key"] == [{"type": "field", "value": ["peeked_0", "kind"]}]
+
+
 # ---------------------------------------------------------------- pipes, T2NA
 
 

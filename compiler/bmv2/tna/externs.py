@@ -125,24 +125,13 @@ class TnaExterns(Externs):
                 raise unsupported(node, f"the value of {name}()")
             handler(sl, call, env, result, node)
             return
-        if name == "lookahead" and sl.in_parser and isinstance(result, HeaderRef):
-            self.lookahead_header(sl, result, node)
+        if name == "lookahead" and sl.in_parser:
+            super().value_call(sl, e, env, result, node)
             return
         inst = sl.exprs.resolve(call.receiver, env) if call.receiver is not None else None
         if not isinstance(inst, InstanceRef):
             raise unsupported(node, f"the value of {name}()")
         self.tna_method(sl, inst, name, call, env, node, result)
-
-    def lookahead_header(self, sl: Any, result: HeaderRef, node: Any) -> None:
-        """`h = pkt.lookahead<H>()`: each field of `h` from the bits ahead, `h` valid."""
-        offset = sl.exprs.lookahead_offset
-        for fname, ftype, _ in header_leaves(result.p4type):
-            width = field_width(strip_type(ftype))
-            sl.emit_parser_op("set", [{"type": "field", "value": [result.name, fname]},
-                                      {"type": "lookahead", "value": [offset, width]}])
-            offset += width
-        sl.emit("add_header", [{"type": "header", "value": result.name}], node)
-
 
     # ---------------------------------------------------------------- helpers
 

@@ -76,6 +76,11 @@ class GressLowering(ProgramLowering):
             ctx.errors[name] = index
         ctx.cp.errors = list(self.checked.errors)
         self.declarations()
+        # The architecture's intrinsic metadata keeps its names (engines find it by them);
+        # a program's own instance of the same name (open-p4studio's tna_bridged_md
+        # bridges a metadata member `ig_intr_md`) becomes `ig_intr_md_0`, in both gresses.
+        ctx.reserved_instance_names = frozenset(
+            item.name for items in self.arch.intrinsic.values() for item in items)
         storages: dict[str, tuple[t.P4Type, Any]] = {}
         if self.hdr_type is not None:
             storages["H"] = (self.hdr_type, self.headers_storage(self.hdr_type))
