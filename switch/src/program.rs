@@ -945,6 +945,9 @@ pub struct Program {
     pub num_high: u32,
     pub parse_states: Vec<ParseState>,
     pub init_state: Option<u32>,
+    /// A TNA `MultiParserSwitch`'s other ingress parsers (`parser_1`, ...): their
+    /// initial states, in order (parser `i + 1` of the control plane).
+    pub other_parsers: Vec<Option<u32>>,
     pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<HeaderId>,
     /// Primitives the deparser runs after updating checksums (e.g. `log_msg`).

@@ -783,6 +783,12 @@ impl PyEngine {
         self.engine(py).set_port_metadata(port, value).map_err(rt)
     }
 
+    /// Assigns ingress parser `parser` (0 the first, 1 `parser_1`, ...) of a
+    /// MultiParserSwitch program to `port`.
+    fn set_port_parser(&self, py: Python<'_>, port: u16, parser: u8) -> PyResult<()> {
+        self.engine(py).set_port_parser(port, parser).map_err(rt)
+    }
+
     /// A port's port metadata as set (empty when never set).
     fn port_metadata<'py>(&self, py: Python<'py>, port: u16) -> Bound<'py, PyBytes> {
         let v = self.engine(py).port_metadata(port);

@@ -324,8 +324,14 @@ def test_a_packet_goes_to_its_port_its_group_both_or_nowhere():
     e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA2}, "Ingress.to_group", {"group": 7})
     e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA3}, "Ingress.to_both",
                 {"port": 5, "group": 7})
-    frames = {dst: eth(dst, 0xB0, 0x88B5, bytes(46)) for dst in (0xA1, 0xA2, 0xA3, 0xA4)}
-    for i, dst in enumerate((0xA1, 0xA2, 0xA3, 0xA4)):
+    # 0x1FF is no Tofino port (local number 127): programs write it to mean "no unicast".
+    e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA5}, "Ingress.to_both",
+                {"port": 0x1FF, "group": 7})
+    e.table_add("pipe.Ingress.destination", {"hdr.ethernet.dst_addr": 0xA6}, "Ingress.to_port",
+                {"port": 0x1FF})
+    dsts = (0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6)
+    frames = {dst: eth(dst, 0xB0, 0x88B5, bytes(46)) for dst in dsts}
+    for i, dst in enumerate(dsts):
         e.send(1, frames[dst], i * 10_000)
     e.drain()
     out = [(port, frame) for port, frame, _ in e.received()]
@@ -333,8 +339,9 @@ def test_a_packet_goes_to_its_port_its_group_both_or_nowhere():
     # (0xA4 misses: NoAction) is dropped. The egress parser never extracts eg_intr_md, so
     # nothing is put in front of the frames: they leave as they came.
     assert out == [(0, frames[0xA1]), (3, frames[0xA2]), (4, frames[0xA2]),
-                   (3, frames[0xA3]), (4, frames[0xA3]), (5, frames[0xA3])]
-    assert e.stats()["dropped_by_program"] == 1
+                   (3, frames[0xA3]), (4, frames[0xA3]), (5, frames[0xA3]),
+                   (3, frames[0xA5]), (4, frames[0xA5])]
+    assert e.stats()["dropped_by_program"] == 2
 
 
 def test_the_ghost_thread_shows_ingress_the_queue_length_in_cells():
@@ -353,3 +360,21 @@ def test_the_ghost_thread_shows_ingress_the_queue_length_in_cells():
     assert seen == [0, 0, 6, 12]
     # After the last dequeue the ghost thread has written the empty queue's length.
     assert e.register_read("pipe.queue_cells", 32) == 0
+
+
+def test_a_multi_parser_switch_parses_each_port_with_the_parser_it_was_given():
+    e = tna_engine("multi_parser")
+    e.set_port_parser(2, 1)
+    with pytest.raises(InvalidArgumentError, match="parser 2: port 3's pipe has 2 ingress parser"):
+        e.set_port_parser(3, 2)
+    e.set_trace("debug")
+    # EtherType 0x8102: the first parser's counter (low byte 2, minus 2) is zero, so it
+    # stops after Ethernet; the second (VlanParser) always extracts a VLAN tag.
+    frame = eth(2, 1, 0x8102, bytes.fromhex("0064 0800") + bytes(42))
+    e.send(1, frame, 0)
+    e.send(2, frame, 10_000)
+    e.drain()
+    rows, _ = e.take_trace()
+    vlan_extracted = {r[2] for r in rows if r[4] == "Extracting header 'vlan'"}
+    assert vlan_extracted == {1}, "packet 1 (port 2) went through parser_1, packet 0 did not"
+    assert [(port, f) for port, f, _ in e.received()] == [(1, frame), (2, frame)]

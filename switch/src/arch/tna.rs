@@ -57,6 +57,9 @@ pub struct TnaTarget {
     pipes: Vec<String>,
     /// Port metadata per port (the control plane's value; absent ports read 0).
     port_metadata: HashMap<u16, Vec<u8>>,
+    /// The ingress parser of each port a `MultiParserSwitch` program's control plane
+    /// assigned (0, the first, where none was).
+    port_parser: HashMap<u16, u8>,
     /// The header vector T2NA's ghost control runs in (it has no packet).
     ghost_pkt: Packet,
     /// `gh_intr_md.ping_pong` of the next ghost update.
@@ -143,6 +146,7 @@ impl TnaTarget {
                 info,
                 pipes,
                 port_metadata: HashMap::new(),
+                port_parser: HashMap::new(),
                 ghost_pkt: Packet::default(),
                 ping_pong: false,
             },
@@ -190,6 +194,11 @@ fn port_was_set(p: &Program, pkt: &Packet) -> bool {
     p.tna
         .ucast_egress_port
         .is_some_and(|f| pkt.phv.get(p, f) <= mask(p.fields[f as usize].width))
+}
+
+/// Whether `port` is a Tofino dev port: local numbers 0..=71 in each of the 4 pipes.
+fn port_exists(port: u16) -> bool {
+    port < 512 && port & 0x7f <= 71
 }
 
 /// Gress `g`'s program and state beside a packet of the pool.
@@ -271,9 +280,9 @@ enum Ran {
     Deparsed { drop_ctl: u128 },
 }
 
-/// Runs gress `p`'s parser, control (ingress or egress) and deparser on `pkt`.
-fn run_blocks(p: &Program, st: &mut State, pkt: &mut Packet) -> Ran {
-    exec::parse(p, st, pkt);
+/// Runs gress `p`'s parser (from `init`), control (ingress or egress) and deparser on `pkt`.
+fn run_blocks(p: &Program, st: &mut State, pkt: &mut Packet, init: Option<u32>) -> Ran {
+    exec::parse_from(p, st, pkt, init);
     if pkt.flags.rejected {
         return Ran::Rejected;
     }
@@ -322,6 +331,26 @@ impl Engine {
             )));
         }
         tna.port_metadata.insert(port, bytes);
+        Ok(())
+    }
+
+    /// Assigns ingress parser `parser` (0 the first, 1 `parser_1`, ...) of a
+    /// `MultiParserSwitch` program to `port`, as Tofino's control plane does.
+    pub fn set_port_parser(&mut self, port: u16, parser: u8) -> Result<(), RuntimeError> {
+        let Some(pipe) = self.tna.as_deref().and_then(|t| t.pipe_of_port(port)) else {
+            return Err(RuntimeError::FailedPrecondition(format!(
+                "port {port}: no TNA pipe serves it (a v1model program has one parser)"
+            )));
+        };
+        let parsers = 1 + self.gress(2 * pipe).prog.other_parsers.len();
+        if usize::from(parser) >= parsers {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "parser {parser}: port {port}'s pipe has {parsers} ingress parser(s)"
+            )));
+        }
+        if let Some(tna) = self.tna.as_deref_mut() {
+            tna.port_parser.insert(port, parser);
+        }
         Ok(())
     }
 
@@ -407,6 +436,7 @@ impl Engine {
             return;
         };
         let g = 2 * pipe;
+        let parser = tna.port_parser.get(&port).copied().unwrap_or(0);
         let slot_bytes = tna.info.port_metadata_bytes;
         let port_md = tna.port_metadata.get(&port).cloned().unwrap_or_default();
         loop {
@@ -436,7 +466,11 @@ impl Engine {
             pkt.tna.clear_requests();
             self.lend_tracer(g);
             let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
-            let ran = run_blocks(p, st, pkt);
+            let init = match parser {
+                0 => p.init_state,
+                n => p.other_parsers.get(usize::from(n) - 1).copied().flatten(),
+            };
+            let ran = run_blocks(p, st, pkt, init);
             let resubmit = pkt.tna.resubmit && !resubmitted && p.externs.resubmits;
             let digest = pkt.flags.digest.take();
             let mirror_session = pkt.tna.mirror_session;
@@ -505,7 +539,9 @@ impl Engine {
             get_meta(p, pkt, meta.mcast_grp_b) as u16,
         ];
         let to_cpu = get_meta(p, pkt, meta.copy_to_cpu) != 0;
-        let unicast = port_was_set(p, pkt);
+        // A port Tofino does not have (local number above 71, e.g. 0x1FF, the value
+        // programs write to mean "no unicast copy") sends nothing.
+        let unicast = port_was_set(p, pkt) && port_exists(port);
         self.pool[h as usize].tna.bypass_egress = bypass;
         if to_cpu {
             if let Some(cpu) = self.cpu_port {
@@ -681,7 +717,7 @@ impl Engine {
         pkt.flags = Default::default();
         self.lend_tracer(g);
         let (p, st, pkt) = split(&mut self.main, &mut self.more, &mut self.pool, g, h);
-        let ran = run_blocks(p, st, pkt);
+        let ran = run_blocks(p, st, pkt, p.init_state);
         let mirror_session = pkt.tna.mirror_session;
         self.lend_tracer(g);
         let drop_ctl = match ran {

@@ -154,9 +154,14 @@ pub(crate) fn lookahead_need(e: &Expr) -> usize {
     }
 }
 
-fn run_parser<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) -> ParseOutcome {
+fn run_parser<const TRACED: bool>(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    init: Option<u32>,
+) -> ParseOutcome {
     let ec = p.error_codes;
-    let mut state = p.init_state;
+    let mut state = init;
     let mut steps = 0;
     while let Some(si) = state {
         steps += 1;
@@ -325,15 +330,20 @@ fn tna_parser_err(p: &Program, code: u32) -> u16 {
 /// Parses the packet and verifies checksums, recording errors in
 /// `standard_metadata` (packets are not dropped for them).
 pub fn parse(p: &Program, st: &mut State, pkt: &mut Packet) {
+    parse_from(p, st, pkt, p.init_state);
+}
+
+/// [`parse`] from parse state `init` (a `MultiParserSwitch`'s other parser).
+pub fn parse_from(p: &Program, st: &mut State, pkt: &mut Packet, init: Option<u32>) {
     if st.trace.is_some() {
-        parse_as::<true>(p, st, pkt);
+        parse_as::<true>(p, st, pkt, init);
     } else {
-        parse_as::<false>(p, st, pkt);
+        parse_as::<false>(p, st, pkt, init);
     }
 }
 
 /// [`parse`], traced or not.
-fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
+fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet, init: Option<u32>) {
     pkt.cursor = 0;
     st.externs.start_parse();
     trace_if!(
@@ -344,7 +354,7 @@ fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet) {
         "Parser '{}': start",
         p.trace_names.parser
     );
-    let outcome = run_parser::<TRACED>(p, st, pkt);
+    let outcome = run_parser::<TRACED>(p, st, pkt, init);
     trace_if!(TRACED, st, pkt, Trace, "Bytes parsed: {}", pkt.cursor);
     crate::externs::end_parse(p, st, pkt);
     if let ParseOutcome::Rejected = outcome {

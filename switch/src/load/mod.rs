@@ -285,6 +285,7 @@ impl Loader {
                 num_high: 0,
                 parse_states: vec![],
                 init_state: None,
+                other_parsers: vec![],
                 value_sets: vec![],
                 deparse_order: vec![],
                 deparser_prims: vec![],

@@ -65,11 +65,30 @@ impl Loader {
             return err("parsers", "no parser named 'parser'");
         };
         self.p.trace_names.parser = "parser".into();
+        self.p.init_state = self.parse_graph(parser)?;
+        if self.p.kind == ProgramKind::TnaIngress {
+            // MultiParserSwitch: the other ingress parsers (`parser_1`, ...), which the
+            // control plane assigns to ports.
+            for other in parsers
+                .iter()
+                .filter(|p| p.get("name").and_then(Value::as_str) != Some("parser"))
+            {
+                let init = self.parse_graph(other)?;
+                self.p.other_parsers.push(init);
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads one parser's states after those already loaded; its initial state.
+    fn parse_graph(&mut self, parser: &Value) -> R<Option<u32>> {
+        let base = self.p.parse_states.len() as u32;
+        self.state_by_name.clear();
         let states = arr(parser, "parse_states");
         for (i, s) in states.iter().enumerate() {
             let ctx = obj_ctx("parse_states", i, s);
             self.state_by_name
-                .insert(get_str(s, "name", &ctx)?.to_string(), i as u32);
+                .insert(get_str(s, "name", &ctx)?.to_string(), base + i as u32);
         }
         let state = |name: Option<&str>, ctx: &str| -> R<Option<u32>> {
             match name {
@@ -82,7 +101,10 @@ impl Loader {
         };
         let init = state(
             parser.get("init_state").and_then(Value::as_str),
-            "parser 'parser'",
+            &format!(
+                "parser '{}'",
+                parser.get("name").and_then(Value::as_str).unwrap_or("?")
+            ),
         )?;
         let mut out = vec![];
         for (i, s) in states.iter().enumerate() {
@@ -207,9 +229,8 @@ impl Loader {
                     && s.get("reject").and_then(Value::as_bool) == Some(true),
             });
         }
-        self.p.parse_states = out;
-        self.p.init_state = init;
-        Ok(())
+        self.p.parse_states.extend(out);
+        Ok(init)
     }
 
     /// Splits a transition value (components padded to whole bytes) per key element.
