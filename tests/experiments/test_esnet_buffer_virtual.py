@@ -163,6 +163,7 @@ def test_checks_are_per_profile_and_name_it():
     # Today's cliff sits at 0.19-0.10 × BDP: outside the seed's range.
     assert not new["linux-today: cliff buffer_2g"].passed
     assert old["linux-2010: more buffer never hurts buffer_2g"].passed
+    assert old["linux-2010: every loss at the bottleneck's admission"].passed
 
 
 def test_pacing_checks_on_virtual_rows():
