@@ -2,9 +2,9 @@
 the paper's figures as data (Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010).
 
 One switch at 10 Gbit/s, every link 25 µs long (RTT 100 µs through the switch), 1500-byte
-MTU. DCTCP marks at K = 65 packets, the paper's setting at 10 Gbit/s (Linux's
-Documentation/networking/dctcp: "20 packets (30KB) at 1Gbps, and 65 packets (~100KB) at
-10Gbps"); CUBIC runs the same network with drop-tail and no ECN.
+MTU. DCTCP marks at K = 65 packets, the paper's setting at 10 Gbit/s (20 at 1 Gbit/s, as
+Linux's Documentation/networking/dctcp.txt reports it); CUBIC runs the same network with
+drop-tail and no ECN.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ PAPER = {
     "k": PaperClaim("K = 65 packets at 10 Gbit/s (20 at 1 Gbit/s)",
                     "its experiments at 10 Gbit/s",
                     "Linux's Documentation/networking/dctcp.txt, citing the paper"),
-    "throughput": PaperClaim("the same or better throughput than TCP", "abstract",
+    "throughput": PaperClaim("throughput as high as TCP's, or higher", "abstract",
                              "the paper's abstract"),
-    "buffer": PaperClaim("90 % less buffer space than TCP", "abstract",
+    "buffer": PaperClaim("90 % less buffer occupied than with TCP", "abstract",
                          "the paper's abstract"),
-    "incast": PaperClaim("high burst tolerance: a 10× increase in foreground traffic causes "
-                         "no timeouts", "abstract", "the paper's abstract"),
-    "latency": PaperClaim("low latency for short flows", "abstract", "the paper's abstract"),
+    "incast": PaperClaim("bursts tolerated: ten times the foreground (query) traffic without "
+                         "a timeout", "abstract", "the paper's abstract"),
+    "latency": PaperClaim("short flows see low latency", "abstract", "the paper's abstract"),
 }
 
 

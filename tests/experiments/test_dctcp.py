@@ -96,7 +96,7 @@ def test_a_reduced_run_shows_the_paper_s_headline_results(tmp_path):
     assert (incast["queries"], incast["queries_unfinished"], incast["response_timeouts"]) == (
         2, 0, 0)
     report = result.outputs.report.read_text()
-    assert "90 % less buffer space than TCP" in report and "K = 97,500 bytes" in report
+    assert "90 % less buffer occupied than with TCP" in report and "K = 97,500 bytes" in report
     assert {p.name for p in result.outputs.plots} == {"queue_long_flows.png",
                                                       "query_completion.png"}
     header = (tmp_path / "cells.csv").read_text().splitlines()[0]
