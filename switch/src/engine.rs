@@ -592,6 +592,9 @@ impl Engine {
                         } else {
                             self.egress(d);
                         }
+                        if self.tm.has_flow_control_frames() {
+                            self.send_flow_control();
+                        }
                     }
                     None => break,
                 },

@@ -189,6 +189,13 @@ pub struct TnaPacket {
     pub rid: u16,
     /// Cells in its queue when the packet was queued (`enq_qdepth`).
     pub enq_qdepth_cells: u32,
+    /// Ingress port and iCoS the TM counts it against (None for copies).
+    pub from: Option<(u16, u8)>,
+    /// `ig_intr_md_for_tm.deflect_on_drop`: a TM drop sends it to the pipe's
+    /// mirror-on-drop destination instead.
+    pub deflect_on_drop: bool,
+    /// It was deflected (egress `deflection_flag`).
+    pub deflected: bool,
 }
 
 impl TnaPacket {
@@ -199,6 +206,9 @@ impl TnaPacket {
         self.bypass_egress = false;
         self.rid = 0;
         self.enq_qdepth_cells = 0;
+        self.from = None;
+        self.deflect_on_drop = false;
+        self.deflected = false;
     }
 
     /// Forgets the deparser's requests, keeping the buffers.

@@ -7,14 +7,14 @@ use pyo3::import_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 
-use bufferlab_tm::{QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
+use bufferlab_tm::{FlowControlMode, QueueLimit, Scheduling, Threshold, TmConfig, MAX_QUEUES};
 
 use crate::arch::pktgen::{AppConfig, Trigger};
 use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
 use crate::keys::Bytes;
 use crate::program::MatchKind;
-use crate::runtime::tofino_tm::{baf, eg_app_pool};
+use crate::runtime::tofino_tm::{baf, eg_app_pool, ig_app_pool};
 use crate::runtime::Object;
 use crate::state::{CounterCell, MeterRate};
 use crate::tables::{EntryAction, MatchValue};
@@ -1077,8 +1077,13 @@ impl PyEngine {
         self.engine(py).set_pool_bytes(bytes).map_err(rt)
     }
 
-    /// Tofino's `tf1.tm.pool.cfg`: sizes `pool` ("EG_APP_POOL_0".."EG_APP_POOL_3") in cells.
+    /// Tofino's `tf1.tm.pool.cfg`: sizes `pool` ("EG_APP_POOL_0".."EG_APP_POOL_3" or
+    /// "IG_APP_POOL_0".."IG_APP_POOL_3") in cells.
     fn tm_pool_cfg(&self, py: Python<'_>, pool: &str, size_cells: u64) -> PyResult<()> {
+        if pool.starts_with("IG_") {
+            let pool = ig_app_pool(pool).map_err(rt)?;
+            return self.engine(py).tm_ig_pool_cfg(pool, size_cells).map_err(rt);
+        }
         let pool = eg_app_pool(pool).map_err(rt)?;
         self.engine(py).tm_pool_cfg(pool, size_cells).map_err(rt)
     }
@@ -1133,6 +1138,120 @@ impl PyEngine {
             .map_err(rt)
     }
 
+    /// Tofino's `tf1.tm.port.flowcontrol` for `dev_port`: `mode_tx` "NONE", "PAUSE" or
+    /// "PFC" (what the TM asks the MAC to send), `cos_to_icos` (8 entries: the iCoS each
+    /// PFC class stands for), and the XOFF's `pause_quanta` and source MAC `src_mac`.
+    #[pyo3(signature = (dev_port, mode_tx = None, cos_to_icos = None, pause_quanta = None,
+                        src_mac = None))]
+    fn tm_port_flowcontrol(
+        &self,
+        py: Python<'_>,
+        dev_port: u16,
+        mode_tx: Option<&str>,
+        cos_to_icos: Option<Vec<u8>>,
+        pause_quanta: Option<u16>,
+        src_mac: Option<Vec<u8>>,
+    ) -> PyResult<()> {
+        let mut e = self.engine(py);
+        let mut fc = e.tm_port_flow_control_get(dev_port).map_err(rt)?;
+        if let Some(m) = mode_tx {
+            fc.mode_tx = match m {
+                "NONE" => FlowControlMode::None,
+                "PAUSE" => FlowControlMode::Pause,
+                "PFC" => FlowControlMode::Pfc,
+                _ => return Err(invalid(format!("mode_tx '{m}': NONE, PAUSE or PFC"))),
+            };
+        }
+        if let Some(v) = cos_to_icos {
+            fc.cos_to_icos = v
+                .try_into()
+                .map_err(|_| invalid("cos_to_icos: 8 entries, one iCoS per PFC class"))?;
+        }
+        if let Some(q) = pause_quanta {
+            fc.pause_quanta = q;
+        }
+        if let Some(m) = src_mac {
+            fc.src_mac = m.try_into().map_err(|_| invalid("src_mac: 6 bytes"))?;
+        }
+        e.tm_port_flow_control(dev_port, fc).map_err(rt)
+    }
+
+    /// Tofino's `tf1.tm.port.buffer` for `dev_port`: the cells its arrivals may hold
+    /// (`ig_limit_cells`, 0 = none) before PAUSE or drops, the hysteresis before XON,
+    /// and the skid it may still take after XOFF.
+    #[pyo3(signature = (dev_port, ig_limit_cells = None, ig_hysteresis_cells = None,
+                        skid_limit_cells = None))]
+    fn tm_port_buffer(
+        &self,
+        py: Python<'_>,
+        dev_port: u16,
+        ig_limit_cells: Option<u32>,
+        ig_hysteresis_cells: Option<u32>,
+        skid_limit_cells: Option<u32>,
+    ) -> PyResult<()> {
+        let mut e = self.engine(py);
+        let mut fc = e.tm_port_flow_control_get(dev_port).map_err(rt)?;
+        fc.ig_limit_cells = ig_limit_cells.unwrap_or(fc.ig_limit_cells);
+        fc.ig_hysteresis_cells = ig_hysteresis_cells.unwrap_or(fc.ig_hysteresis_cells);
+        fc.skid_limit_cells = skid_limit_cells.unwrap_or(fc.skid_limit_cells);
+        e.tm_port_flow_control(dev_port, fc).map_err(rt)
+    }
+
+    /// Tofino's `tf1.tm.ppg.cfg`: the priority group of `dev_port`'s iCoS `icos`
+    /// (one PPG per iCoS here); settings not given stay. `pool_id` "IG_APP_POOL_n" or "NONE".
+    #[pyo3(signature = (dev_port, icos, guaranteed_cells = None, hysteresis_cells = None,
+                        pool_id = None, pool_max_cells = None, dynamic_baf = None,
+                        pfc_enable = None, pfc_skid_max_cells = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tm_ppg_cfg(
+        &self,
+        py: Python<'_>,
+        dev_port: u16,
+        icos: u8,
+        guaranteed_cells: Option<u32>,
+        hysteresis_cells: Option<u32>,
+        pool_id: Option<&str>,
+        pool_max_cells: Option<u32>,
+        dynamic_baf: Option<&str>,
+        pfc_enable: Option<bool>,
+        pfc_skid_max_cells: Option<u32>,
+    ) -> PyResult<()> {
+        let mut e = self.engine(py);
+        let mut ppg = e.tm_ppg_get(dev_port, icos).map_err(rt)?;
+        let b = &mut ppg.buffer;
+        b.guaranteed_cells = guaranteed_cells.unwrap_or(b.guaranteed_cells);
+        b.hysteresis_cells = hysteresis_cells.unwrap_or(b.hysteresis_cells);
+        if let Some(p) = pool_id {
+            b.pool = match p {
+                "NONE" => None,
+                name => Some(ig_app_pool(name).map_err(rt)?),
+            };
+        }
+        b.pool_max_cells = pool_max_cells.unwrap_or(b.pool_max_cells);
+        if let Some(v) = dynamic_baf {
+            b.dynamic_baf = baf(v).map_err(rt)?;
+        }
+        ppg.pfc_enable = pfc_enable.unwrap_or(ppg.pfc_enable);
+        ppg.pfc_skid_max_cells = pfc_skid_max_cells.unwrap_or(ppg.pfc_skid_max_cells);
+        e.tm_ppg_cfg(dev_port, icos, ppg).map_err(rt)
+    }
+
+    /// Tofino's `tf1.tm.pipe.cfg` `mirror_drop_*`: with `mirror_drop_enable`, frames of
+    /// pipe `pipe` dropped by the TM with `deflect_on_drop` go to (`mirror_drop_dev_port`,
+    /// `mirror_drop_queue_nr`); without it they are dropped.
+    #[pyo3(signature = (pipe, mirror_drop_enable, mirror_drop_dev_port = 0, mirror_drop_queue_nr = 0))]
+    fn tm_pipe_cfg(
+        &self,
+        py: Python<'_>,
+        pipe: u8,
+        mirror_drop_enable: bool,
+        mirror_drop_dev_port: u16,
+        mirror_drop_queue_nr: u8,
+    ) -> PyResult<()> {
+        let dest = mirror_drop_enable.then_some((mirror_drop_dev_port, mirror_drop_queue_nr));
+        self.engine(py).tm_mirror_on_drop(pipe, dest).map_err(rt)
+    }
+
     /// The TM's units and application pools: `cell_bytes` (None: bytes),
     /// `queues_per_port`, and per pool its size, use and peak use in cells.
     fn tm_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -1170,6 +1289,7 @@ impl PyEngine {
         d.set_item("dropped_port_threshold_pkts", q.dropped_port_threshold.pkts)?;
         d.set_item("dropped_pool_full_pkts", q.dropped_pool_full.pkts)?;
         d.set_item("dropped_app_pool_pkts", q.dropped_app_pool.pkts)?;
+        d.set_item("dropped_ingress_pkts", q.dropped_ingress.pkts)?;
         d.set_item("dropped_pkts", q.dropped().pkts)?;
         d.set_item("dropped_bytes", q.dropped().bytes)?;
         Ok(d)
@@ -1237,6 +1357,8 @@ impl PyEngine {
         d.set_item("pool_used_bytes", t.pool_used_bytes)?;
         d.set_item("max_pool_used_bytes", t.max_pool_used_bytes)?;
         d.set_item("pool_used_cells", t.pool_used_cells)?;
+        d.set_item("xoff_sent", t.xoff_sent)?;
+        d.set_item("xon_sent", t.xon_sent)?;
         d.set_item("max_pool_used_cells", t.max_pool_used_cells)?;
         Ok(d)
     }

@@ -119,3 +119,89 @@ def test_tofino_tm_settings_are_checked():
         e.tm_queue_cfg(2, 32, 3)
     with pytest.raises(InvalidArgumentError, match="PFC classes are 0..=7"):
         e.tm_queue_cfg(2, 3, 8)
+
+
+def classes_switch(icos: int = 0, deflect: int = 0, qid: int = 0) -> Engine:
+    """tm_classes.p4 sending port 1's frames to port 2 with `icos`, `deflect`, `qid`."""
+    e = tna_engine("tm_classes")
+    e.table_add("pipe.Ingress.forward", {"ig_intr_md.ingress_port": 1}, "Ingress.send",
+                {"port": 2, "qid": qid, "icos": icos, "deflect": deflect})
+    for port in (1, 2, 3):
+        e.configure_port(port, rate_bps=1_000_000_000)
+    return e
+
+
+def pfc_frame(classes: int, quanta: int) -> bytes:
+    """A PFC frame from MAC 0 with `quanta` for each class in `classes`, padded to 60 bytes."""
+    times = b"".join((quanta if classes >> c & 1 else 0).to_bytes(2, "big") for c in range(8))
+    frame = bytes.fromhex("0180c2000001" "000000000000" "8808" "0101") + classes.to_bytes(2, "big") + times
+    return frame + bytes(60 - len(frame))
+
+
+def test_a_lossless_ppg_sends_pfc_toward_the_peer_and_resumes():
+    e = classes_switch(icos=3)
+    e.tm_port_flowcontrol(1, mode_tx="PFC")
+    e.tm_ppg_cfg(1, 3, guaranteed_cells=26, hysteresis_cells=13, pfc_enable=True, pfc_skid_max_cells=13)
+    frame = eth(2, 1, 0x88B5, bytes(1026))  # 1,040 bytes: 13 cells
+    for _ in range(5):
+        e.send(1, frame, 0)
+    e.drain()
+    out = e.received()
+    to_peer = [(f, t) for p, f, t in out if p == 1]
+    # The first frame leaves at once; the next two fill the PPG's 26 cells; the fourth
+    # crosses it: XOFF for class 3, sent at 0, 60 + 24 bytes at 1 Gbit/s = 672 ns on the
+    # wire; it takes the 13 skid cells and the fifth is dropped. Frames start every
+    # 8,512 ns (1,064 wire bytes); when the third starts (17,024) the PPG holds
+    # 13 = 26 − 13 cells: XON.
+    assert to_peer == [(pfc_frame(0b1000, 0xFFFF), 672), (pfc_frame(0b1000, 0), 17_024 + 672)]
+    assert sum(1 for p, _, _ in out if p == 2) == 4
+    assert e.queue_stats(2, 0)["dropped_ingress_pkts"] == 1
+    assert (e.stats()["xoff_sent"], e.stats()["xon_sent"]) == (1, 1)
+
+
+def test_a_port_in_pause_mode_sends_8023x_pause():
+    e = classes_switch()
+    e.tm_port_flowcontrol(1, mode_tx="PAUSE", pause_quanta=0x1234, src_mac=[2, 0, 0, 0, 0, 1])
+    e.tm_port_buffer(1, ig_limit_cells=26, ig_hysteresis_cells=13, skid_limit_cells=13)
+    for _ in range(4):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    to_peer = [f for p, f, _ in e.received() if p == 1]
+    pause = bytes.fromhex("0180c2000001" "020000000001" "8808" "0001" "1234")
+    assert to_peer == [pause + bytes(42), pause[:-2] + bytes(2) + bytes(42)]
+
+
+def test_without_flow_control_nothing_is_sent_to_the_peer():
+    e = classes_switch(icos=3)
+    e.tm_ppg_cfg(1, 3, guaranteed_cells=26)
+    for _ in range(5):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    # Lossy: past its 26 cells the PPG drops (the first frame had left already).
+    assert [p for p, _, _ in e.received()] == [2, 2, 2]
+    assert e.queue_stats(2, 0)["dropped_ingress_pkts"] == 2
+
+
+def report(frame: bytes) -> tuple[int, int, int]:
+    """(enq_qdepth, egress_qid, deflection_flag) from tm_classes.p4's report header."""
+    r = frame[14:20]
+    return int.from_bytes(r[0:4], "big"), r[4], r[5]
+
+
+def test_deflect_on_drop_sends_a_dropped_frame_to_the_pipes_mirror_drop_destination():
+    e = classes_switch(deflect=1)
+    e.tm_queue_buffer(2, 0, guaranteed_cells=13, pool_id="EG_APP_POOL_0", pool_max_cells=0)
+    e.tm_pipe_cfg(0, mirror_drop_enable=True, mirror_drop_dev_port=3, mirror_drop_queue_nr=0)
+    for _ in range(3):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    # The first leaves at once, the second fills the queue's 13 guaranteed cells,
+    # the third finds no room and goes to port 3 with deflection_flag set.
+    got = [(p, report(f)) for p, f, _ in e.received()]
+    assert sorted(got) == [(2, (0, 0, 0)), (2, (0, 0, 0)), (3, (0, 0, 1))]
+    # Disabled: dropped.
+    e.tm_pipe_cfg(0, mirror_drop_enable=False)
+    for _ in range(3):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 10_000_000)
+    e.drain()
+    assert sorted(p for p, _, _ in e.received()) == [2, 2]

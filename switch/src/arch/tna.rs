@@ -542,6 +542,16 @@ impl Engine {
         // A port Tofino does not have (local number above 71, e.g. 0x1FF, the value
         // programs write to mean "no unicast copy") sends nothing.
         let unicast = port_was_set(p, pkt) && port_exists(port);
+        // Where it came from, for the TM's ingress accounting (PPGs, PAUSE/PFC),
+        // and whether a TM drop deflects it.
+        let in_port = p.tna.prepended_fields[Prepended::IngressPort as usize];
+        let from = (
+            get_meta(p, pkt, in_port) as u16,
+            (get_meta(p, pkt, meta.ingress_cos) & 7) as u8,
+        );
+        let deflect = get_meta(p, pkt, meta.deflect_on_drop) != 0;
+        let t = &mut self.pool[h as usize].tna;
+        (t.from, t.deflect_on_drop) = (Some(from), deflect);
         self.pool[h as usize].tna.bypass_egress = bypass;
         if to_cpu {
             if let Some(cpu) = self.cpu_port {
@@ -648,13 +658,19 @@ impl Engine {
     /// Queues packet `h`'s bytes (`out`) on `port`'s queue `qid`.
     fn tna_enqueue(&mut self, h: u32, port: u16, qid: u8, now: u64) {
         let bytes = self.pool[h as usize].out.len() as u32;
-        match self.tm.enqueue(now, port, qid, bytes, h) {
+        let from = self.pool[h as usize].tna.from;
+        let queued = self.tm.enqueue_from(now, from, port, qid, bytes, h);
+        if self.tm.has_flow_control_frames() {
+            self.send_flow_control();
+        }
+        match queued {
             Ok(e) => {
                 // The TM counts this program's target's cells (`target_info.cell_bytes`).
                 self.pool[h as usize].tna.enq_qdepth_cells =
                     u32::try_from(e.enq_qdepth_cells).unwrap_or(u32::MAX);
                 self.tna_ghost(port, qid);
             }
+            Err(r) if self.tna_deflect(r.item, r.reason, now) => {}
             Err(r) => {
                 self.stats.dropped_by_tm += 1;
                 trace_pkt!(
@@ -706,6 +722,7 @@ impl Engine {
             (Prepended::DeqTimedelta, u128::from(t - d.enq_time)),
             (Prepended::EgressRid, u128::from(pkt.tna.rid)),
             (Prepended::EgressQid, u128::from(d.queue)),
+            (Prepended::DeflectionFlag, u128::from(pkt.tna.deflected)),
             (Prepended::PktLength, pkt.data.len() as u128),
         ];
         for (field, v) in fields {

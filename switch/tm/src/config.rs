@@ -235,6 +235,8 @@ pub enum ConfigError {
     PfcCos(u8, u8),
     /// An application pool number is not 0..=3.
     AppPool(u8),
+    /// A pipe number is not 0..=3.
+    Pipe(u8),
     /// A DRR quantum (of the given queue) is 0 bytes.
     ZeroQuantum(u8),
     /// `PercentOfPool` is not in 1..=100.
@@ -266,6 +268,7 @@ impl fmt::Display for ConfigError {
                 "num_queues {num_queues}: this target's ports have at most {max} queues"
             ),
             ConfigError::PfcCos(q, c) => write!(f, "pfc_cos[{q}] {c}: PFC classes are 0..=7"),
+            ConfigError::Pipe(p) => write!(f, "pipe {p}: pipes are 0..=3"),
             ConfigError::AppPool(p) => {
                 write!(
                     f,

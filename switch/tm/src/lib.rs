@@ -27,6 +27,7 @@
 mod admission;
 mod calendar;
 mod config;
+mod flowcontrol;
 mod link;
 mod manager;
 mod pools;
@@ -40,6 +41,7 @@ pub use config::{
     ConfigError, PortConfig, QueueLimit, Scheduling, Threshold, TmConfig, DEFAULT_POOL_BYTES,
     ETHERNET_WIRE_OVERHEAD_BYTES, MAX_QUEUES, NUM_PORTS, V1MODEL_QUEUES,
 };
+pub use flowcontrol::{FlowControlFrame, FlowControlMode, PortFlowControl, PpgConfig};
 pub use link::DelayLine;
 pub use manager::{Enqueued, Rejected, TrafficManager};
 pub use pools::{AppPools, Baf, QueueBuffer, APP_POOLS};

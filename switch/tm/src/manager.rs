@@ -4,9 +4,11 @@
 use crate::admission::{admit, Occupancy, Size};
 use crate::calendar::Calendar;
 use crate::config::{ConfigError, PortConfig, QueueLimit, TmConfig, MAX_QUEUES, NUM_PORTS};
+use crate::flowcontrol::{FlowControlFrame, Ingress, PortFlowControl, PpgConfig};
 use crate::pools::{admit_in_pool, AppPools};
 use crate::port::{Dequeued, Port};
 use crate::queue::Queued;
+use crate::shaper::pause_quanta_ns;
 use crate::stats::{DropReason, PortStats, QueueStats, TmStats};
 
 /// Queue state seen by an admitted frame, as BMv2's `enq_qdepth`: before the frame joined.
@@ -46,6 +48,10 @@ pub struct TrafficManager<T> {
     queues_per_port: u8,
     /// The application pools queues may grow in.
     pools: AppPools,
+    /// Ingress accounting, PPGs and the PAUSE / PFC frames they ask for.
+    ingress: Ingress,
+    /// Per pipe, the (port, queue) a frame dropped with deflect-on-drop goes to.
+    mirror_on_drop: [Option<(u16, u8)>; 4],
     ports: Vec<Port<T>>,
     calendar: Calendar,
     stats: TmStats,
@@ -62,6 +68,8 @@ impl<T> TrafficManager<T> {
             cell_bytes: cfg.cell_bytes.unwrap_or(1),
             queues_per_port: cfg.queues_per_port,
             pools: AppPools::default(),
+            ingress: Ingress::new(NUM_PORTS),
+            mirror_on_drop: [None; 4],
             ports: (0..NUM_PORTS)
                 .map(|id| Port::new(id, cfg.default_port))
                 .collect(),
@@ -186,7 +194,23 @@ impl<T> TrafficManager<T> {
         frame_bytes: u32,
         item: T,
     ) -> Result<Enqueued, Rejected<T>> {
+        self.enqueue_from(now, None, port, queue, frame_bytes, item)
+    }
+
+    /// `enqueue` of a frame that came in on `ingress` = (port, iCoS): it is
+    /// also counted against that port and priority group, which may refuse it
+    /// or ask for PAUSE / PFC (`take_flow_control_frame`).
+    pub fn enqueue_from(
+        &mut self,
+        now: u64,
+        ingress: Option<(u16, u8)>,
+        port: u16,
+        queue: u8,
+        frame_bytes: u32,
+        item: T,
+    ) -> Result<Enqueued, Rejected<T>> {
         let now = self.advance_clock(now);
+        let pause_ns = ingress.and_then(|(in_port, _)| self.pause_ns(in_port));
         let Some(p) = self.ports.get_mut(usize::from(port)) else {
             self.stats.dropped_port_out_of_range.add(frame_bytes);
             return Err(Rejected {
@@ -242,6 +266,17 @@ impl<T> TrafficManager<T> {
                 }
             }
         }
+        let mut ingress_charge = None;
+        if let Some((in_port, icos)) = ingress {
+            match self.ingress.admit(now, in_port, icos, size.cells, pause_ns) {
+                Ok(c) => ingress_charge = Some(c),
+                Err(reason) => {
+                    p.count_drop(queue, reason, frame_bytes);
+                    return Err(Rejected { item, reason });
+                }
+            }
+        }
+        let p = &mut self.ports[usize::from(port)];
         p.push(
             queue,
             Queued {
@@ -250,6 +285,7 @@ impl<T> TrafficManager<T> {
                 bytes: frame_bytes,
                 cells: size.cells,
                 pool_charge,
+                ingress: ingress_charge,
             },
         );
         if let Some((pool, charge)) = pool_charge {
@@ -304,6 +340,18 @@ impl<T> TrafficManager<T> {
             let used = &mut self.pools.used_cells[usize::from(pool)];
             *used = used.saturating_sub(u64::from(charge));
         }
+        if let Some(c) = d.ingress {
+            let rate = self
+                .ports
+                .get(usize::from(c.port))
+                .map_or(0, |q| q.cfg.rate_bps);
+            let quanta = self
+                .ingress
+                .ports
+                .get(usize::from(c.port))
+                .map_or(0, |i| i.fc.pause_quanta);
+            self.ingress.release(now, c, pause_quanta_ns(quanta, rate));
+        }
         Some(d)
     }
 
@@ -322,7 +370,111 @@ impl<T> TrafficManager<T> {
 
     /// Counters of the whole traffic manager.
     pub fn stats(&self) -> TmStats {
-        self.stats
+        TmStats {
+            xoff_sent: self.ingress.xoff_sent,
+            xon_sent: self.ingress.xon_sent,
+            ..self.stats
+        }
+    }
+
+    /// Sets `port`'s ingress limits and flow control (PAUSE, PFC or none).
+    pub fn set_port_flow_control(
+        &mut self,
+        port: u16,
+        fc: PortFlowControl,
+    ) -> Result<(), ConfigError> {
+        if let Some(c) = fc.cos_to_icos.iter().find(|&&c| c > 7) {
+            return Err(ConfigError::PfcCos(0, *c));
+        }
+        let ip = self
+            .ingress
+            .ports
+            .get_mut(usize::from(port))
+            .ok_or(ConfigError::PortOutOfRange(port))?;
+        ip.fc = fc;
+        Ok(())
+    }
+
+    /// A port's ingress limits and flow control.
+    pub fn port_flow_control(&self, port: u16) -> Option<PortFlowControl> {
+        self.ingress.ports.get(usize::from(port)).map(|i| i.fc)
+    }
+
+    /// Sets the priority group of `port`'s iCoS `icos` (0..=7).
+    pub fn set_ppg(&mut self, port: u16, icos: u8, ppg: PpgConfig) -> Result<(), ConfigError> {
+        if ppg.buffer.pool.is_some_and(|p| p > 3) {
+            return Err(ConfigError::AppPool(ppg.buffer.pool.unwrap_or(0)));
+        }
+        let ip = self
+            .ingress
+            .ports
+            .get_mut(usize::from(port))
+            .ok_or(ConfigError::PortOutOfRange(port))?;
+        *ip.ppg
+            .get_mut(usize::from(icos))
+            .ok_or(ConfigError::PfcCos(icos, icos))? = ppg;
+        Ok(())
+    }
+
+    /// The priority group of `port`'s iCoS `icos`.
+    pub fn ppg(&self, port: u16, icos: u8) -> Option<PpgConfig> {
+        self.ingress
+            .ports
+            .get(usize::from(port))
+            .and_then(|i| i.ppg.get(usize::from(icos)).copied())
+    }
+
+    /// Sizes ingress application pool `pool` (0..=3, Tofino's IG_APP_POOL_n) in cells.
+    pub fn set_ig_app_pool_cells(&mut self, pool: u8, cells: u64) -> Result<(), ConfigError> {
+        let size = self
+            .ingress
+            .pools
+            .size_cells
+            .get_mut(usize::from(pool))
+            .ok_or(ConfigError::AppPool(pool))?;
+        *size = cells;
+        Ok(())
+    }
+
+    /// The ingress application pools' sizes and use, cells.
+    pub fn ig_app_pools(&self) -> AppPools {
+        self.ingress.pools
+    }
+
+    /// The next PAUSE / PFC frame the TM asks a MAC to send, oldest first.
+    pub fn take_flow_control_frame(&mut self) -> Option<FlowControlFrame> {
+        self.ingress.frames.pop_front()
+    }
+
+    /// Whether a PAUSE / PFC frame waits to be sent.
+    pub fn has_flow_control_frames(&self) -> bool {
+        !self.ingress.frames.is_empty()
+    }
+
+    /// Sets where frames dropped with deflect-on-drop go for pipe `pipe`
+    /// (0..=3): a (port, queue), or None to drop them (Tofino's mirror-on-drop
+    /// destination).
+    pub fn set_mirror_on_drop(
+        &mut self,
+        pipe: u8,
+        dest: Option<(u16, u8)>,
+    ) -> Result<(), ConfigError> {
+        if let Some((port, _)) = dest.filter(|&(p, _)| p >= NUM_PORTS) {
+            return Err(ConfigError::PortOutOfRange(port));
+        }
+        *self
+            .mirror_on_drop
+            .get_mut(usize::from(pipe))
+            .ok_or(ConfigError::Pipe(pipe))? = dest;
+        Ok(())
+    }
+
+    /// Pipe `pipe`'s deflect-on-drop destination.
+    pub fn mirror_on_drop(&self, pipe: u8) -> Option<(u16, u8)> {
+        self.mirror_on_drop
+            .get(usize::from(pipe))
+            .copied()
+            .flatten()
     }
 
     /// Frame bytes queued on a port (0 for a port that does not exist).
@@ -396,6 +548,13 @@ impl<T> TrafficManager<T> {
             return Err(ConfigError::QueueOutOfRange(queue));
         }
         Ok(usize::from(queue))
+    }
+
+    /// How long `port`'s XOFF pauses its peer, ns (None: the port has no rate).
+    fn pause_ns(&self, port: u16) -> Option<u64> {
+        let rate = self.ports.get(usize::from(port))?.cfg.rate_bps;
+        let quanta = self.ingress.ports.get(usize::from(port))?.fc.pause_quanta;
+        pause_quanta_ns(quanta, rate)
     }
 
     /// The settings of an existing port.

@@ -1,6 +1,7 @@
 //! One egress port: its queues, scheduler and shaper, transmitting one frame at a time.
 
 use crate::config::{PortConfig, V1MODEL_QUEUES};
+use crate::flowcontrol::IngressCharge;
 use crate::queue::{Queue, Queued};
 use crate::scheduler::{queues_of, Mask, Scheduler};
 use crate::shaper::Shaper;
@@ -37,6 +38,8 @@ pub struct Dequeued<T> {
     /// The application pool and the cells of it the frame held (its queue's
     /// cells above the guaranteed minimum), if its queue uses a pool.
     pub app_pool_cells: Option<(u8, u32)>,
+    /// What it held on its ingress side (returned by the manager).
+    pub(crate) ingress: Option<IngressCharge>,
 }
 
 /// State of one egress port.
@@ -193,6 +196,7 @@ impl<T> Port<T> {
             frame_bytes: frame.bytes,
             frame_cells: frame.cells,
             app_pool_cells: frame.pool_charge,
+            ingress: frame.ingress,
         })
     }
 

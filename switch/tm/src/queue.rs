@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use crate::flowcontrol::IngressCharge;
 use crate::shaper::PpsPacer;
 use crate::stats::QueueStats;
 
@@ -18,6 +19,8 @@ pub(crate) struct Queued<T> {
     pub cells: u32,
     /// Of `cells`, those charged to an application pool, and which pool.
     pub pool_charge: Option<(u8, u32)>,
+    /// What it holds on its ingress side, when the caller named its ingress.
+    pub ingress: Option<IngressCharge>,
 }
 
 /// A FIFO of frames; its storage is kept when it drains, so a warmed-up queue

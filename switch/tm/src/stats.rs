@@ -16,6 +16,10 @@ pub enum DropReason {
     /// The queue is at its limit in its application pool (static, or the
     /// dynamic limit of its burst-absorption factor), or the pool is full.
     AppPoolLimit,
+    /// The ingress port or priority group is over its limit without flow control.
+    IngressLimit,
+    /// Flow control was asserted and the skid (headroom) is full too.
+    SkidFull,
 }
 
 impl DropReason {
@@ -28,6 +32,8 @@ impl DropReason {
             DropReason::PortThreshold => "port_threshold",
             DropReason::PoolFull => "pool_full",
             DropReason::AppPoolLimit => "app_pool_limit",
+            DropReason::IngressLimit => "ingress_limit",
+            DropReason::SkidFull => "skid_full",
         }
     }
 }
@@ -83,6 +89,8 @@ pub struct QueueStats {
     pub dropped_pool_full: Count,
     /// Frames refused by the queue's application-pool limit.
     pub dropped_app_pool: Count,
+    /// Frames refused on their ingress side (port or PPG limit, full skid).
+    pub dropped_ingress: Count,
 }
 
 impl QueueStats {
@@ -93,6 +101,7 @@ impl QueueStats {
             self.dropped_port_threshold,
             self.dropped_pool_full,
             self.dropped_app_pool,
+            self.dropped_ingress,
         ];
         reasons.iter().fold(Count::default(), |sum, c| Count {
             pkts: sum.pkts + c.pkts,
@@ -107,6 +116,7 @@ impl QueueStats {
             DropReason::PortThreshold => self.dropped_port_threshold.add(bytes),
             DropReason::PoolFull => self.dropped_pool_full.add(bytes),
             DropReason::AppPoolLimit => self.dropped_app_pool.add(bytes),
+            DropReason::IngressLimit | DropReason::SkidFull => self.dropped_ingress.add(bytes),
             // Counted by the port or the traffic manager: no queue exists for them.
             DropReason::PortOutOfRange | DropReason::QueueOutOfRange => {}
         }
@@ -143,6 +153,10 @@ pub struct TmStats {
     pub max_pool_used_cells: u64,
     /// Frames sent to a port number above 511.
     pub dropped_port_out_of_range: Count,
+    /// XOFF frames (PAUSE or PFC) the TM asked the MACs to send, refreshes included.
+    pub xoff_sent: u64,
+    /// XON frames (pause_time 0) the TM asked the MACs to send.
+    pub xon_sent: u64,
 }
 
 #[cfg(test)]
