@@ -357,7 +357,7 @@ fn an_action_selector_picks_the_member_by_the_crc_of_the_flow() {
         key.extend_from_slice(&0x04d2u16.to_be_bytes());
         // Hash<bit<8>>: the CRC16's low 8 bits choose among the three members.
         let want = 5 + (crc16_arc(&key) & 0xff) % 3;
-        let (port, _) = run(&mut e, 1, &frame(src, &[0; 29]), i as u64 * MS);
+        let (port, _) = run(&mut e, 1, &frame(src, &[0; 31]), i as u64 * MS);
         assert_eq!(port, want, "source {src:#x}");
         ports.insert(port);
     }
@@ -368,7 +368,7 @@ fn an_action_selector_picks_the_member_by_the_crc_of_the_flow() {
 fn hashes_over_the_catalogue_input_give_the_check_values() {
     let mut e = engine(HASH_SELECT);
     let mut r = b"123456789".to_vec();
-    r.extend_from_slice(&[0; 20]);
+    r.extend_from_slice(&[0; 22]);
     let (port, r) = run(&mut e, 2, &frame(1, &r), 0);
     assert_eq!(port, 2, "no next_hop entry: back out of its port");
     assert_eq!(&r[..9], b"123456789");
@@ -379,6 +379,28 @@ fn hashes_over_the_catalogue_input_give_the_check_values() {
     assert_eq!(w32(17), 0xe306_9283, "CRC-32C");
     let crc64 = u64::from_be_bytes(r[21..29].try_into().expect("8 bytes"));
     assert_eq!(crc64, 0x6c40_df5f_0b49_7347, "CRC-64/ECMA-182");
+}
+
+#[test]
+fn a_symmetric_hash_is_the_same_both_ways_and_hashes_the_smaller_first() {
+    let mut e = engine(HASH_SELECT);
+    // frame() sends source port 0x04d2 to 0x162e, to 10.0.0.99.
+    let (_, r) = run(&mut e, 1, &frame(0x0a00_0001, &[0; 31]), 0);
+    let there = u16::from_be_bytes([r[29], r[30]]);
+    let mut key = vec![10, 0, 0, 1, 10, 0, 0, 99];
+    key.extend_from_slice(&[0x04, 0xd2, 0x16, 0x2e]);
+    assert_eq!(there, crc16_arc(&key));
+    // The reply: addresses and ports swapped in the frame.
+    let mut back = frame(0x0a00_0063, &[0; 31]);
+    back[30..34].copy_from_slice(&[10, 0, 0, 1]);
+    back[34..38].copy_from_slice(&[0x16, 0x2e, 0x04, 0xd2]);
+    let (_, r) = run(&mut e, 1, &back, MS);
+    assert_eq!(u16::from_be_bytes([r[29], r[30]]), there);
+    // Only the ports in reverse order: they are put back in order, the addresses stay.
+    let mut ports = frame(0x0a00_0001, &[0; 31]);
+    ports[34..38].copy_from_slice(&[0x16, 0x2e, 0x04, 0xd2]);
+    let (_, r) = run(&mut e, 1, &ports, 2 * MS);
+    assert_eq!(u16::from_be_bytes([r[29], r[30]]), there);
 }
 
 const T2NA_STATEFUL: &str = include_str!("../../tests/engine/fixtures/tna/t2na_stateful.json");

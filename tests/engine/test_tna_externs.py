@@ -71,7 +71,7 @@ def test_an_action_selector_spreads_flows_by_their_crc16():
     seen = set()
     for i, src in enumerate(range(1, 33)):
         sport = 1000 + 7 * src
-        port, _ = run(e, udp_frame(src, bytes(29), sport), i * 1000)
+        port, _ = run(e, udp_frame(src, bytes(31), sport), i * 1000)
         # The selector's Hash<bit<8>> keeps the CRC16's low 8 bits of (source, source port).
         want = 5 + (crc16_arc(bytes([10, 0, 0, src]) + sport.to_bytes(2, "big")) & 0xFF) % 4
         assert port == want, f"10.0.0.{src}"
@@ -107,4 +107,12 @@ def test_a_direct_filter_bound_to_an_unknown_table_is_refused():
     lpf = next(x for x in ingress(doc)["extern_instances"] if x["type"] == "DirectLpf")
     lpf["binding"] = "Ingress.nowhere"
     with pytest.raises(LoadError, match=r"binding: unknown table 'Ingress\.nowhere'"):
+        Engine(json.dumps(doc))
+
+
+def test_a_symmetric_pair_of_unequal_widths_is_refused():
+    doc = compiled("hash_select")
+    calc = next(c for c in ingress(doc)["calculations"] if c.get("symmetric"))
+    calc["symmetric"] = [[0, 2]]  # a 32-bit address with a 16-bit port
+    with pytest.raises(LoadError, match=r"symmetric pair \[0,2\] is not two field inputs of one width"):
         Engine(json.dumps(doc))

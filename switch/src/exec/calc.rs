@@ -11,6 +11,9 @@ use crate::program::*;
 /// significant bit first, fields of invalid headers skipped.
 pub(crate) fn pack_inputs(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut Vec<u8>) {
     buf.clear();
+    if !c.symmetric.is_empty() {
+        return pack_symmetric(p, pkt, c, buf);
+    }
     let mut w = BitWriter::new(buf);
     let packed = match &c.packed {
         // Fields of an invalid header are skipped: with it, all of them.
@@ -36,6 +39,43 @@ pub(crate) fn pack_inputs(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut 
                 let fi = &p.fields[*f as usize];
                 // Fields of invalid headers are skipped, as BMv2 does.
                 if pkt.phv.valid[fi.header as usize] {
+                    emit_field(p, pkt, *f, &mut w);
+                }
+            }
+            CalcInput::Const(v, width) => w.push(*width, *v),
+            CalcInput::Header(h) => {
+                if pkt.phv.valid[*h as usize] {
+                    emit_header(p, pkt, *h, &mut w);
+                }
+            }
+            CalcInput::Payload => {
+                w.finish();
+                w.push_bytes(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
+            }
+        }
+    }
+    w.finish();
+}
+
+/// Packs a calculation with `@symmetric` pairs: each pair's inputs (fields of one
+/// width, checked at load time) swap places when the first is the larger.
+fn pack_symmetric(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut Vec<u8>) {
+    let value = |k: u16| match c.inputs.get(usize::from(k)) {
+        Some(CalcInput::Field(f)) => pkt.phv.get(p, *f),
+        _ => 0,
+    };
+    let mut w = BitWriter::new(buf);
+    for k in 0..c.inputs.len() {
+        let mut src = k;
+        for &(a, b) in &c.symmetric {
+            let k16 = k as u16;
+            if (k16 == a || k16 == b) && value(a) > value(b) {
+                src = usize::from(if k16 == a { b } else { a });
+            }
+        }
+        match &c.inputs[src] {
+            CalcInput::Field(f) => {
+                if pkt.phv.valid[p.fields[*f as usize].header as usize] {
                     emit_field(p, pkt, *f, &mut w);
                 }
             }

@@ -333,7 +333,13 @@ impl Loader {
             let inputs = self.calc_inputs(arr(c, "input"), &ctx)?;
             self.calc_by_name
                 .insert(name.clone(), self.p.calculations.len() as u32);
-            let calc = Calculation::new(&self.p, name, algo, inputs);
+            let mut calc = Calculation::new(&self.p, name, algo, inputs);
+            if self.p.kind != ProgramKind::V1model {
+                calc.symmetric = self.symmetric_pairs(c, &calc.inputs, &ctx)?;
+                if !calc.symmetric.is_empty() {
+                    calc.packed = None;
+                }
+            }
             self.p.calculations.push(calc);
         }
         Ok(())

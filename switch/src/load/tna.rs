@@ -152,6 +152,38 @@ impl Loader {
         Ok(HashAlgo::Crc(self.p.crcs.len() as u32 - 1))
     }
 
+    /// A TNA calculation's `symmetric` pairs: positions of two field inputs of one
+    /// width (a flow's two addresses or ports).
+    pub(super) fn symmetric_pairs(
+        &self,
+        c: &Value,
+        inputs: &[CalcInput],
+        ctx: &str,
+    ) -> R<Vec<(u16, u16)>> {
+        let width = |k: u64| match inputs.get(k as usize) {
+            Some(CalcInput::Field(f)) => Some(self.p.fields[*f as usize].width),
+            _ => None,
+        };
+        arr(c, "symmetric")
+            .iter()
+            .map(|pair| {
+                let ks: Vec<u64> = pair
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                    .unwrap_or_default();
+                match ks[..] {
+                    [a, b] if a != b && width(a).is_some() && width(a) == width(b) => {
+                        Ok((a as u16, b as u16))
+                    }
+                    _ => err(
+                        ctx,
+                        format!("symmetric pair {pair} is not two field inputs of one width"),
+                    ),
+                }
+            })
+            .collect()
+    }
+
     /// The bits of an ActionSelector's hash that choose a member: the low
     /// `output_width` bits of a TNA `Hash<W>`, all of them without it.
     pub(super) fn selector_mask(s: &Value, ctx: &str) -> R<u64> {

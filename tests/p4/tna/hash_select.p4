@@ -1,7 +1,8 @@
 /* TNA Hash with Tofino's predefined CRCs, a CUSTOM CRCPolynomial (CRC-32C) and
  * XOR8, each over a 9-byte key the packet carries (the CRC catalogue's
  * "123456789" gives its published check values), written into a report header
- * the STF reads back; and an ActionSelector whose member is chosen by the CRC16
+ * the STF reads back; a @symmetric CRC16 of the flow (addresses and ports), the
+ * same for both directions; and an ActionSelector whose member is chosen by the CRC16
  * of the flow (IPv4 source, UDP source port), keeping the Hash<8>'s low 8 bits. */
 #include <core.p4>
 #include <tna.p4>
@@ -15,6 +16,7 @@ header report_h {
     bit<32> crc32;
     bit<32> crc32c;
     bit<64> crc64;
+    bit<16> flow;
 }
 
 struct hash_headers_t {
@@ -63,6 +65,9 @@ control Ingress(inout hash_headers_t hdr, inout empty_metadata_t ig_md,
     CRCPolynomial<bit<32>>(32w0x1EDC6F41, true, false, false, 32w0xFFFFFFFF, 32w0xFFFFFFFF) castagnoli;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, castagnoli) crc32c;
     Hash<bit<64>>(HashAlgorithm_t.CRC64) crc64;
+    @symmetric("hdr.ipv4.src_addr", "hdr.ipv4.dst_addr")
+    @symmetric("hdr.udp.src_port", "hdr.udp.dst_port")
+    Hash<bit<16>>(HashAlgorithm_t.CRC16) flow;
 
     Hash<bit<8>>(HashAlgorithm_t.CRC16) flow_hash;
     ActionProfile(64) next_hops;
@@ -92,6 +97,8 @@ control Ingress(inout hash_headers_t hdr, inout empty_metadata_t ig_md,
             hdr.report.crc32 = crc32.get({hdr.report.key});
             hdr.report.crc32c = crc32c.get({hdr.report.key});
             hdr.report.crc64 = crc64.get({hdr.report.key});
+            hdr.report.flow = flow.get({hdr.ipv4.src_addr, hdr.ipv4.dst_addr,
+                                        hdr.udp.src_port, hdr.udp.dst_port});
         }
         if (hdr.ipv4.isValid()) {
             next_hop.apply();
