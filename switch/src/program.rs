@@ -475,6 +475,9 @@ pub struct Calculation {
     pub inputs: Vec<CalcInput>,
     /// The inputs laid out at load time, when they allow it.
     pub packed: Option<PackedInputs>,
+    /// TNA `@symmetric` pairs of input positions: the smaller value of each pair is
+    /// hashed first, so a flow's two directions hash alike.
+    pub symmetric: Vec<(u16, u16)>,
 }
 
 /// Calculation inputs that are all plain fields of one header (an IPv4
@@ -499,6 +502,7 @@ impl Calculation {
             algo,
             inputs,
             packed,
+            symmetric: vec![],
         }
     }
 }
