@@ -484,3 +484,33 @@ fn a_t2na_parser_counter_stack_saves_and_restores() {
     // 2 - 4 = -2, then -2 - 0: never zero.
     assert_eq!(send([2, 4, 0, 1], 2 * MS), [1, 0, 0]);
 }
+
+#[test]
+fn the_control_plane_reads_and_writes_an_entrys_direct_register_cell() {
+    let mut e = engine(DIRECT_REGISTER);
+    let h = e
+        .table_add(
+            "Ingress.flows",
+            vec![MatchValue::Exact(1)],
+            "Ingress.hit",
+            vec![],
+            0,
+        )
+        .expect("added");
+    direct_hits(&mut e, 1, 0);
+    direct_hits(&mut e, 1, MS);
+    assert_eq!(
+        e.direct_register_read("pipe.Ingress.entry_hits", h)
+            .expect("read"),
+        2
+    );
+    e.direct_register_write("Ingress.entry_hits", h, 40)
+        .expect("written");
+    assert_eq!(direct_hits(&mut e, 1, 2 * MS), (41, 0));
+    let wide = e
+        .direct_register_write("Ingress.entry_hits", h, 1 << 32)
+        .unwrap_err();
+    assert!(matches!(wide, RuntimeError::InvalidArgument(_)), "{wide:?}");
+    let nf = e.direct_register_read("Ingress.nothing", h).unwrap_err();
+    assert!(matches!(nf, RuntimeError::NotFound(_)), "{nf:?}");
+}

@@ -1,7 +1,8 @@
 //! The control plane's side of the Tofino filters: each `Lpf`/`Wred` cell's
 //! configuration, set and read as BF Runtime's LPF and WRED tables do (by index,
 //! or, for a direct instance, by the entry handle of its table), and a cell's state
-//! read back. Names are as the runtime API takes them: `Ingress.lpf`, or with the
+//! read back; and a `DirectRegister`'s cell of an entry, which BF Runtime shows as
+//! a data field of the entry. Names are as the runtime API takes them: `Ingress.lpf`, or with the
 //! pipe in front (`pipe.Ingress.lpf`) as P4Info-style names carry it.
 
 use super::{FilterCells, FilterDef, LpfCell, LpfSpec, WredCell, WredSpec};
@@ -53,6 +54,18 @@ fn cell_mut<'a, T: Clone>(
 impl Engine {
     /// The gress and instance number of filter `name`.
     fn filter(&self, family: Family, name: &str) -> R<(usize, usize)> {
+        self.find_extern(family.word(), name, |p, n| {
+            family.defs(p).iter().position(|d| d.name == n)
+        })
+    }
+
+    /// The gress and number of the object named `name` that `position` finds.
+    fn find_extern(
+        &self,
+        word: &str,
+        name: &str,
+        position: impl Fn(&crate::program::Program, &str) -> Option<usize>,
+    ) -> R<(usize, usize)> {
         let pipes: Vec<String> = self
             .tna
             .as_deref()
@@ -65,9 +78,8 @@ impl Engine {
                 .get(g / 2)
                 .and_then(|p| name.strip_prefix(p.as_str()))
                 .and_then(|r| r.strip_prefix('.'));
-            let defs = family.defs(&self.gress(g).prog);
             for n in [Some(name), local].into_iter().flatten() {
-                if let Some(i) = defs.iter().position(|d| d.name == n) {
+                if let Some(i) = position(&self.gress(g).prog, n) {
                     found.push((g, i, n == name));
                 }
             }
@@ -79,12 +91,10 @@ impl Engine {
         match found.as_slice() {
             [(g, i, _)] => Ok((*g, *i)),
             [] => Err(RuntimeError::NotFound(format!(
-                "{} '{name}' does not exist",
-                family.word()
+                "{word} '{name}' does not exist"
             ))),
             _ => Err(RuntimeError::InvalidArgument(format!(
-                "{} '{name}' is in more than one pipe: name it with its pipe ('<pipe>.{name}')",
-                family.word()
+                "{word} '{name}' is in more than one pipe: name it with its pipe ('<pipe>.{name}')"
             ))),
         }
     }
@@ -130,5 +140,39 @@ impl Engine {
         let gress = self.gress_mut(g);
         let def = &gress.prog.externs.wreds[i];
         Ok(*cell_mut(&mut gress.st.externs.wreds[i], def, index)?)
+    }
+
+    /// The gress and register number of DirectRegister `name`, with its table.
+    fn direct_register(&self, name: &str) -> R<(usize, usize)> {
+        let (g, r) = self.find_extern("DirectRegister", name, |p, n| {
+            p.registers.iter().position(|r| r.name == n)
+        })?;
+        match self.gress(g).prog.externs.direct_register_tables.get(r) {
+            Some(Some(_)) => Ok((g, r)),
+            _ => Err(RuntimeError::InvalidArgument(format!(
+                "{name} is not a DirectRegister bound to a table"
+            ))),
+        }
+    }
+
+    /// The cell of DirectRegister `name` that entry `handle` of its table holds.
+    pub fn direct_register_read(&mut self, name: &str, handle: u32) -> R<u128> {
+        let (g, r) = self.direct_register(name)?;
+        let st = &mut self.gress_mut(g).st;
+        Ok(*st.externs.direct_registers[r].cell(Some(handle)))
+    }
+
+    /// Writes the cell of DirectRegister `name` that entry `handle` holds.
+    pub fn direct_register_write(&mut self, name: &str, handle: u32, value: u128) -> R<()> {
+        let (g, r) = self.direct_register(name)?;
+        let gress = self.gress_mut(g);
+        let w = gress.prog.registers[r].width;
+        if value & !crate::bits::mask(w) != 0 {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "{name}: value does not fit in {w} bits"
+            )));
+        }
+        *gress.st.externs.direct_registers[r].cell(Some(handle)) = value;
+        Ok(())
     }
 }
