@@ -4,6 +4,7 @@
                   [--role-name R] [--ssl [--cacert F] [--cert F --private-key F]]
       apply CONFIG [--dry-run]
       scheduler CONFIG                  (runtime CLI lines for the traffic manager's scheduler)
+      tm CONFIG                         (runtime CLI lines for Tofino's tf1.tm.* settings)
       set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none | ecn-k QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter fb_range:
                          bytes; qoff_max BYTES|off; fb_bits N|off; positive_to tagged|any)
@@ -38,6 +39,7 @@ from bufferlab.controller.config import NO_CAP, ConfigError, load_config, port_t
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName, load_p4info
 from bufferlab.controller.runtime_json import RuntimeFileError
 from bufferlab.controller.scheduler import scheduler_commands
+from bufferlab.controller.tofino_tm import tm_commands
 from bufferlab.controller.values import BadValue, decode
 
 DEFAULT_P4INFO = "build/buffer_switch.p4.p4info.txtpb"
@@ -86,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
         "scheduler", help="print CONFIG's scheduler as runtime CLI lines (P4Runtime does not "
                           "reach the traffic manager): pipe them into bufferlab-switch-cli")
     scheduler.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
+
+    tm = commands.add_parser(
+        "tm", help="print CONFIG's tofino_tm section (Tofino's tf1.tm.* tables) as runtime CLI "
+                   "lines: pipe them into bufferlab-switch-cli")
+    tm.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
 
     change = commands.add_parser("set", help="change one port's parameters live")
     change.add_argument("port", type=int, help="switch port")
@@ -243,6 +250,13 @@ def _scheduler(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def _tm(args: argparse.Namespace) -> None:
+    lines = tm_commands(args.config)
+    if not lines:
+        raise UsageError(f"{args.config} has no tofino_tm section")
+    print("\n".join(lines))
+
+
 def _set(args: argparse.Namespace) -> None:
     values = args.values
     single = {"threshold": 1, "alpha": 1, "queue-cap": 2, "ecn-k": 2}
@@ -324,7 +338,7 @@ def _dump(args: argparse.Namespace) -> None:
             print(describe_entry(switch.index, default))
 
 
-COMMANDS = {"apply": _apply, "scheduler": _scheduler, "set": _set, "read": _read, "dump": _dump}
+COMMANDS = {"apply": _apply, "scheduler": _scheduler, "tm": _tm, "set": _set, "read": _read, "dump": _dump}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

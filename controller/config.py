@@ -37,7 +37,7 @@ PAUSE_DEFAULTS = {"xoff_bytes": 140800, "xon_bytes": 128000, "quanta": 0xFFFF}
 
 TOP_KEYS = {"switch_id", "pool_bytes", "priority_queues", "port_session_base",
             "all_ports_session", "flood_group", "threshold", "alpha", "queue_cap_bytes", "ecn_k_bytes",
-            "bcn", "pause", "classes", "scheduler", "ports", "forwarding"}
+            "bcn", "pause", "classes", "scheduler", "ports", "forwarding", "tofino_tm"}
 PORT_KEYS = {"threshold", "alpha", "queue_caps_bytes", "ecn_k_bytes", "bcn", "pause", "scheduler"}
 # What a congestion point sends (the bcn_feedback table): Fb's Qoff term saturated at
 # ±qoff_max_bytes, Fb quantised to fb_bits bits over fb_range_bytes (default Qeq·(1 + 2W)),

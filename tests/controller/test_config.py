@@ -169,7 +169,7 @@ def test_alpha_becomes_num_over_a_power_of_two(text, num, shift):
     ({"pool": 5}, ["pool: unknown key (known: all_ports_session, alpha, bcn, classes, ecn_k_bytes,"
                    " flood_group, forwarding,"
                    " pause, pool_bytes, port_session_base, ports, priority_queues, queue_cap_bytes,"
-                   " scheduler, switch_id, threshold)"]),
+                   " scheduler, switch_id, threshold, tofino_tm)"]),
 ])
 def test_each_bad_key_or_value_is_named_with_its_reason(changes, messages):
     assert errors_of(with_(changes)) == messages

@@ -205,3 +205,50 @@ def test_deflect_on_drop_sends_a_dropped_frame_to_the_pipes_mirror_drop_destinat
         e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 10_000_000)
     e.drain()
     assert sorted(p for p, _, _ in e.received()) == [2, 2]
+
+
+def cli(name: str = "tm_classes"):
+    """A runtime CLI executor on a TNA engine running tests/p4/tna/<name>.p4."""
+    from bufferlab.switch.runtime_cli import Executor
+
+    doc = compile_program(PROGRAMS / f"{name}.p4").json
+    engine = Engine(json.dumps(doc))
+    return engine, Executor(engine, json.dumps(doc))
+
+
+def test_the_runtime_cli_configures_the_tm_by_tofino_names():
+    e, x = cli()
+    for line in (
+        "table_add pipe.Ingress.forward Ingress.send 1 => 2 0 3 0",
+        "set_port_rate 1 1G",
+        "set_port_rate 2 1G",
+        "tm_port_flowcontrol 1 mode_tx=PFC cos_to_icos=0,1,2,3,4,5,6,7 pause_quanta=0xFFFF",
+        "tm_ppg_cfg 1 3 guaranteed_cells=26 hysteresis_cells=13 pfc_enable=true pfc_skid_max_cells=13",
+        "tm_pool_cfg EG_APP_POOL_2 size_cells=500",
+        "tm_queue_buffer 2 0 pool_id=EG_APP_POOL_2 dynamic_baf=80%",
+        "tm_queue_cfg 2 0 pfc_cos=5",
+    ):
+        answer = x.execute(line)
+        assert answer.ok, (line, answer.text)
+    for _ in range(5):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    # The same PFC exchange as configured through the Python API above.
+    assert [t for p, _, t in e.received() if p == 1] == [672, 17_024 + 672]
+    shown = x.execute("tm_show").text
+    assert "cell size: 80 bytes" in shown and "queues per port: 32" in shown
+    assert "EG_APP_POOL_2: size 500 cells, used 0, peak 39" in shown
+
+
+@pytest.mark.parametrize("line,message", [
+    ("tm_queue_buffer 2 0 dynamic_baf=25%", "dynamic_baf '25%'"),
+    ("tm_queue_buffer 2 0 weight=3", "the fields of tm_queue_buffer are guaranteed_cells="),
+    ("tm_port_flowcontrol 1 mode_tx=XON", "mode_tx 'XON': NONE, PAUSE or PFC"),
+    ("tm_ppg_cfg 1 8 pfc_enable=true", "icos 8: iCoS are 0..=7"),
+    ("tm_pool_cfg EG_APP_POOL_0", "size_cells= is required"),
+    ("tm_ppg_cfg 1 3 pfc_enable=maybe", "pfc_enable: 'maybe' is not true or false"),
+])
+def test_the_runtime_cli_names_a_bad_tm_setting(line, message):
+    _, x = cli()
+    answer = x.execute(line)
+    assert not answer.ok and message in answer.text

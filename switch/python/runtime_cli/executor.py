@@ -36,6 +36,7 @@ from bufferlab.switch.runtime_cli.commands import (
     parse_command,
 )
 from bufferlab.switch.runtime_cli.program import ActionInfo, ProgramInfo, TableInfo
+from bufferlab.switch.runtime_cli.tm_commands import TofinoTmCommands
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ class _McNode:
     group: int | None = None
 
 
-class Executor:
+class Executor(TofinoTmCommands):
     """Runs simple_switch_CLI commands against one engine and its BMv2 JSON."""
 
     def __init__(

@@ -134,6 +134,11 @@ impl Engine {
 
     /// The priority group of `port`'s iCoS `icos`.
     pub fn tm_ppg_get(&self, port: u16, icos: u8) -> R<PpgConfig> {
+        if icos > 7 {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "icos {icos}: iCoS are 0..=7"
+            )));
+        }
         self.tm.ppg(port, icos).ok_or_else(|| {
             RuntimeError::InvalidArgument(format!("port {port} icos {icos}: no such PPG"))
         })
