@@ -12,6 +12,7 @@ use bufferlab_tm::{FlowControlMode, QueueLimit, Scheduling, Threshold, TmConfig,
 use crate::arch::pktgen::{AppConfig, Trigger};
 use crate::engine::{CloneSession, Engine};
 use crate::error::RuntimeError;
+use crate::externs::{LpfMode, LpfSpec, WredSpec};
 use crate::keys::Bytes;
 use crate::program::MatchKind;
 use crate::runtime::tofino_tm::{baf, eg_app_pool, ig_app_pool};
@@ -859,6 +860,87 @@ impl PyEngine {
     /// A port's link went down or came up (port-down generator applications watch it).
     fn port_status(&self, py: Python<'_>, port: u16, up: bool) {
         self.engine(py).port_status(port, up);
+    }
+
+    /// Configures cell `index` of a TNA Lpf (a DirectLpf's entry handle): `mode` "sample"
+    /// or "rate", the rise and fall time constants in ns, the output's right shift.
+    #[pyo3(signature = (name, index, mode = "sample", gain_ns = 0.0, decay_ns = 0.0, scale_down = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn lpf_set(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        index: u64,
+        mode: &str,
+        gain_ns: f64,
+        decay_ns: f64,
+        scale_down: u32,
+    ) -> PyResult<()> {
+        let mode = match mode {
+            "sample" => LpfMode::Sample,
+            "rate" => LpfMode::Rate,
+            other => return Err(invalid(format!("Lpf mode '{other}': sample or rate"))),
+        };
+        let spec = LpfSpec {
+            mode,
+            gain_ns,
+            decay_ns,
+            scale_down,
+        };
+        self.engine(py).lpf_set(name, index, spec).map_err(rt)
+    }
+
+    /// A TNA Lpf cell's output before scaling (0.0 before its first sample).
+    fn lpf_output(&self, py: Python<'_>, name: &str, index: u64) -> PyResult<f64> {
+        Ok(self.engine(py).lpf_get(name, index).map_err(rt)?.y)
+    }
+
+    /// Configures cell `index` of a TNA Wred (a DirectWred's entry handle): averaging
+    /// time constant in ns, the thresholds of the average, the drop probability at the top.
+    #[pyo3(signature = (name, index, time_constant_ns, min_thresh, max_thresh, max_probability))]
+    #[allow(clippy::too_many_arguments)]
+    fn wred_set(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        index: u64,
+        time_constant_ns: f64,
+        min_thresh: u64,
+        max_thresh: u64,
+        max_probability: f64,
+    ) -> PyResult<()> {
+        let spec = WredSpec {
+            time_constant_ns,
+            min_thresh,
+            max_thresh,
+            max_probability,
+        };
+        self.engine(py).wred_set(name, index, spec).map_err(rt)
+    }
+
+    /// A TNA Wred cell's average so far.
+    fn wred_average(&self, py: Python<'_>, name: &str, index: u64) -> PyResult<f64> {
+        Ok(self.engine(py).wred_get(name, index).map_err(rt)?.average())
+    }
+
+    /// The cell of a TNA DirectRegister that entry `handle` of its table holds.
+    fn direct_register_read(&self, py: Python<'_>, name: &str, handle: u32) -> PyResult<u128> {
+        self.engine(py)
+            .direct_register_read(name, handle)
+            .map_err(rt)
+    }
+
+    /// Writes the cell of a TNA DirectRegister that entry `handle` holds.
+    fn direct_register_write(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        handle: u32,
+        value: u128,
+    ) -> PyResult<()> {
+        self.engine(py)
+            .direct_register_write(name, handle, value)
+            .map_err(rt)
     }
 
     /// Deletes a multicast group.

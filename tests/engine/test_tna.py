@@ -378,3 +378,55 @@ def test_a_multi_parser_switch_parses_each_port_with_the_parser_it_was_given():
     vlan_extracted = {r[2] for r in rows if r[4] == "Extracting header 'vlan'"}
     assert vlan_extracted == {1}, "packet 1 (port 2) went through parser_1, packet 0 did not"
     assert [(port, f) for port, f, _ in e.received()] == [(1, frame), (2, frame)]
+
+
+def report_frame(src: str) -> bytes:
+    """Ethernet/IPv4/UDP and direct_register.p4's 5-byte report header (zeros)."""
+    return eth(2, 1, 0x0800, ipv4_udp(src, "10.0.0.2", 33) + bytes(5))
+
+
+def hits(frame: bytes) -> int:
+    return int.from_bytes(frame[42:46], "big")
+
+
+def test_a_direct_register_cell_belongs_to_its_entry_and_starts_afresh_with_a_new_one():
+    e = tna_engine("direct_register")
+    h = e.table_add("pipe.Ingress.flows", {"hdr.ipv4.src_addr": "10.0.0.1"}, "Ingress.hit", {})
+    for i in range(3):
+        e.send(1, report_frame("10.0.0.1"), i * 1000)
+    e.drain()
+    assert [hits(f) for _, f, _ in e.received()] == [1, 2, 3]
+    assert e.direct_register_read("pipe.Ingress.entry_hits", h) == 3
+    e.direct_register_write("pipe.Ingress.entry_hits", h, 40)
+    e.send(1, report_frame("10.0.0.1"), 10_000)
+    e.drain()
+    assert [hits(f) for _, f, _ in e.received()] == [41]
+    # Deleted and added again (the handle comes back): the new entry's cell starts at 0.
+    e.table_delete("pipe.Ingress.flows", h)
+    h2 = e.table_add("pipe.Ingress.flows", {"hdr.ipv4.src_addr": "10.0.0.1"}, "Ingress.hit", {})
+    assert h2 == h
+    assert e.direct_register_read("pipe.Ingress.entry_hits", h2) == 0
+    with pytest.raises(InvalidArgumentError, match="does not fit in 32 bits"):
+        e.direct_register_write("pipe.Ingress.entry_hits", h2, 1 << 32)
+
+
+def test_lpf_and_wred_cells_are_configured_and_read_from_python():
+    e = tna_engine("lpf_wred")
+    # Port 1's cells: an Lpf whose time constants are 0 (its output is the last sample)
+    # shifted right by 1, and a Wred whose maximum threshold is 1 (any average drops).
+    e.lpf_set("pipe.Ingress.port_lpf", 1, mode="sample", scale_down=1)
+    e.wred_set("pipe.Ingress.port_wred", 1, time_constant_ns=0.0, min_thresh=0, max_thresh=1,
+               max_probability=1.0)
+    sample = 0x04D2
+    frame = eth(0xFFFFFFFFFFFF, 1, 0x0800, ipv4_udp("10.0.0.2", "10.0.0.99", 36)
+                + sample.to_bytes(2, "big") + bytes(6))
+    e.send(1, frame, 0)
+    e.drain()
+    [(_, out, _)] = e.received()
+    report = out[42:50]
+    assert int.from_bytes(report[2:4], "big") == sample >> 1, "port Lpf: the sample, halved"
+    assert report[6] == 1, "port Wred: its drop_value"
+    assert e.lpf_output("pipe.Ingress.port_lpf", 1) == sample
+    assert e.wred_average("pipe.Ingress.port_wred", 1) == sample
+    with pytest.raises(InvalidArgumentError, match="Lpf mode 'fast'"):
+        e.lpf_set("pipe.Ingress.port_lpf", 1, mode="fast")

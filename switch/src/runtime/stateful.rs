@@ -133,14 +133,20 @@ impl Gress {
         Ok(())
     }
 
-    /// Zeroes every cell of a register array.
+    /// Resets every cell of a register array to its initial value (0 unless the program
+    /// gives one: TNA's `Register(size, initial)`), and a T2NA FIFO or stack to empty.
     pub fn register_reset(&mut self, name: &str) -> R<()> {
         let r = Self::array_index(
             self.prog.registers.iter().map(|r| r.name.as_str()),
             "register",
             name,
         )?;
-        self.st.registers[r].iter_mut().for_each(|x| *x = 0);
+        let initial = self.prog.registers[r].initial;
+        self.st.registers[r].iter_mut().for_each(|x| *x = initial);
+        // A T2NA register used as a FIFO or stack starts empty again.
+        if let Some(pointers) = self.st.externs.pointers.get_mut(r) {
+            *pointers = Default::default();
+        }
         Ok(())
     }
 

@@ -147,7 +147,10 @@ impl Gress {
             meter: MeterCell::default(),
             is_const: false,
         };
-        self.st.tables[t].add(&self.prog.tables[t], e)
+        let handle = self.st.tables[t].add(&self.prog.tables[t], e)?;
+        // A handle a deleted entry had comes back with fresh direct extern cells.
+        self.st.externs.reset_entry(&self.prog, t as u32, handle);
+        Ok(handle)
     }
 
     /// Finds the handle of the entry with this key (and priority for ternary/range tables).
