@@ -182,7 +182,7 @@ JSON_CASES = [
          "calculations[0] 'calc': unsupported hash algorithm 'md5'"),
     Case("json", "action without id", lambda d: d["actions"][0].pop("id"), "actions[0] 'NoAction': missing non-negative integer 'id'"),
     Case("json", "primitive with an unknown op",
-         lambda d: d["actions"][1]["primitives"][0].update(op="teleport"), "actions[1] 'set_switch' primitive 0 ('teleport'): unsupported primitive 'teleport'"),
+         lambda d: d["actions"][1]["primitives"][0].update(op="teleport"), "actions[1] 'set_switch' primitive 0: Unknown primitive action: teleport"),
     Case("json", "pipeline without name", lambda d: d["pipelines"][0].pop("name"),
          "pipelines[0]: missing string 'name'"),
     Case("json", "table with an unknown action id",

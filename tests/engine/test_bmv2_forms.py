@@ -153,6 +153,14 @@ def primitive_runtime_data_out_of_range(doc: dict) -> None:
     action["primitives"][0]["parameters"][1] = {"type": "runtime_data", "value": 0}
 
 
+def unknown_primitive(doc: dict) -> None:
+    first_action_with_primitives(doc)["primitives"][0]["op"] = "assign_field"
+
+
+def primitive_with_a_parameter_too_many(doc: dict) -> None:
+    first_action_with_primitives(doc)["primitives"][0]["parameters"].append({"type": "hexstr", "value": "0x1"})
+
+
 def parser_primitive_lookahead_parameter(doc: dict) -> None:
     prim = parser_op(doc, "primitive")["parameters"][0]
     prim["parameters"][1] = {"type": "lookahead", "value": [0, 8]}
@@ -208,6 +216,9 @@ REFUSALS = [
     (verify_twice_wrapped_operand, "an 'expression' whose value has no 'op'"),
     (action_expression_runtime_data, "Invalid 'type' in expression: 'runtime_data'"),
     (action_expression_union_stack_field, "Invalid 'type' in expression: 'union_stack_field'"),
+    (unknown_primitive, "Unknown primitive action: assign_field"),
+    (primitive_with_a_parameter_too_many,
+     "Invalid number of parameters for primitive action assign: expected 2 but got 3"),
     (primitive_local_parameter, "Parameter type 'local' not supported"),
     (primitive_bool_parameter, "Parameter type 'bool' not supported"),
     (primitive_runtime_data_out_of_range,

@@ -71,7 +71,7 @@ def mutate(change):
     ("change", "message"),
     [
         (lambda d: d["actions"][2]["primitives"][0].update(op="frobnicate"),
-         "actions[2] 'MyIngress.ipv4_forward' primitive 0 ('frobnicate'): unsupported primitive 'frobnicate'"),
+         "actions[2] 'MyIngress.ipv4_forward' primitive 0: Unknown primitive action: frobnicate"),
         (lambda d: d["actions"][2]["primitives"][1]["parameters"][1].update(value=["ethernet", "nope"]),
          "unknown field 'ethernet.nope'"),
         (lambda d: d["headers"][2].update(header_type="missing_t"),

@@ -13,7 +13,8 @@
 //!   value of every `expression` wrapper): `expression` (whose value is an operator node
 //!   with `op`), `header`, `field`, `bool`, `hexstr`, `local`, `register`, `header_stack`,
 //!   `stack_field`, `header_union`, `header_union_stack`;
-//! - a primitive's parameter (in actions, parser `primitive` ops and the deparser):
+//! - a primitive (in actions, parser `primitive` ops and the deparser): one simple_switch
+//!   registers, with its number of parameters; each parameter:
 //!   `hexstr`, `runtime_data`, `header`, `field`, `calculation`, `meter_array`,
 //!   `counter_array`, `register_array`, `header_stack`, `expression`, `register`,
 //!   `extern`, `string`, `stack_field`, `header_union`, `header_union_stack`, and
@@ -225,10 +226,72 @@ fn parser_op(op: &Value, ctx: &str) -> R<()> {
     }
 }
 
-/// A primitive call's parameters, in an action (`action` named, `nparams` action data)
-/// or in a parser (`action` empty: BMv2 wraps it in an action without data).
+/// The primitives simple_switch registers (its own and bm_sim's core ones) and how many
+/// parameters each takes.
+const PRIMITIVES: [(&str, usize); 43] = [
+    ("assign", 2),
+    ("assign_VL", 2),
+    ("assign_header", 2),
+    ("assign_union", 2),
+    ("assign_header_stack", 2),
+    ("assign_union_stack", 2),
+    ("push", 2),
+    ("pop", 2),
+    ("_jump", 1),
+    ("_jump_if_zero", 2),
+    ("exit", 0),
+    ("log_msg", 2),
+    ("assert", 1),
+    ("assume", 1),
+    ("modify_field", 2),
+    ("add_to_field", 2),
+    ("subtract_from_field", 2),
+    ("add", 3),
+    ("subtract", 3),
+    ("bit_xor", 3),
+    ("bit_or", 3),
+    ("bit_and", 3),
+    ("shift_left", 3),
+    ("shift_right", 3),
+    ("drop", 0),
+    ("mark_to_drop", 1),
+    ("generate_digest", 2),
+    ("add_header", 1),
+    ("add_header_fast", 1),
+    ("remove_header", 1),
+    ("copy_header", 2),
+    ("clone_ingress_pkt_to_egress", 2),
+    ("clone_egress_pkt_to_egress", 2),
+    ("resubmit", 1),
+    ("recirculate", 1),
+    ("modify_field_with_hash_based_offset", 4),
+    ("no_op", 0),
+    ("execute_meter", 3),
+    ("count", 2),
+    ("register_read", 3),
+    ("register_write", 3),
+    ("truncate", 1),
+    ("modify_field_rng_uniform", 3),
+];
+
+/// A primitive call: a primitive simple_switch knows, its parameter count, and each
+/// parameter's encoding; in an action (`action` named, `nparams` action data) or in a
+/// parser or the deparser (`action` empty: BMv2 wraps it in an action without data).
 fn primitive(prim: &Value, action: &str, nparams: usize, ctx: &str) -> R<()> {
     let name = prim.get("op").and_then(Value::as_str).unwrap_or("");
+    let Some(&(_, expected)) = PRIMITIVES.iter().find(|(n, _)| *n == name) else {
+        return err(ctx, format!("Unknown primitive action: {name}"));
+    };
+    let given = arr(prim, "parameters").len();
+    if given != expected {
+        return err(
+            ctx,
+            format!(
+                "Invalid number of parameters for primitive action {name}: expected {expected} \
+                 but got {given}"
+            ),
+        );
+    }
     for p in arr(prim, "parameters") {
         parameter(p, name, action, nparams, ctx)?;
     }
