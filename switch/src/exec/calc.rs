@@ -34,27 +34,32 @@ pub(crate) fn pack_inputs(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut 
     };
     let inputs = if packed { &[][..] } else { &c.inputs[..] };
     for inp in inputs {
-        match inp {
-            CalcInput::Field(f) => {
-                let fi = &p.fields[*f as usize];
-                // Fields of invalid headers are skipped, as BMv2 does.
-                if pkt.phv.valid[fi.header as usize] {
-                    emit_field(p, pkt, *f, &mut w);
-                }
-            }
-            CalcInput::Const(v, width) => w.push(*width, *v),
-            CalcInput::Header(h) => {
-                if pkt.phv.valid[*h as usize] {
-                    emit_header(p, pkt, *h, &mut w);
-                }
-            }
-            CalcInput::Payload => {
-                w.finish();
-                w.push_bytes(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
-            }
-        }
+        emit_input(p, pkt, inp, &mut w);
     }
     w.finish();
+}
+
+/// Appends one calculation input, as BMv2 does: fields and headers of invalid headers
+/// are skipped, the payload is what the parser left.
+#[inline]
+fn emit_input(p: &Program, pkt: &Packet, inp: &CalcInput, w: &mut BitWriter<'_>) {
+    match inp {
+        CalcInput::Field(f) => {
+            if pkt.phv.valid[p.fields[*f as usize].header as usize] {
+                emit_field(p, pkt, *f, w);
+            }
+        }
+        CalcInput::Const(v, width) => w.push(*width, *v),
+        CalcInput::Header(h) => {
+            if pkt.phv.valid[*h as usize] {
+                emit_header(p, pkt, *h, w);
+            }
+        }
+        CalcInput::Payload => {
+            w.finish();
+            w.push_bytes(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
+        }
+    }
 }
 
 /// Packs a calculation with `@symmetric` pairs: each pair's inputs (fields of one
@@ -73,23 +78,7 @@ fn pack_symmetric(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut Vec<u8>)
                 src = usize::from(if k16 == a { b } else { a });
             }
         }
-        match &c.inputs[src] {
-            CalcInput::Field(f) => {
-                if pkt.phv.valid[p.fields[*f as usize].header as usize] {
-                    emit_field(p, pkt, *f, &mut w);
-                }
-            }
-            CalcInput::Const(v, width) => w.push(*width, *v),
-            CalcInput::Header(h) => {
-                if pkt.phv.valid[*h as usize] {
-                    emit_header(p, pkt, *h, &mut w);
-                }
-            }
-            CalcInput::Payload => {
-                w.finish();
-                w.push_bytes(&pkt.data[pkt.cursor.min(pkt.data.len())..]);
-            }
-        }
+        emit_input(p, pkt, &c.inputs[src], &mut w);
     }
     w.finish();
 }
