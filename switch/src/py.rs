@@ -1335,16 +1335,21 @@ impl PyEngine {
     }
 
     /// The TM's units and application pools: `cell_bytes` (None: bytes),
-    /// `queues_per_port`, and per pool its size, use and peak use in cells.
+    /// `queues_per_port`, and per egress (`app_pool_*`) and ingress (`ig_app_pool_*`)
+    /// pool its size, use and peak use in cells.
     fn tm_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let e = self.engine(py);
         let ((cell_bytes, queues), pools) = (e.tm_units(), e.tm_app_pools());
+        let ig = e.tm_ig_app_pools();
         let d = PyDict::new(py);
         d.set_item("cell_bytes", cell_bytes)?;
         d.set_item("queues_per_port", queues)?;
         d.set_item("app_pool_size_cells", pools.size_cells.to_vec())?;
         d.set_item("app_pool_used_cells", pools.used_cells.to_vec())?;
         d.set_item("app_pool_max_used_cells", pools.max_used_cells.to_vec())?;
+        d.set_item("ig_app_pool_size_cells", ig.size_cells.to_vec())?;
+        d.set_item("ig_app_pool_used_cells", ig.used_cells.to_vec())?;
+        d.set_item("ig_app_pool_max_used_cells", ig.max_used_cells.to_vec())?;
         Ok(d)
     }
 

@@ -252,3 +252,35 @@ def test_the_runtime_cli_names_a_bad_tm_setting(line, message):
     _, x = cli()
     answer = x.execute(line)
     assert not answer.ok and message in answer.text
+
+
+def test_a_lossy_ppg_in_an_ingress_pool_drops_over_its_pool_limit():
+    e = classes_switch(icos=6)
+    e.tm_pool_cfg("IG_APP_POOL_1", 100)
+    e.tm_ppg_cfg(1, 6, pool_id="IG_APP_POOL_1", pool_max_cells=26, dynamic_baf="DISABLE")
+    for _ in range(4):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    # 13-cell frames: the first leaves at once, the next two use 26 pool cells, the
+    # fourth would use 39.
+    assert [p for p, _, _ in e.received()] == [2, 2, 2]
+    assert e.queue_stats(2, 0)["dropped_ingress_pkts"] == 1
+    info = e.tm_info()
+    assert info["ig_app_pool_size_cells"][1] == 100 and info["ig_app_pool_max_used_cells"][1] == 26
+
+
+def test_the_peer_honours_the_pfc_frame_the_tm_sent():
+    e = classes_switch(icos=3)
+    e.tm_port_flowcontrol(1, mode_tx="PFC")
+    e.tm_ppg_cfg(1, 3, guaranteed_cells=13, pfc_enable=True, pfc_skid_max_cells=100)
+    for _ in range(3):
+        e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
+    e.drain()
+    xoff = next(f for p, f, _ in e.received() if p == 1)
+    peer = Engine((ROOT / "tests" / "engine" / "fixtures" / "l3.json").read_text())
+    peer.configure_port(1, rate_bps=1_000_000_000, num_queues=8)
+    peer.set_honour_pause(1)
+    peer.send(1, xoff, 0)
+    # The peer's MAC takes it as PFC for class 3 (0xFFFF quanta at 1 Gbit/s).
+    assert (peer.stats()["pause_frames"], peer.stats()["pause_frames_ignored"]) == (1, 0)
+    assert peer.received() == []

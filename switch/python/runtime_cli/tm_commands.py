@@ -166,9 +166,10 @@ class TofinoTmCommands:
         cell = info["cell_bytes"]
         out.append(f"cell size: {cell} bytes" if cell else "cell size: none (the buffer counts bytes)")
         out.append(f"queues per port: {info['queues_per_port']}")
-        for n in range(4):
-            out.append(f"EG_APP_POOL_{n}: size {info['app_pool_size_cells'][n]} cells, "
-                       f"used {info['app_pool_used_cells'][n]}, peak {info['app_pool_max_used_cells'][n]}")
+        for prefix, key in (("EG", "app_pool"), ("IG", "ig_app_pool")):
+            for n in range(4):
+                out.append(f"{prefix}_APP_POOL_{n}: size {info[f'{key}_size_cells'][n]} cells, "
+                           f"used {info[f'{key}_used_cells'][n]}, peak {info[f'{key}_max_used_cells'][n]}")
 
 
 def _fields_str(fields: dict[str, Any]) -> str:

@@ -90,6 +90,11 @@ impl Engine {
         self.tm.app_pools()
     }
 
+    /// The ingress application pools' sizes and use, cells.
+    pub fn tm_ig_app_pools(&self) -> AppPools {
+        self.tm.ig_app_pools()
+    }
+
     /// The TM's cell size in bytes (None: bytes) and queues per port.
     pub fn tm_units(&self) -> (Option<u32>, u8) {
         (self.tm.cell_bytes(), self.tm.queues_per_port())
