@@ -109,3 +109,43 @@ def test_a_clone_session_written_by_p4runtime_serves_a_tna_mirror(switch, connec
         action_name="Ingress.mirror_to", params={"session": 6})))
     frame = bytes.fromhex("0000000000aa0000000000bb88b6") + bytes(46)
     assert sorted(p for p, _ in forward(switch.engine, frame, port=2)) == [1, 4]
+
+
+def acl_entry(index, src: int, action: str) -> p4runtime_pb2.TableEntry:
+    return entities.table_entry(index, "pipe.Ingress.acl",
+                                match={"hdr.ipv4.src_addr": (src, 0xFFFFFFFF),
+                                       "hdr.ipv4.dst_addr": (0, 0)},
+                                action_name=action, params={}, priority=10)
+
+
+def test_counters_meters_and_direct_resources_of_a_tna_program(switch, connect, programs):
+    prog = programs("tna/counter_meter.p4")
+    controller = connect()
+    controller.set_pipeline(prog.p4info, prog.json.encode())
+    controller.insert(entity(acl_entry(prog.index, 0x0A000009, "Ingress.deny")))
+    # A meter cell and the entry's direct meter, written and read back as configured.
+    meter = p4runtime_pb2.MeterEntry(meter_id=prog.index.get("meter", "pipe.Ingress.port_meter").preamble.id)
+    meter.index.index = 4
+    meter.config.cir, meter.config.cburst, meter.config.pir, meter.config.pburst = 1000, 1500, 2000, 3000
+    controller.modify(entity(meter))
+    direct = p4runtime_pb2.DirectMeterEntry(table_entry=acl_entry(prog.index, 0x0A000009, "Ingress.deny"))
+    direct.config.cir, direct.config.cburst, direct.config.pir, direct.config.pburst = 10, 20, 30, 40
+    controller.modify(entity(direct))
+
+    frame = ipv4_frame(bytes([10, 0, 2, 7]))
+    denied = frame[:26] + bytes([10, 0, 0, 9]) + frame[30:]
+    for f in (frame, frame, denied):
+        forward(switch.engine, f, port=4)
+
+    [cell] = controller.read(entity(entities.counter_entry(prog.index, "pipe.Ingress.port_packets", 4)))
+    assert (cell.counter_entry.data.packet_count, cell.counter_entry.data.byte_count) == (3, 3 * len(frame))
+    [hits] = controller.read(entity(p4runtime_pb2.DirectCounterEntry(
+        table_entry=acl_entry(prog.index, 0x0A000009, "Ingress.deny"))))
+    assert hits.direct_counter_entry.data.packet_count == 1, "the one denied frame"
+    read_meter = p4runtime_pb2.MeterEntry(meter_id=meter.meter_id)
+    read_meter.index.index = 4
+    [m] = controller.read(entity(read_meter))
+    assert (m.meter_entry.config.cir, m.meter_entry.config.pburst) == (1000, 3000)
+    [d] = controller.read(entity(p4runtime_pb2.DirectMeterEntry(
+        table_entry=acl_entry(prog.index, 0x0A000009, "Ingress.deny"))))
+    assert (d.direct_meter_entry.config.cir, d.direct_meter_entry.config.pburst) == (10, 40)
