@@ -35,8 +35,9 @@ def test_counter_read_write_reset(cli):
 
 def test_direct_counter_reads_by_entry_handle(tables_cli):
     x = tables_cli
-    # The protocol key is masked with 0xf0 (p4c's form of protocol[7:4]): UDP's 0x11 is 1.
-    run_ok(x, "table_add t_exact_multi set_res 10.0.0.1 10.0.0.2 0x1 1 => 5")
+    # The protocol key is masked with 0xf0 (p4c's form of protocol[7:4]); BMv2 matches
+    # `protocol & 0xf0` against the entry's value as given, so UDP's 0x11 matches 0x10.
+    run_ok(x, "table_add t_exact_multi set_res 10.0.0.1 10.0.0.2 0x10 1 => 5")
     frame = ipv4_frame("10.0.0.2", size=80)
     assert ports_of(send(x, 2, frame)) == [1]
     assert run_ok(x, "counter_read exact_hits 0") == (
