@@ -362,6 +362,18 @@ impl Engine {
             .unwrap_or_default()
     }
 
+    /// The deparser's `drop_ctl` when the blocks ran to the end; otherwise counts why
+    /// packet `h` stopped (parser reject, failed assert), frees it and gives None.
+    fn deparsed(&mut self, ran: Ran, h: u32) -> Option<u128> {
+        match ran {
+            Ran::Deparsed { drop_ctl } => return Some(drop_ctl),
+            Ran::Rejected => self.stats.dropped_by_program += 1,
+            Ran::AssertFailed => self.stats.dropped_by_assert += 1,
+        }
+        self.release(h);
+        None
+    }
+
     /// Moves the trace (kept in `main`'s state) to gress `g` for its blocks, or back:
     /// called in pairs, so every gress's lines go to the one trace, in order.
     fn lend_tracer(&mut self, g: usize) {
@@ -475,18 +487,8 @@ impl Engine {
             let digest = pkt.flags.digest.take();
             let mirror_session = pkt.tna.mirror_session;
             self.lend_tracer(g);
-            let drop_ctl = match ran {
-                Ran::Deparsed { drop_ctl } => drop_ctl,
-                Ran::Rejected => {
-                    self.stats.dropped_by_program += 1;
-                    self.release(h);
-                    return;
-                }
-                Ran::AssertFailed => {
-                    self.stats.dropped_by_assert += 1;
-                    self.release(h);
-                    return;
-                }
+            let Some(drop_ctl) = self.deparsed(ran, h) else {
+                return;
             };
             let mirror = mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
             if let Some(list) = digest {
@@ -737,18 +739,8 @@ impl Engine {
         let ran = run_blocks(p, st, pkt, p.init_state);
         let mirror_session = pkt.tna.mirror_session;
         self.lend_tracer(g);
-        let drop_ctl = match ran {
-            Ran::Deparsed { drop_ctl } => drop_ctl,
-            Ran::Rejected => {
-                self.stats.dropped_by_program += 1;
-                self.release(h);
-                return;
-            }
-            Ran::AssertFailed => {
-                self.stats.dropped_by_assert += 1;
-                self.release(h);
-                return;
-            }
+        let Some(drop_ctl) = self.deparsed(ran, h) else {
+            return;
         };
         let mirror = mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
         if let Some(session) = mirror {
