@@ -149,3 +149,35 @@ def test_counters_meters_and_direct_resources_of_a_tna_program(switch, connect, 
     [d] = controller.read(entity(p4runtime_pb2.DirectMeterEntry(
         table_entry=acl_entry(prog.index, 0x0A000009, "Ingress.deny"))))
     assert (d.direct_meter_entry.config.cir, d.direct_meter_entry.config.pburst) == (10, 40)
+
+
+def test_a_tna_digest_reaches_the_controller_as_a_digest_list(switch, connect, programs):
+    """The ingress deparser's Digest.pack, named as bf-p4c names it (pipe.IgDeparser.
+    learn_digest), goes out on the stream as a DigestList of its learn_t members in
+    P4Runtime's canonical (shortest) bytestrings, as v1model's do; a source the table
+    knows sends none."""
+    prog = programs("tna/mirror_resubmit_digest.p4")
+    controller = connect()
+    controller.set_pipeline(prog.p4info, prog.json.encode())
+    digest_id = prog.index.get("digest", "pipe.IgDeparser.learn_digest").preamble.id
+    enable = p4runtime_pb2.DigestEntry(digest_id=digest_id)
+    enable.config.max_list_size, enable.config.max_timeout_ns = 1, 0
+    enable.config.ack_timeout_ns = 10**12
+    controller.insert(entity(enable))
+    controller.insert(entity(entities.clone_session(6, [(4, 0)])))
+    controller.insert(entity(entities.table_entry(
+        prog.index, "pipe.Ingress.port_mirror", match={"ig_intr_md.ingress_port": 2},
+        action_name="Ingress.mirror_to", params={"session": 6})))
+    controller.insert(entity(entities.table_entry(
+        prog.index, "pipe.Ingress.known_sources", match={"hdr.ethernet.src_addr": 0xCC},
+        action_name="NoAction", params={})))
+
+    for src in (0xBB, 0xCC):
+        frame = bytes.fromhex("0000000000aa") + src.to_bytes(6, "big") + b"\x88\xb6" + bytes(46)
+        forward(switch.engine, frame, port=2)
+    switch.target.poll()
+    digest = controller.digests.get(timeout=5)
+    assert digest.digest_id == digest_id and digest.list_id == 1
+    # learn_t {src_addr: 00:00:00:00:00:bb, ingress_port: 2}.
+    assert [[m.bitstring for m in d.struct.members] for d in digest.data] == [[b"\xbb", b"\x02"]]
+    assert controller.digests.empty(), "0xcc is a known source: no digest"
