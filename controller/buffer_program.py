@@ -6,11 +6,19 @@ of the tables' default entries (switch-wide values), then INSERTs of the PRE ent
 the forwarding entries, the class map and one entry per configured port (and queue) in
 each parameter table, so that a live change is always a MODIFY of an existing entry.
 `BufferSwitch` applies a config over a `SwitchConnection` and makes those live changes.
+
+The same config drives the TNA port (`p4src/tna/buffer_switch.p4`), told apart by its
+P4Info's architecture: there the tables whose work Tofino's traffic manager does
+(`TM_TABLES`) are not written, the mirror sessions truncate a BCN copy, and the keys
+those tables stood for become TM settings (`tofino_mapping.tm_plan`), which `BufferSwitch`
+hands, as runtime CLI `tm_*` lines, to the `tm` callable it was given (P4Runtime does not
+reach a TM; `bufferlab-ctl tm CONFIG | bufferlab-switch-cli` on a live switch).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from p4.v1 import p4runtime_pb2
@@ -31,7 +39,10 @@ from bufferlab.controller.config import (
 )
 from bufferlab.controller.p4info import P4InfoIndex
 from bufferlab.controller.runtime_json import load_runtime
+from bufferlab.controller.tofino_mapping import TmPlan, cell_bytes_of, on_tofino, tm_plan
 from bufferlab.controller.values import decode
+
+LOG = logging.getLogger(__name__)
 
 MODIFY = p4runtime_pb2.Update.MODIFY
 INSERT = p4runtime_pb2.Update.INSERT
@@ -45,6 +56,11 @@ BCN_NAMES = {"enable": "enable", "qeq": "qeq_bytes", "w": "w", "qsc": "qsc_bytes
 FEEDBACK_KEYS = ("qoff_max_bytes", "fb_bits", "fb_range_bytes", "positive_to")
 PAUSE_NAMES = {"mode": "mode", "xoff": "xoff_bytes", "xon": "xon_bytes", "quanta": "quanta",
                "refresh": "refresh_us"}
+#: The v1model program's tables whose work Tofino's TM does (p4src/README.md).
+TM_TABLES = ("buffer_threshold", "queue_threshold", "pause_config")
+#: What a TNA mirror session keeps of a BCN copy: its 21-byte mirror header and the 90
+#: sample bytes a BCN frame carries (p4src/README.md "The Tofino port").
+BCN_MIRROR_BYTES = 21 + 90
 
 
 def _entry(index: P4InfoIndex, table: str, match: dict[str, Any] | None,
@@ -59,7 +75,8 @@ def _update(kind: int, message: p4runtime_pb2.Entity) -> p4runtime_pb2.Update:
 
 
 def default_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
-    """MODIFYs of every parameter table's default entry with the switch-wide values."""
+    """MODIFYs of every parameter table's default entry with the switch-wide values (on a
+    TNA program, of the tables it has: `TM_TABLES` are the TM's)."""
     defaults = [
         ("switch_config", ("set_switch", {
             "switch_id": config.switch_id, "pool_bytes": config.pool_bytes,
@@ -77,21 +94,26 @@ def default_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Up
     # computed, positive to tagged sources), so configs without its keys write what they did.
     if config.bcn.feedback_action() != DEFAULT_FEEDBACK:
         defaults.append(("bcn_feedback", config.bcn.feedback_action()))
+    tofino = on_tofino(index)
     return [_update(MODIFY, _entry(index, table, None, action, default=True))
-            for table, action in defaults]
+            for table, action in defaults if not (tofino and table in TM_TABLES)]
 
 
-def pre_updates(config: Config) -> list[p4runtime_pb2.Update]:
-    """INSERTs of the all-ports multicast group, each port's clone session and the all-ports session."""
+def pre_updates(config: Config, tofino: bool = False) -> list[p4runtime_pb2.Update]:
+    """INSERTs of the all-ports multicast group, each port's clone session and the all-ports
+    session; on Tofino (``tofino``) each port's E2E mirror session truncates a BCN copy to
+    `BCN_MIRROR_BYTES`, and there is no all-ports session (the TM sends PAUSE/PFC)."""
     ports = sorted(config.ports)
     every_port = [(port, 0) for port in ports]
     updates = [_update(INSERT, entity(entities.multicast_group(config.flood_group, every_port)))]
     for port in ports:
-        session = entities.clone_session(config.port_session_base + port, [(port, 0)])
+        session = entities.clone_session(config.port_session_base + port, [(port, 0)],
+                                         packet_length_bytes=BCN_MIRROR_BYTES if tofino else 0)
         updates.append(_update(INSERT, entity(session)))
-    # A clone session with every port as a replica is BMv2's mirroring_add_mc to group G.
-    all_ports = entities.clone_session(config.all_ports_session, every_port)
-    updates.append(_update(INSERT, entity(all_ports)))
+    if not tofino:
+        # A clone session with every port as a replica is BMv2's mirroring_add_mc to group G.
+        all_ports = entities.clone_session(config.all_ports_session, every_port)
+        updates.append(_update(INSERT, entity(all_ports)))
     return updates
 
 
@@ -108,18 +130,21 @@ def forwarding_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2
 
 
 def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
-    """INSERTs of the class map and of every port's (and queue's) parameter entries."""
+    """INSERTs of the class map and of every port's (and queue's) parameter entries (on a
+    TNA program, of the tables it has: `TM_TABLES` are the TM's)."""
     updates = [_update(INSERT, _entry(index, "dscp_class", {"dscp": dscp},
                                       ("set_queue", {"queue": queue})))
                for dscp, queue in sorted(config.classes.items())]
     ports = [config.ports[p] for p in sorted(config.ports)]
     queues = range(config.priority_queues)
-    updates += [_update(INSERT, _entry(index, "buffer_threshold", {"port": p.port},
-                                       p.threshold.action()))
-                for p in ports]
-    updates += [_update(INSERT, _entry(index, "queue_threshold", {"port": p.port, "queue": q},
-                                       ("queue_cap", {"cap_bytes": p.queue_caps_bytes[q]})))
-                for p in ports for q in queues]
+    tofino = on_tofino(index)
+    if not tofino:
+        updates += [_update(INSERT, _entry(index, "buffer_threshold", {"port": p.port},
+                                           p.threshold.action()))
+                    for p in ports]
+        updates += [_update(INSERT, _entry(index, "queue_threshold", {"port": p.port, "queue": q},
+                                           ("queue_cap", {"cap_bytes": p.queue_caps_bytes[q]})))
+                    for p in ports for q in queues]
     updates += [_update(INSERT, _entry(index, "ecn_threshold", {"port": p.port, "queue": q},
                                        ecn_action(p.ecn_k_bytes)))
                 for p in ports for q in queues]
@@ -131,8 +156,10 @@ def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Updat
                                        p.bcn.feedback_action()))
                 for p in ports for q in queues
                 if p.bcn.enable and p.bcn.feedback_action() != switch_feedback]
-    updates += [_update(INSERT, _entry(index, "pause_config", {"port": p.port}, p.pause.action()))
-                for p in ports]
+    if not tofino:
+        updates += [_update(INSERT, _entry(index, "pause_config", {"port": p.port},
+                                           p.pause.action()))
+                    for p in ports]
     return updates
 
 
@@ -142,7 +169,7 @@ def program_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Up
     runtime = load_runtime(config.runtime_json, index.p4info) if config.runtime_json else None
     if runtime is not None:
         updates += [_update(MODIFY, e) for e in runtime.defaults]
-    updates += pre_updates(config)
+    updates += pre_updates(config, tofino=on_tofino(index))
     updates += forwarding_updates(index, config)
     if runtime is not None:
         updates += [_update(INSERT, e) for e in runtime.inserts]
@@ -290,12 +317,29 @@ def parse_changes(kind: str, pairs: Iterable[str]) -> dict[str, Any]:
 class BufferSwitch:
     """buffer_switch.p4 on one switch, over P4Runtime: apply a config, change it live, read it."""
 
-    def __init__(self, connection: SwitchConnection, index: P4InfoIndex) -> None:
+    def __init__(self, connection: SwitchConnection, index: P4InfoIndex,
+                 tm: Callable[[str], object] | None = None) -> None:
+        """``tm`` takes the runtime CLI `tm_*` lines of a TNA program's TM settings (a live
+        switch's runtime CLI, or an engine's executor); without it `apply` writes only
+        what P4Runtime reaches and the caller applies `tm_plan` itself."""
         self.connection = connection
         self.index = index
+        self.tm = tm
+
+    @property
+    def tofino(self) -> bool:
+        """Whether the program is the TNA port (its P4Info's architecture is tna or t2na)."""
+        return on_tofino(self.index)
+
+    def tm_plan(self, config: Config, bmv2_json: bytes | str | None = None) -> TmPlan:
+        """The TM settings ``config`` stands for on this TNA program (cells from its JSON
+        when given), with the mapping's warnings."""
+        return tm_plan(config, cell_bytes_of(self.index, bmv2_json))
 
     def apply(self, config: Config, bmv2_json: bytes | None) -> int:
-        """Install the pipeline (when given) and write every entry; returns the number of updates."""
+        """Install the pipeline (when given) and write every entry; on a TNA program, also
+        hand the TM settings to `tm` (warnings logged). Returns the number of updates."""
+        plan = self.tm_plan(config, bmv2_json) if self.tofino else None
         updates = program_updates(self.index, config)
         if bmv2_json is not None:
             self.connection.set_pipeline(self.index.p4info, bmv2_json)
@@ -305,7 +349,20 @@ class BufferSwitch:
         for batch in (modifies, inserts):
             if batch:
                 self.connection.write(batch)
+        if plan is not None:
+            for warning in plan.warnings:
+                LOG.warning("%s", warning)
+            if self.tm is not None:
+                for line in plan.commands:
+                    self.tm(line)
         return len(updates)
+
+    def _p4_table(self, table: str, port: int) -> None:
+        """Refuses a live change of a table the TNA port leaves to the TM."""
+        if self.tofino and table in TM_TABLES:
+            raise ConfigError([f"ports.{port}: {table} is Tofino TM configuration on this TNA "
+                               "program, not a P4 table: change the config and apply "
+                               "`bufferlab-ctl tm CONFIG | bufferlab-switch-cli`"])
 
     def entries(self, table: str) -> list[p4runtime_pb2.TableEntry]:
         """Every entry of a table (not its default entry), as the switch reports them."""
@@ -334,6 +391,7 @@ class BufferSwitch:
 
     def set_threshold(self, port: int, threshold: Threshold) -> None:
         """A port's share of the pool (static percent or dynamic alpha, see `port_threshold`)."""
+        self._p4_table("buffer_threshold", port)
         self._port_entries("buffer_threshold", port)
         self.connection.write([threshold_update(self.index, port, threshold)])
 
@@ -342,6 +400,7 @@ class BufferSwitch:
         if cap_bytes is not None and not 1 <= cap_bytes <= NO_CAP:
             raise ConfigError([f"ports.{port}.queue_caps_bytes.{queue}: {cap_bytes} is outside"
                                f" 1..{NO_CAP}"])
+        self._p4_table("queue_threshold", port)
         self._port_entries("queue_threshold", port, queue)
         self.connection.write([queue_cap_update(self.index, port, queue, cap_bytes)])
 
@@ -392,6 +451,7 @@ class BufferSwitch:
 
     def set_pause(self, port: int, changes: dict[str, Any]) -> None:
         """Change PAUSE/PFC parameters of a port."""
+        self._p4_table("pause_config", port)
         (entry,) = self._port_entries("pause_config", port)
         current = pause_of(*entry_action(self.index, entry))
         self.connection.write([pause_update(self.index, port, current, changes)])

@@ -4,7 +4,8 @@
                   [--role-name R] [--ssl [--cacert F] [--cert F --private-key F]]
       apply CONFIG [--dry-run]
       scheduler CONFIG                  (runtime CLI lines for the traffic manager's scheduler)
-      tm CONFIG                         (runtime CLI lines for Tofino's tf1.tm.* settings)
+      tm CONFIG                         (runtime CLI lines for Tofino's tf1.tm.* settings: the
+                                         config's keys mapped to the TM, its tofino_tm over them)
       set PORT threshold 50% | alpha 1/8 | queue-cap QUEUE BYTES|none | ecn-k QUEUE BYTES|none
       set PORT bcn NAME VALUE [NAME VALUE ...] [--queue Q]     (qeq qsc sample jitter fb_range:
                          bytes; qoff_max BYTES|off; fb_bits N|off; positive_to tagged|any)
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +41,7 @@ from bufferlab.controller.config import NO_CAP, ConfigError, load_config, port_t
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName, load_p4info
 from bufferlab.controller.runtime_json import RuntimeFileError
 from bufferlab.controller.scheduler import scheduler_commands
+from bufferlab.controller.tofino_mapping import cell_bytes_of, on_tofino, tm_plan
 from bufferlab.controller.tofino_tm import tm_commands
 from bufferlab.controller.values import BadValue, decode
 
@@ -90,8 +93,10 @@ def _parser() -> argparse.ArgumentParser:
     scheduler.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
 
     tm = commands.add_parser(
-        "tm", help="print CONFIG's tofino_tm section (Tofino's tf1.tm.* tables) as runtime CLI "
-                   "lines: pipe them into bufferlab-switch-cli")
+        "tm", help="print CONFIG's Tofino TM settings (tf1.tm.* tables) as runtime CLI lines: "
+                   "pool_bytes, thresholds, queue caps and pause mapped to the TM in cells "
+                   "(--json's cell size; 80 B, or 176 B for a T2NA --p4info), with the "
+                   "tofino_tm section over them; pipe them into bufferlab-switch-cli")
     tm.add_argument("config", type=Path, help="buffer_switch config file (JSON)")
 
     change = commands.add_parser("set", help="change one port's parameters live")
@@ -229,9 +234,16 @@ def _index(args: argparse.Namespace, connection: SwitchConnection | None) -> P4I
 def _apply(args: argparse.Namespace) -> None:
     config = load_config(args.config)
     index = _index(args, None)
+    plan = None
+    if on_tofino(index):
+        plan = tm_plan(config, cell_bytes_of(index, _read_optional(args.json)))
+        for warning in plan.warnings:
+            print(f"bufferlab-ctl: warning: {warning}", file=sys.stderr)
     if args.dry_run:
         for update in program_updates(index, config):
             print(describe(index, update))
+        for line in plan.commands if plan else ():
+            print(f"TM {line}")
         return
     try:
         device_config = args.json.read_bytes()
@@ -241,6 +253,19 @@ def _apply(args: argparse.Namespace) -> None:
         count = BufferSwitch(connection, index).apply(config, device_config)
     print(f"applied {args.config} to {args.grpc_addr} (device {args.device_id}):"
           f" pipeline {args.json.name} and {count} updates")
+    if plan is not None:
+        print(f"{args.json.name} is a TNA program: its buffer, thresholds and PAUSE/PFC are"
+              f" {len(plan.commands)} TM settings P4Runtime does not reach; apply them with"
+              f" bufferlab-ctl --p4info {args.p4info or DEFAULT_P4INFO} --json {args.json}"
+              f" tm {args.config} | bufferlab-switch-cli --thrift-port 9090")
+
+
+def _read_optional(path: Path | None) -> bytes | None:
+    """A file's bytes, or None when there is none to read."""
+    try:
+        return path.read_bytes() if path is not None else None
+    except OSError:
+        return None
 
 
 def _scheduler(args: argparse.Namespace) -> None:
@@ -252,9 +277,24 @@ def _scheduler(args: argparse.Namespace) -> None:
 
 def _tm(args: argparse.Namespace) -> None:
     lines = tm_commands(args.config)
+    if _buffer_config(args.config):
+        index = _index(args, None) if args.p4info else None
+        plan = tm_plan(load_config(args.config), cell_bytes_of(index, _read_optional(args.json)))
+        for warning in plan.warnings:
+            print(f"bufferlab-ctl: warning: {warning}", file=sys.stderr)
+        lines = plan.commands
     if not lines:
         raise UsageError(f"{args.config} has no tofino_tm section")
     print("\n".join(lines))
+
+
+def _buffer_config(path: Path) -> bool:
+    """Whether a config file describes a switch (not only a tofino_tm section)."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return True  # load_config names the problem
+    return isinstance(raw, dict) and bool(set(raw) - {"tofino_tm", "comment"})
 
 
 def _set(args: argparse.Namespace) -> None:

@@ -232,6 +232,9 @@ class Config:
     l2: list[L2Entry] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     runtime_json: Path | None = None
+    # The explicit `tofino_tm` section as written (checked): Tofino TM settings by BF
+    # Runtime table, laid over what the other keys map to on a TNA program.
+    tofino_tm: dict[str, Any] | None = None
 
 
 def _is_int(value: Any) -> bool:
@@ -604,6 +607,18 @@ def _classes(c: _Checker, raw: Any, queues: int, config: Config) -> None:
             config.classes[dscp] = queue
 
 
+def _tofino_tm(c: _Checker, section: Any, config: Config) -> None:
+    """Checks the `tofino_tm` section (each problem by key path) and keeps it."""
+    # Imported here: tofino_tm builds on this module (ConfigError, Config).
+    from bufferlab.controller.tofino_tm import tm_commands_from
+    try:
+        tm_commands_from({"tofino_tm": section})
+    except ConfigError as err:
+        c.errors.extend(err.errors)
+        return
+    config.tofino_tm = section
+
+
 def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
     """Check a config file's content; raises ConfigError listing every problem."""
     c = _Checker()
@@ -697,6 +712,8 @@ def parse_config(raw: Any, base_dir: Path = Path(".")) -> Config:
                                         f" (port_session_base {config.port_session_base} + {port})")
     if "forwarding" in raw:
         _forwarding(c, raw["forwarding"], set(config.ports), base_dir, config)
+    if "tofino_tm" in raw:
+        _tofino_tm(c, raw["tofino_tm"], config)
     if c.errors:
         # A switch-wide value merged into several ports is reported once.
         raise ConfigError(list(dict.fromkeys(c.errors)))

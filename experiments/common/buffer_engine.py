@@ -7,6 +7,11 @@ lets `BufferSwitch` apply the config over a `SwitchConnection`, so the entries a
 virtual-time run uses are exactly the ones the controller writes into a live switch.
 Only the port model (rate and wire overhead), which on a live switch comes from the
 topology's links rather than from P4Runtime, is set on the engine directly.
+
+The TNA port (`TNA_PROGRAM`) is programmed from the same config: the controller tells it
+from its P4Info and hands its TM settings (the pool, thresholds, caps and PAUSE/PFC as
+`tm_*` lines, `bufferlab.controller.tofino_mapping`) to the engine's runtime CLI, as
+`bufferlab-ctl tm CONFIG | bufferlab-switch-cli` does on a live switch.
 """
 
 from __future__ import annotations
@@ -25,12 +30,18 @@ from bufferlab.controller.buffer_program import BufferSwitch
 from bufferlab.controller.client import SwitchConnection
 from bufferlab.controller.config import Config
 from bufferlab.controller.p4info import P4InfoIndex
+from bufferlab.controller.tofino_mapping import on_tofino
 from bufferlab.switch import Engine
 from bufferlab.switch.engine import EngineApi
 from bufferlab.switch.p4runtime import serve
+from bufferlab.switch.runtime_cli import Executor
 from bufferlab.switch.target import EngineTarget
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4src" / "buffer_switch.p4"
+#: The lab's switch ported to Tofino (TNA), programmed from the same configs.
+TNA_PROGRAM = PROGRAM.parent / "tna" / "buffer_switch.p4"
+#: ``--program`` names of the experiments that run on either.
+PROGRAMS = {"v1model": PROGRAM, "tna": TNA_PROGRAM}
 # The traffic manager's own pool is made this much larger than the P4 pool so that only the
 # program's admission drops frames (a frame the manager dropped after admission would never
 # leave the occupancy registers, p4src/README.md).
@@ -99,11 +110,25 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
             raise ValueError(f"rate_bps[{port}]: {rate} bit/s must be positive")
     engine = engine_class(program.json_text, seed=seed,
                           pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
+    tm = (functools.partial(_run_tm_line, Executor(engine, program.json_text))
+          if is_tna(program) else None)
     program_over_p4runtime(engine, program, lambda connection: BufferSwitch(
-        connection, program.index).apply(config, program.json_text.encode()))
+        connection, program.index, tm=tm).apply(config, program.json_text.encode()))
     for port, rate in (rate_bps or {}).items():
         engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
     return engine
+
+
+def _run_tm_line(cli: Executor, line: str) -> None:
+    """Runs one of the controller's TM lines on the engine; a refusal is an error."""
+    answer = cli.execute(line)
+    if not answer.ok:
+        raise RuntimeError(f"the engine refused the controller's TM setting {line!r}: {answer.text}")
+
+
+def is_tna(program: CompiledProgram) -> bool:
+    """Whether ``program`` is a TNA/T2NA one (its buffer is the TM's)."""
+    return on_tofino(program.index)
 
 
 def tm_drops(engine: EngineApi) -> int:
