@@ -115,6 +115,13 @@ TM_SPECS = (
     _spec("tm_pipe_cfg", "Where a pipe's frames dropped by the TM with deflect_on_drop go (port, queue)",
           (Arg("pipe", INT),)),
     Spec("tm_show", "Show the TM's cell size, queues per port and application pools (size, used, peak; cells)"),
+    Spec("tm_counter_eg_port", "Show ports' buffer use now and at peak (cells; 0 without cells), their TM drops "
+         "(packets) and the frames and frame bytes queued", (Arg("dev_port", INT, variadic=True),),
+         usage_text="<dev_port> ..."),
+    Spec("tm_counter_queue", "Show a port's queues (all, or those given): use now and at peak (cells; 0 without "
+         "cells), TM drops (packets), frames and frame bytes queued", (Arg("dev_port", INT),
+                                                                       Arg("queue", INT, variadic=True)),
+         usage_text="<dev_port> [<queue> ...]"),
 )
 
 SPECS.update({s.name: s for s in TM_SPECS})
@@ -170,6 +177,32 @@ class TofinoTmCommands:
             for n in range(4):
                 out.append(f"{prefix}_APP_POOL_{n}: size {info[f'{key}_size_cells'][n]} cells, "
                            f"used {info[f'{key}_used_cells'][n]}, peak {info[f'{key}_max_used_cells'][n]}")
+        stats = self.engine.stats()
+        out.append(f"PAUSE/PFC frames asked of the MACs: XOFF {stats['xoff_sent']}, XON {stats['xon_sent']}")
+
+    def _do_tm_counter_eg_port(self, a: dict[str, Any], out: list[str]) -> None:
+        # BF Runtime's tf1.tm.counter.eg_port (usage_cells, watermark_cells, drop_count_packets),
+        # with the frames and their bytes, which the engine also knows.
+        if not a["dev_port"]:
+            raise CommandError("give at least one dev_port", SPECS["tm_counter_eg_port"].usage)
+        for port in a["dev_port"]:
+            s = self.engine.port_stats(port)
+            queues = [self.engine.queue_stats(port, q) for q in range(self.engine.port_config(port)["num_queues"])]
+            out.append(f"port {port}: usage_cells={s['occupancy_cells']} watermark_cells={s['max_occupancy_cells']} "
+                       f"drop_count_packets={sum(q['dropped_pkts'] for q in queues)} "
+                       f"frames={sum(q['depth_pkts'] for q in queues)} frame_bytes={s['occupancy_bytes']}")
+
+    def _do_tm_counter_queue(self, a: dict[str, Any], out: list[str]) -> None:
+        # BF Runtime's tf1.tm.counter.queue, keyed by (dev_port, queue) as the tm_* settings are.
+        port = a["dev_port"]
+        count = self.engine.port_config(port)["num_queues"]
+        for q in a["queue"] or range(count):
+            if not 0 <= q < count:
+                raise CommandError(f"port {port} has queues 0..{count - 1}, not {q}", SPECS["tm_counter_queue"].usage)
+            s = self.engine.queue_stats(port, q)
+            out.append(f"port {port} queue {q}: usage_cells={s['depth_cells']} watermark_cells={s['max_depth_cells']} "
+                       f"drop_count_packets={s['dropped_pkts']} frames={s['depth_pkts']} "
+                       f"frame_bytes={s['depth_bytes']}")
 
 
 def _fields_str(fields: dict[str, Any]) -> str:
