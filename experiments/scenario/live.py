@@ -27,11 +27,14 @@ class LiveScenario:
     """Context manager: the scenario's network up in Mininet, its switches programmed."""
 
     def __init__(self, scenario: Scenario, work_dir: str | Path,
-                 switch_binary: str | None = None) -> None:
-        """Nothing starts before `start` (or entering the `with` block)."""
+                 switch_binary: str | None = None, netns_prefix: str | None = None) -> None:
+        """Nothing starts before `start` (or entering the `with` block); ``netns_prefix``
+        names the hosts' namespaces (default `bl-`: another lab's hosts of the same names
+        need another)."""
         self.scenario = scenario
         self.work_dir = Path(work_dir)
         self.switch_binary = switch_binary
+        self.netns_prefix = netns_prefix
         self.lab: LabNetwork | None = None
         self.connections: dict[str, SwitchConnection] = {}
 
@@ -55,6 +58,8 @@ class LiveScenario:
                                  thrift_base_port=base + count)
         if self.switch_binary is not None:
             options.switch_binary = self.switch_binary
+        if self.netns_prefix is not None:
+            options.netns_prefix = self.netns_prefix
         self.lab = LabNetwork(self.scenario.topology, options)
         try:
             self.lab.start()
