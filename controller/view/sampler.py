@@ -7,7 +7,14 @@ whether the port's host is paused by us and whether the port's own buffer holds 
 and the rates of frames received from the port's host and sent to it (bit/s, from the
 `port_rx` and `queue_tx` byte counters); per queue the same where the program counts per
 queue. A name the running program does not have (a student's skeleton may leave one out)
-is simply not sampled, and its plot stays empty.
+is simply not sampled, and its plot stays empty. Names are looked up as the controller does
+(a unique suffix), so a TNA program's `pipe.queue_tx` is read as `queue_tx`.
+
+On a TNA program the buffer is Tofino's traffic manager's: given a `TmReader` (the switch's
+runtime CLI), each sample also holds every port's and queue's depth in TM cells
+(`occupancy_cells`) and, where the program keeps no occupancy registers, its occupancy in
+bytes (cells × the cell size: the buffer the TM holds for it) and its drops (the TM's); the
+frames' own bytes (`frame_bytes`), the cell size and the pool in use come from the TM too.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from bufferlab.controller.buffer_program import entry_action, entry_match
 from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.p4info import P4InfoIndex, UnknownName
 from bufferlab.controller.values import decode
+from bufferlab.controller.view.tm import TmError, TmReader, TmSnapshot
 
 QUEUES_PER_PORT = 8  # register index of (port, queue) is port * 8 + queue (p4src/README.md)
 UNITS_PER_PORT = 16  # PAUSE state index is port * 16 + unit
@@ -45,11 +53,18 @@ class Sample:
     pool_bytes: int
     pool_used_bytes: int
     ports: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: The TM's cell size (None: the program's buffer counts bytes), its XOFF and XON frames,
+    #: and why the TM could not be read this time.
+    cell_bytes: int | None = None
+    tm_xoff: int | None = None
+    tm_xon: int | None = None
+    tm_error: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The sample as the page receives it (port and queue keys as strings)."""
         return {"t_s": round(self.t_s, 4), "pool_bytes": self.pool_bytes,
-                "pool_used_bytes": self.pool_used_bytes,
+                "pool_used_bytes": self.pool_used_bytes, "cell_bytes": self.cell_bytes,
+                "tm_xoff": self.tm_xoff, "tm_xon": self.tm_xon, "tm_error": self.tm_error,
                 "ports": {str(p): v for p, v in self.ports.items()}}
 
 
@@ -69,22 +84,26 @@ class Sampler:
     """Reads the watched ports' state from one switch; `sample()` returns a `Sample`."""
 
     def __init__(self, connection: SwitchConnection, index: P4InfoIndex, ports: Iterable[int],
-                 queues: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
-        """Prepare the one Read request every sample sends."""
+                 queues: int = 1, clock: Callable[[], float] = time.monotonic,
+                 tm: TmReader | None = None) -> None:
+        """Prepare the one Read request every sample sends; `tm` reads the TM's counters
+        (a TNA switch's runtime CLI) with each sample."""
         self.connection = connection
         self.index = index
         self.ports = sorted(ports)
         self.queues = queues
+        self.tm = tm
         self._clock = clock
         self._start = clock()
         self._last: tuple[float, dict[tuple[str, int], int]] | None = None
-        self._names = {p.preamble.id: p.preamble.name
-                       for p in [*index.p4info.counters, *index.p4info.registers]}
+        # P4Info id -> the name the view asked for (a TNA program's carry the pipe's).
+        self._names: dict[int, str] = {}
         self._request = self._entities()
+        self._threshold_table = self._has("table", "buffer_threshold")
 
     def _has(self, kind: str, name: str) -> bool:
         try:
-            self.index.get(kind, name)
+            self._names[self.index.get(kind, name).preamble.id] = name
         except UnknownName:
             return False
         return True
@@ -132,7 +151,7 @@ class Sampler:
                 cells[(self._names[r.register_id], r.index.index)] = decode(r.data.bitstring)
             elif kind == "table_entry":
                 e = item.table_entry
-                table = self.index.by_id(e.table_id).preamble.name
+                table = self._names[e.table_id]
                 action = entry_action(self.index, e)
                 if table == "switch_config":
                     pool_bytes = action[1]["pool_bytes"]
@@ -140,8 +159,19 @@ class Sampler:
                     default_share = action
                 else:
                     shares[entry_match(self.index, e)["port"]] = action
+        tm, tm_error = None, None
+        if self.tm is not None:
+            try:
+                tm = self.tm.snapshot(self.ports, self.queues)
+            except TmError as err:
+                # The P4 side is still worth showing; the page says why the TM's is not.
+                tm_error = str(err)
         pool_used = cells.get(("pool_occupancy", 0), 0)
-        sample = Sample(now - self._start, pool_bytes, pool_used)
+        if tm is not None and ("pool_occupancy", 0) not in cells:
+            pool_used = tm.pool_used_cells * tm.cell_bytes
+        sample = Sample(now - self._start, pool_bytes, pool_used, tm_error=tm_error)
+        if tm is not None:
+            sample.cell_bytes, sample.tm_xoff, sample.tm_xon = tm.cell_bytes, tm.xoff, tm.xon
         rates = self._rates(now, cells)
         for port in self.ports:
             action, params = shares.get(port, default_share)
@@ -159,7 +189,9 @@ class Sampler:
             tx = [q["tx_bps"] for q in queues.values() if q["tx_bps"] is not None]
             sample.ports[port] = {
                 "occupancy_bytes": cells.get(("port_occupancy", port)),
-                "threshold_bytes": threshold_bytes(action, params, pool_bytes, pool_used),
+                # A TNA program has no buffer_threshold: its limits are the TM's (in cells).
+                "threshold_bytes": (threshold_bytes(action, params, pool_bytes, pool_used)
+                                    if self._threshold_table else None),
                 "drops": cells.get(("port_drops", port)),
                 "bcn_frames": sum(q["bcn_frames"] or 0 for q in queues.values()),
                 "pause_frames": cells.get(("pause_frames", port)),
@@ -170,6 +202,8 @@ class Sampler:
                 "tx_bps": sum(tx) if tx else None,
                 "queues": queues,
             }
+            if tm is not None:
+                _add_tm(sample.ports[port], port, tm)
         return sample
 
     def _rates(self, now: float, cells: dict[tuple[str, int], int]) -> dict[tuple[str, int], float]:
@@ -180,3 +214,20 @@ class Sampler:
             return {}
         elapsed = now - last[0]
         return {k: max(v - last[1].get(k, v), 0) * 8 / elapsed for k, v in counters.items()}
+
+
+def _add_tm(port: dict[str, Any], number: int, tm: TmSnapshot) -> None:
+    """A port's sample with the TM's view: cells, bytes (cells × cell size where the program
+    keeps no occupancy register) and frame bytes queued, and the TM's drops where the
+    program counts none; the same per queue."""
+    pairs = [(port, tm.ports.get(number))]
+    pairs += [(q, tm.queues.get((number, int(k)))) for k, q in port["queues"].items()]
+    for into, counters in pairs:
+        if counters is None:
+            continue
+        into["occupancy_cells"] = counters["usage_cells"]
+        into["frame_bytes"] = counters["frame_bytes"]
+        if into["occupancy_bytes"] is None:
+            into["occupancy_bytes"] = counters["usage_cells"] * tm.cell_bytes
+        if into["drops"] is None:
+            into["drops"] = counters["drop_count_packets"]

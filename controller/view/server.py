@@ -103,6 +103,7 @@ class LiveView:
             samples = list(self.history)
         return json.dumps({"labels": {str(p): n for p, n in self.labels.items()},
                            "ports": self.sampler.ports, "queues": self.sampler.queues,
+                           "tofino": self.sampler.tm is not None,
                            "interval_s": self.interval_s, "samples": samples,
                            "error": self.error})
 

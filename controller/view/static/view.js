@@ -14,8 +14,18 @@ function label(info, port) {
 function figures(info) {
   const perPort = (name, value, dash) => info.ports.map((p) => ({
     name: name(p), value: (s) => value(s.ports[String(p)]), dash }));
+  // On Tofino (a TNA program) the buffer is the traffic manager's: bytes are the cells it
+  // holds times the cell size, and one more figure shows the cells themselves.
+  const tm = info.tofino ? {
+    cells: { title: "Queue depth in Tofino's TM", y: "cells", traces: [
+      ...perPort((p) => `${label(info, p)}`, (v) => v.occupancy_cells ?? null),
+      ...(info.queues > 1 ? info.ports.flatMap((p) => [...Array(info.queues).keys()].map((q) => ({
+        name: `${label(info, p)} queue ${q}`, dash: "dot",
+        value: (s) => s.ports[String(p)].queues[String(q)].occupancy_cells ?? null }))) : [])] },
+  } : {};
   return {
-    occupancy: { title: "Egress buffer of each port", y: "bytes", traces: [
+    occupancy: { title: info.tofino ? "Egress buffer of each port (TM cells × cell size)"
+      : "Egress buffer of each port", y: "bytes", traces: [
       ...perPort((p) => `${label(info, p)} occupancy`, (v) => v.occupancy_bytes),
       ...perPort((p) => `${label(info, p)} threshold`, (v) => v.threshold_bytes, "dot")] },
     rates: { title: "Per-host rates", y: "Mbit/s", traces: [
@@ -39,11 +49,13 @@ function figures(info) {
         ...perPort((p) => `BCN from ${label(info, p)}`, (v) => v.bcn_frames),
         ...perPort((p) => `PAUSE to ${info.labels[String(p)] || p}`, (v) => v.pause_frames, "dash"),
         ...perPort((p) => `XON to ${info.labels[String(p)] || p}`, (v) => v.xon_frames, "dot")] },
+    ...tm,
   };
 }
 
 function draw(info) {
   state.traces = figures(info);
+  document.getElementById("cells").style.display = info.tofino ? "block" : "none";
   for (const [id, fig] of Object.entries(state.traces)) {
     const xs = info.samples.map((s) => s.t_s);
     const data = fig.traces.map((t) => ({
@@ -87,8 +99,20 @@ function flush() {
   const status = document.getElementById("status");
   status.className = "";
   status.textContent = `sample ${state.samples} at ${sample.t_s.toFixed(1)} s; pool ` +
-    `${sample.pool_used_bytes} of ${sample.pool_bytes} bytes in use`;
+    `${sample.pool_used_bytes} of ${sample.pool_bytes} bytes in use` + tmStatus(sample);
   drawCostMs = performance.now() - started;
+}
+
+// What the status line says of Tofino's TM: its cell size and the PAUSE frames it asked for.
+function tmStatus(sample) {
+  if (sample.tm_error) {
+    return `; TM not read: ${sample.tm_error}`;
+  }
+  if (!sample.cell_bytes) {
+    return "";
+  }
+  return `; Tofino TM: ${sample.cell_bytes}-byte cells, ` +
+    `PAUSE frames asked for: XOFF ${sample.tm_xoff}, XON ${sample.tm_xon}`;
 }
 
 fetch("/history").then((r) => r.json()).then((info) => {
