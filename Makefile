@@ -189,8 +189,11 @@ run-dctcp: build
 # A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
 # from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.
 # SWITCH=simple_switch_grpc runs BMv2's switch instead of bufferlab-switch.
+# PROGRAM=tna runs the Tofino port (p4src/tna/buffer_switch.p4) instead, its buffer and
+# PAUSE in the TM set from the same config; TARGET=tofino2 for Tofino 2's 176-byte cells.
 cli: build
-	$(PY) -m bufferlab.experiments.cli_demo $(if $(SWITCH),--switch $(SWITCH)) $(if $(VIEW),--view)
+	$(PY) -m bufferlab.experiments.cli_demo $(if $(SWITCH),--switch $(SWITCH)) $(if $(VIEW),--view) \
+		$(if $(PROGRAM),--program $(PROGRAM)) $(if $(TARGET),--target $(TARGET))
 
 # Removes only what a crashed bufferlab network left behind (never other Mininet users' state).
 stop:

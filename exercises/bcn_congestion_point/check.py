@@ -3,14 +3,23 @@ source, and the source's reaction point slows down on what it is told.
 
 h1 (paced to 8 Mbit/s) sends 40 frames of 996 bytes to h3, whose port drains 4 Mbit/s, so
 port 3's queue grows all along. The CP samples every 4,980 bytes of arrivals (5 frames, no
-jitter), starting with the first frame: 8 samples, each with Fb < 0 while the queue grows,
-so 8 BCN frames back to h1, whose fields must be consistent with each other.
+jitter), starting with the first frame: 8 samples (frames 0, 5, ..., 35), each with Fb < 0
+while the queue grows, so 8 BCN frames back to h1, whose fields must be consistent with each
+other. On Tofino (PROGRAM=tna) the CP samples departures and measures the queue the sample
+leaves behind (the TM's deq_qdepth, cells turned into pages): frame 0 leaves an empty queue
+(Q = 0, so Fb = +Qeq: positive feedback, which goes only to a tagged source), and frames
+leaving after the last arrival see the queue drain (Qdelta < 0, Fb > 0 once it is short).
+So h1 sends 80 frames there, twice what port 3 drains while they arrive: frames 0-35 leave
+while the queue still grows, and the BCN frames of samples 5, 10, ..., 35 are required
+(those of later samples may come or not, as the draining queue gives their Fb).
 """
 
 import math
 import time
 
 from exercise import SWITCH_FRAME_BYTES, ExerciseLab, Outcome, expect
+from scapy.layers.inet import UDP
+from scapy.layers.l2 import Ether
 
 from bufferlab.traffic import layers
 from bufferlab.traffic.agents.bcn import ReactionPoint, RpConfig, parse_bcn
@@ -25,6 +34,9 @@ HINTS = [
     "whose rate (printed, and in the view) falls and settles near port 3's 4 Mbit/s.",
 ]
 FRAMES = 40
+#: Frames h1 sends on Tofino, where the CP samples departures: the first 40 leave while
+#: the rest still arrive, so the queue grows at each of their samples.
+FRAMES_TNA = 80
 SAMPLE_BYTES = 4980
 QEQ_PAGES = 2048 // 64
 W = 2
@@ -38,11 +50,16 @@ def check(lab: ExerciseLab) -> list[Outcome]:
     frames: list[bytes] = []
     with FrameListener("eth0", lambda frame, _: frames.append(frame), lab.netns("h1"),
                        ethertype=layers.ETHERTYPE_BCN):
-        lab.traffic({"h1": ("h3", FRAMES, 0)}, ("h3",))
+        frames_sent = FRAMES_TNA if lab.tofino else FRAMES
+        lab.traffic({"h1": ("h3", frames_sent, 0)}, ("h3",))
         time.sleep(BCN_LATENCY_S)
-    samples = math.ceil(FRAMES * SWITCH_FRAME_BYTES / SAMPLE_BYTES)
+    samples = math.ceil(frames_sent * SWITCH_FRAME_BYTES / SAMPLE_BYTES)
     parsed = [(f, parse_bcn(f)) for f in frames]
     bcns = [b for _, b in parsed if b is not None]
+    sampled = [sampled_seq(b.sample(f)) for f, b in parsed if b is not None]
+    every = SAMPLE_BYTES // SWITCH_FRAME_BYTES
+    required = list(range(every if lab.tofino else 0, FRAMES, every))
+    counted = lab.counter("bcn_frames", 3 * 8)[0]
     h1_mac = lab.topology.hosts["h1"].mac
     h3_mac = lab.topology.hosts["h3"].mac
     cpid = layers.make_cpid(1, 3, 0)
@@ -51,11 +68,14 @@ def check(lab: ExerciseLab) -> list[Outcome]:
     for i, bcn in enumerate(bcns):
         rp.on_bcn(i * 1_000_000, bcn)
     return [
-        expect(lab.counter("bcn_frames", 3 * 8)[0] == samples,
-               "one BCN frame per sample: every 4,980 bytes of arrivals at port 3",
-               f"bcn_frames[24] = {lab.counter('bcn_frames', 3 * 8)[0]}, {samples} expected"),
-        expect(len(bcns) == samples and all(f[0:6] == bytes.fromhex(h1_mac.replace(":", ""))
-                                            for f in frames),
+        expect(counted == len(bcns) and set(required) <= set(sampled)
+               and set(sampled) <= set(range(0, frames_sent, every)) and len(bcns) <= samples,
+               "one BCN frame per sample: every 4,980 bytes"
+               f" of {'departures' if lab.tofino else 'arrivals'} at port 3",
+               f"bcn_frames[24] = {counted}; sampled frames {sampled},"
+               f" {required} required of {samples} samples"),
+        expect(len(bcns) >= len(required) and all(f[0:6] == bytes.fromhex(h1_mac.replace(":", ""))
+                                                  for f in frames),
                "h1, the source, receives them", f"{len(bcns)} BCN frames at h1"),
         expect(bcns and all(b.cpid == cpid for b in bcns),
                "each names the congestion point: switch 1, port 3, queue 0",
@@ -75,3 +95,8 @@ def check(lab: ExerciseLab) -> list[Outcome]:
                "a reaction point fed these frames slows the sender below its 8 Mbit/s",
                f"{rp.rate_bps / 1e6:.2f} Mbit/s after {len(bcns)} BCN frames"),
     ]
+
+
+def sampled_seq(sample: bytes) -> int:
+    """The sequence number of the generator frame a BCN frame's sample is the start of."""
+    return int(layers.BufferlabData(bytes(Ether(sample)[UDP].payload)).seq)

@@ -89,6 +89,30 @@ class ExerciseLab(LiveLab):
         """One register cell of s1."""
         return super().register(SWITCH, name, index)
 
+    def tm_counters(self, command: str) -> list[dict[str, int]]:
+        """The `name=value` fields of each line a TM counter command of s1's runtime CLI
+        prints (`tm_counter_eg_port 3`, `tm_counter_queue 3 0`)."""
+        return [{k: int(v) for k, _, v in (f.partition("=") for f in line.split() if "=" in f)}
+                for line in self.tm(SWITCH, command).splitlines()]
+
+    def drops(self, port: int) -> int:
+        """Frames dropped in s1's buffer for egress port `port`: the program's admission
+        drops (`port_drops`) on v1model, the traffic manager's on TNA."""
+        if self.tofino:
+            return self.tm_counters(f"tm_counter_eg_port {port}")[0]["drop_count_packets"]
+        return self.counter("port_drops", port)[0]
+
+    def pause_frames_sent(self) -> tuple[int, int]:
+        """(XOFF, XON) frames s1 sent on all ports: its program's `pause_frames` and
+        `xon_frames` on v1model, the TM's requests to the MACs on TNA."""
+        if self.tofino:
+            line = next(t for t in self.tm(SWITCH, "tm_show").splitlines() if t.startswith("PAUSE/PFC"))
+            xoff, xon = (int(w.rstrip(",")) for w in line.split()[-3::2])
+            return xoff, xon
+        ports = self.host_ports(SWITCH)
+        return (sum(self.counter("pause_frames", p)[0] for p in ports),
+                sum(self.counter("xon_frames", p)[0] for p in ports))
+
     def traffic(self, flows: dict[str, tuple[str, int, int]],
                 receivers: tuple[str, ...], watch: tuple[str, int] | None = None,
                 ) -> Traffic:
@@ -101,7 +125,7 @@ class ExerciseLab(LiveLab):
         def accounted() -> int:
             out = sum(self.counter("queue_tx", ports[r] * 8 + q)[0]
                       for r in receivers for q in range(self.configs[SWITCH].priority_queues))
-            return out + sum(self.counter("port_drops", ports[r])[0] for r in receivers)
+            return out + sum(self.drops(ports[r]) for r in receivers)
 
         before = accounted()
         seen: list[int] = []

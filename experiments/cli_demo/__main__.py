@@ -1,8 +1,13 @@
 """`make cli`: three tc-paced hosts on one bufferlab-switch running p4src/buffer_switch.p4.
 
-    sudo .venv/bin/python -m bufferlab.experiments.cli_demo [--view] [--pingall] [--log-dir logs]
+    sudo .venv/bin/python -m bufferlab.experiments.cli_demo [--program v1model|tna]
+        [--target tofino|tofino2] [--view] [--pingall] [--log-dir logs]
 
-Compiles buffer_switch.p4 with bufferlab's compiler into `--build-dir` (default `build/`),
+Compiles buffer_switch.p4 with bufferlab's compiler into `--build-dir` (default `build/`);
+`--program tna` compiles its Tofino port, p4src/tna/buffer_switch.p4, for `--target`
+(TNA JSON: Tofino 1's 80-byte cells, or Tofino 2's 176), whose shared buffer, thresholds
+and PAUSE are the traffic manager's, set from the config's `tofino_tm` section over the
+switch's runtime CLI. It then
 starts the network of `experiments/cli_demo/topology.json` (h1, h2, h3 on s1 ports 1..3,
 addresses 10.0.1.N/24; h1 and h2 paced by HTB to 8 Mbit/s, port 3 shaped to 10 Mbit/s, so
 the two senders together overfill h3's port), installs the program and writes the
@@ -23,7 +28,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from bufferlab.compiler import compile as compile_p4
+from bufferlab.compiler.api import compile_program
 from bufferlab.controller.config import load_config
 from bufferlab.experiments.common.live_lab import (
     LiveLab,
@@ -33,28 +38,37 @@ from bufferlab.experiments.common.live_lab import (
     open_cli,
 )
 from bufferlab.mininet.network import put_tools_on_path
+from bufferlab.mininet.switch import is_bufferlab_switch
 from bufferlab.mininet.topology import load_topology
 
 DEMO_DIR = Path(__file__).resolve().parent
-PROGRAM = DEMO_DIR.parent.parent / "p4src" / "buffer_switch.p4"
+P4SRC = DEMO_DIR.parent.parent / "p4src"
+#: The lab's switch for each architecture --program names.
+PROGRAMS = {"v1model": P4SRC / "buffer_switch.p4", "tna": P4SRC / "tna" / "buffer_switch.p4"}
+TARGETS = ("tofino", "tofino2")
 TRAFFIC_HINTS = [
     "Try, in the Mininet CLI (each sender is paced to 8 Mbit/s, h3's port drains 10 Mbit/s):",
     "  h3 bufferlab-recv --port 5001 --idle-timeout-s 5 &",
     "  h1 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
     "  h2 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
     "then watch port 3's occupancy sit at its threshold and its drops grow, and change the"
-    " threshold with bufferlab-ctl (above; in this CLI, put `sh ` before it).",
+    " threshold with the lines above (in this CLI, put `sh ` before them).",
 ]
 
 
-def build(build_dir: Path) -> Program:
-    """Compile buffer_switch.p4 to `<build_dir>/buffer_switch.json` and its P4Info."""
-    document, p4info = compile_p4(PROGRAM)
+def build(build_dir: Path, arch: str = "v1model", target: str = "tofino") -> Program:
+    """Compile the lab's switch for `arch` (v1model or tna; tna for `target`) to
+    `<build_dir>/buffer_switch.json` (`<build_dir>/tna/` for TNA) and its P4Info."""
+    if arch == "tna":
+        compiled = compile_program(PROGRAMS[arch], arch="tna", target=target)
+        build_dir = build_dir / ("tna" if target == "tofino" else target)
+    else:
+        compiled = compile_program(PROGRAMS[arch])
     build_dir.mkdir(parents=True, exist_ok=True)
     program = Program(build_dir / "buffer_switch.json",
                       build_dir / "buffer_switch.p4.p4info.txtpb")
-    program.json_path.write_text(json.dumps(document))
-    program.p4info_path.write_text(text_format.MessageToString(p4info))
+    program.json_path.write_text(json.dumps(compiled.json))
+    program.p4info_path.write_text(text_format.MessageToString(compiled.p4info))
     return program
 
 
@@ -64,10 +78,16 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--pingall", action="store_true", help="run pingall instead of the CLI")
     parser.add_argument("--build-dir", type=Path, default=Path("build"))
+    parser.add_argument("--program", choices=sorted(PROGRAMS), default="v1model",
+                        help="the lab's switch for v1model (default) or Tofino's TNA")
+    parser.add_argument("--target", choices=TARGETS, default="tofino",
+                        help="with --program tna: Tofino 1 (80-byte cells, default) or 2 (176)")
     add_network_arguments(parser)
     args = parser.parse_args(argv)
 
-    program = build(args.build_dir)
+    if args.program == "tna" and args.switch and not is_bufferlab_switch(args.switch):
+        parser.error(f"--program tna: {args.switch} does not run TNA programs (bufferlab-switch does)")
+    program = build(args.build_dir, args.program, args.target)
     configs = {"s1": load_config(DEMO_DIR / "s1-config.json")}
     # `sh bufferlab-ctl …` in the CLI finds the tool as the hosts' shells do.
     put_tools_on_path()

@@ -8,6 +8,13 @@ config over P4Runtime as `bufferlab-ctl apply` does, logging each request to
 `logs/<sw>-p4runtime-requests.txt` as the tutorials do, and keeps a read-only connection
 per switch for counters and registers. `banner()` says where everything is and how to change
 a threshold live; `start_view()` serves the live web view.
+
+A TNA program (the lab's Tofino port, `p4src/tna/buffer_switch.p4`) runs the same way: the
+controller writes what P4Runtime reaches and hands the config's traffic-manager settings
+(the pool, thresholds, caps and PAUSE/PFC, as runtime CLI `tm_*` lines) to the lab, which
+sends them to the switch's runtime CLI (`--thrift-port`) and logs them to
+`logs/<sw>-tm-commands.txt`. `tm()` runs any runtime CLI command there, e.g. the TM's
+queue depths in cells (`tm_counter_queue 3`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from bufferlab.controller.buffer_program import BufferSwitch
 from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import Config
 from bufferlab.controller.p4info import P4InfoIndex, load_p4info
+from bufferlab.controller.tofino_mapping import EGRESS_POOL, cell_bytes_of, cells_up, on_tofino
 from bufferlab.controller.values import decode
 from bufferlab.controller.view.cli import start_view
 from bufferlab.controller.view.server import LiveView
@@ -33,6 +41,10 @@ from bufferlab.mininet.network import (
 )
 from bufferlab.mininet.switch import default_switch_binary
 from bufferlab.mininet.topology import Topology
+from bufferlab.switch.runtime_cli import RuntimeCliConnection
+
+#: Seconds the lab waits for one answer of a switch's runtime CLI.
+RUNTIME_CLI_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -57,7 +69,18 @@ class LiveLab:
         self.index = P4InfoIndex(load_p4info(program.p4info_path))
         self.network = LabNetwork(topology, options)
         self.readers: dict[str, SwitchConnection] = {}
+        self.runtime_clis: dict[str, RuntimeCliConnection] = {}
         self.views: list[LiveView] = []
+
+    @property
+    def tofino(self) -> bool:
+        """Whether the program is a TNA one (its buffer and PAUSE are Tofino's TM)."""
+        return on_tofino(self.index)
+
+    @property
+    def cell_bytes(self) -> int:
+        """The TM's cell size for a TNA program (80 B Tofino 1, 176 B Tofino 2)."""
+        return cell_bytes_of(self.index, self.program.json_path.read_bytes())
 
     def start(self) -> LiveLab:
         """Bring the network up and configure every switch; on failure, take it down again."""
@@ -76,6 +99,22 @@ class LiveLab:
         """A switch's P4Runtime device id."""
         return self.network.switch_options(self.topology.switches[switch]).device_id
 
+    def thrift_port(self, switch: str) -> int:
+        """TCP port of a switch's runtime CLI (bufferlab-switch-cli --thrift-port)."""
+        return self.network.switch_options(self.topology.switches[switch]).thrift_port
+
+    def tm(self, switch: str, line: str) -> str:
+        """Run one runtime CLI command on `switch` (e.g. `tm_counter_queue 3`); its answer,
+        or RuntimeError with the switch's message if it refused."""
+        cli = self.runtime_clis.get(switch)
+        if cli is None:
+            cli = self.runtime_clis[switch] = RuntimeCliConnection(
+                port=self.thrift_port(switch), timeout_s=RUNTIME_CLI_TIMEOUT_S)
+        answer = cli.run(line)
+        if not answer.ok:
+            raise RuntimeError(f"{switch} refused {line!r}: {answer.text}")
+        return answer.text
+
     def _configure(self, name: str, config: Config) -> None:
         log_dir = Path(self.options.log_dir)
         with open(log_dir / f"{name}-p4runtime-requests.txt", "w") as requests, \
@@ -83,7 +122,18 @@ class LiveLab:
                                  request_log=requests) as connection:
             if not connection.connect():
                 raise RuntimeError(f"{name}: another controller is primary")
-            BufferSwitch(connection, self.index).apply(config, self.program.json_path.read_bytes())
+            if not self.tofino:
+                BufferSwitch(connection, self.index).apply(config,
+                                                           self.program.json_path.read_bytes())
+                return
+            # The TM's settings go to the runtime CLI, as `bufferlab-ctl tm CONFIG |
+            # bufferlab-switch-cli` would send them; the log shows each with its answer.
+            with open(log_dir / f"{name}-tm-commands.txt", "w") as tm_log:
+                def send(line: str) -> None:
+                    tm_log.write(f"{line}\n{self.tm(name, line)}\n")
+
+                BufferSwitch(connection, self.index, tm=send).apply(
+                    config, self.program.json_path.read_bytes())
 
     def counter(self, switch: str, name: str, index: int) -> tuple[int, int]:
         """(packets, bytes) of one counter cell, read over P4Runtime."""
@@ -109,7 +159,8 @@ class LiveLab:
         ports = sorted(self.topology.switch_ports(switch))
         view = start_view(self.network.grpc_address(switch), ports,
                           self.configs[switch].priority_queues, self.host_ports(switch),
-                          http_port, interval_s, title, self.device_id(switch))
+                          http_port, interval_s, title, self.device_id(switch),
+                          thrift_port=self.thrift_port(switch))
         self.views.append(view)
         return view
 
@@ -119,6 +170,9 @@ class LiveLab:
         for name in self.configs:
             address = self.network.grpc_address(name)
             ctl = f"bufferlab-ctl --grpc-addr {address} --device-id {self.device_id(name)}"
+            if self.tofino:
+                lines += self._tm_banner(name, ctl, example_port)
+                continue
             lines += [
                 f"  {name} P4Runtime requests: cat {self.options.log_dir}/"
                 f"{name}-p4runtime-requests.txt",
@@ -132,6 +186,29 @@ class LiveLab:
             lines.append(f"  live view: {view.url} (queues, drops, BCN, PAUSE, rates)")
         return "\n".join(lines)
 
+    def _tm_banner(self, name: str, ctl: str, port: int) -> list[str]:
+        """The banner's lines for a switch running a TNA program: its buffer, thresholds and
+        PAUSE are the TM's, read and changed through the runtime CLI."""
+        cli = f"bufferlab-switch-cli --thrift-port {self.thrift_port(name)}"
+        cell = self.cell_bytes
+        quarter = cells_up(self.configs[name].pool_bytes * 25 // 100, cell)
+        slot = port * 8
+        return [
+            f"  {name} P4Runtime requests: cat {self.options.log_dir}/{name}-p4runtime-requests.txt",
+            f"  {name} runs Tofino's TNA: buffer, thresholds and PAUSE are its traffic manager's"
+            f" ({cell}-byte cells), set from the config: cat {self.options.log_dir}/"
+            f"{name}-tm-commands.txt",
+            f"  read and change {name}'s TM live (from another shell, .venv/bin on PATH):",
+            f"    echo 'tm_counter_queue {port}' | {cli}   (queued now: cells, frames, bytes)",
+            f"    echo 'tm_queue_buffer {port} 0 pool_id={EGRESS_POOL} pool_max_cells={quarter}"
+            f" dynamic_baf=DISABLE' | {cli}   (static limit: 25% of the pool, cells)",
+            f"    echo 'tm_queue_buffer {port} 0 pool_id={EGRESS_POOL} pool_max_cells=0"
+            f" dynamic_baf=50%' | {cli}   (dynamic threshold, BAF 50%)",
+            f"    echo 'tm_counter_eg_port {port}' | {cli}   (TM drops at port {port}, packets)",
+            f"    {ctl} read counter queue_tx {slot}  (frames and bytes sent from port {port}"
+            " queue 0)",
+        ]
+
     def stop(self) -> None:
         """Stop the views, close the connections, take the network down (safe twice)."""
         try:
@@ -141,6 +218,9 @@ class LiveLab:
             for connection in self.readers.values():
                 connection.close()
             self.readers.clear()
+            for cli in self.runtime_clis.values():
+                cli.close()
+            self.runtime_clis.clear()
         finally:
             self.network.stop()
 

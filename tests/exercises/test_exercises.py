@@ -1,9 +1,12 @@
 """The exercises: every solution passes its `make check` on a live network, and every
 skeleton compiles and runs the same check to its end, failing where the student's part is
-missing (a check that passed a skeleton would not tell the student anything)."""
+missing (a check that passed a skeleton would not tell the student anything). The Tofino
+variants (`make check PROGRAM=tna`) of bcn_congestion_point and pause: their solutions pass
+the same check on the lab's TNA port, with the TM set from the same config."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -18,15 +21,19 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted(p.parent.name for p in (ROOT / "exercises").glob("*/check.py"))
+TNA_VARIANTS = ["bcn_congestion_point", "pause"]
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
 
 
-def make_check(name: str, out: Path, p4: str | None = None) -> subprocess.CompletedProcess:
+def make_check(name: str, out: Path, p4: str | None = None,
+               program: str | None = None) -> subprocess.CompletedProcess:
     """`make check` in exercises/<name>, its build, logs and captures under `out`."""
     argv = ["make", "-s", "-C", str(ROOT / "exercises" / name), "check",
             f"BUILD_DIR={out}/build", f"LOG_DIR={out}/logs", f"PCAP_DIR={out}/pcaps"]
     if p4 is not None:
         argv.append(f"P4={p4}")
+    if program is not None:
+        argv.append(f"PROGRAM={program}")
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=300)
     finally:
@@ -44,6 +51,8 @@ def leftover_namespaces() -> list[str]:
 def test_there_are_the_five_exercises():
     assert EXERCISES == ["bcn_congestion_point", "classes", "dynamic_threshold", "pause",
                          "shared_buffer"]
+    assert sorted(p.parent.parent.name for p in (ROOT / "exercises").glob("*/solution/*_tna.p4")) \
+        == TNA_VARIANTS
     for name in EXERCISES:
         folder = ROOT / "exercises" / name
         for part in (f"{name}.p4", f"solution/{name}.p4", "topology.json", "s1-config.json",
@@ -72,3 +81,42 @@ def test_the_skeleton_compiles_runs_and_fails_its_check(name, tmp_path):
     assert (tmp_path / "build" / f"{name}.json").is_file(), done.stderr
     assert done.returncode != 0 and summary and int(summary[-1][1]) >= 1, done.stdout
     assert leftover_namespaces() == []
+
+
+@pytest.mark.parametrize("name", TNA_VARIANTS)
+def test_the_tna_solution_passes_its_check(name, tmp_path):
+    done = make_check(name, tmp_path, f"solution/{name}_tna.p4", program="tna")
+    summary = SUMMARY.findall(done.stdout)
+    assert done.returncode == 0 and summary and summary[-1][1] == "0", done.stdout + done.stderr
+    assert int(summary[-1][0]) >= 6
+    assert "FAIL" not in done.stdout
+    document = json.loads((tmp_path / "build" / f"{name}_tna.json").read_text())
+    assert document["target_info"]["cell_bytes"] == 80
+    assert (tmp_path / "logs" / "s1-p4runtime-requests.txt").read_text().count("[Write]") == 2
+    # The TM got the config's pool, and each line was accepted.
+    tm = (tmp_path / "logs" / "s1-tm-commands.txt").read_text()
+    assert "tm_pool_cfg EG_APP_POOL_0 size_cells=800\nEG_APP_POOL_0: 800 cells" in tm
+    assert f"program {tmp_path}/build/{name}_tna.json (tna for tofino)" in \
+        (tmp_path / "logs" / "s1.log").read_text()
+    assert leftover_namespaces() == []
+
+
+@pytest.mark.parametrize("name,argument,message", [
+    ("shared_buffer", "PROGRAM=tna", "shared_buffer has no Tofino variant (PROGRAM=tna)"),
+    ("pause", "PROGRAM=t2na", "PROGRAM=t2na: use v1model (the default) or tna"),
+])
+def test_make_names_a_program_an_exercise_does_not_have(name, argument, message, tmp_path):
+    done = subprocess.run(["make", "-s", "-C", str(ROOT / "exercises" / name), "check", argument,
+                           f"BUILD_DIR={tmp_path}/build"], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and message in done.stderr, done.stderr
+    assert not (tmp_path / "build").exists()
+
+
+def test_the_tna_variant_without_a_skeleton_points_at_its_solution(tmp_path):
+    # pause has no TNA skeleton: on Tofino its part is the TM's, set from the config.
+    done = subprocess.run(["make", "-s", "-C", str(ROOT / "exercises" / "pause"), "check",
+                           "PROGRAM=tna", f"BUILD_DIR={tmp_path}/build"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "pause_tna.p4: no such file (the Tofino variant's solution: P4=solution/pause_tna.p4)" \
+        in done.stdout

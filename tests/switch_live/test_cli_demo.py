@@ -36,3 +36,40 @@ def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
         assert (tmp_path / "pcaps" / f"s1-eth{port}_out.pcap").stat().st_size > 24
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert prefix not in namespaces
+
+
+def test_the_tna_program_forwards_and_gets_its_tm_settings(live, tmp_path):
+    # `make cli PROGRAM=tna`: the lab's Tofino port on the same topology and config.
+    prefix = f"bld{uuid.uuid4().hex[:5]}-"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bufferlab.experiments.cli_demo", "--program", "tna", "--pingall",
+         "--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs"),
+         "--pcap-dir", str(tmp_path / "pcaps"), "--netns-prefix", prefix,
+         "--grpc-base-port", str(live.free_port()), "--thrift-base-port", str(live.free_port())],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    log = (tmp_path / "logs" / "s1.log").read_text() if (tmp_path / "logs" / "s1.log").exists() else ""
+    assert proc.returncode == 0, proc.stdout + proc.stderr + log
+    assert "0% dropped (6/6 received)" in proc.stdout + proc.stderr
+    assert f"program {tmp_path / 'build' / 'tna' / 'buffer_switch.json'} (tna for tofino)" in log
+    # The config's pool (65,536 B) and 50 % threshold, in 80-byte cells, sent to the TM and
+    # accepted (each line is followed by the switch's answer).
+    tm = (tmp_path / "logs" / "s1-tm-commands.txt").read_text().splitlines()
+    assert tm[:2] == ["tm_pool_cfg EG_APP_POOL_0 size_cells=819", "EG_APP_POOL_0: 819 cells"]
+    (port3,) = [line.split() for line in tm if line.startswith("tm_queue_buffer 3 0 ")]
+    assert set(port3[3:]) == {"guaranteed_cells=0", "pool_id=EG_APP_POOL_0", "hysteresis_cells=0",
+                              "pool_max_cells=410", "dynamic_baf=DISABLE"}
+    # P4Runtime wrote the P4 side: each port's mirror session truncates a BCN copy.
+    requests = (tmp_path / "logs" / "s1-p4runtime-requests.txt").read_text()
+    assert requests.count("packet_length_bytes: 111") == 3
+    assert "tm_counter_queue 3" in proc.stdout
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert prefix not in namespaces
+
+
+def test_the_tna_program_needs_bufferlab_switch(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "bufferlab.experiments.cli_demo", "--program", "tna",
+         "--switch", "simple_switch_grpc", "--build-dir", str(tmp_path / "build")],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--program tna: simple_switch_grpc does not run TNA programs" in proc.stderr
