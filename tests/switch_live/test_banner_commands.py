@@ -141,15 +141,17 @@ def free_port() -> int:
 
 
 def lab_argv(kind: str, tmp_path: Path, prefix: str) -> tuple[list[str], Path]:
-    """The command line of `make cli` or an exercise's `make run` (the solution), on free
-    ports and our own namespace names, and the folder it runs in."""
+    """The command line of `make cli` (`cli_demo_tna`: `make cli PROGRAM=tna`) or an
+    exercise's `make run` (the solution), on free ports and our own namespace names, and
+    the folder it runs in."""
     # Ports the kernel picks (one switch): no race with a lab scanning for a free block.
     common = ["--log-dir", str(tmp_path / "logs"), "--pcap-dir", str(tmp_path / "pcaps"),
               "--netns-prefix", prefix, "--grpc-base-port", str(free_port()),
               "--thrift-base-port", str(free_port())]
-    if kind == "cli_demo":
+    if kind.startswith("cli_demo"):
+        program = ["--program", "tna"] if kind == "cli_demo_tna" else []
         return ([sys.executable, "-m", "bufferlab.experiments.cli_demo", "--build-dir",
-                 str(tmp_path / "build"), *common], tmp_path)
+                 str(tmp_path / "build"), *program, *common], tmp_path)
     exercise = ROOT / "exercises" / kind
     build = tmp_path / "build"
     build.mkdir()
@@ -170,7 +172,7 @@ def run_lab(kind: str, tmp_path: Path, check) -> None:
         banner = session.wait_for_prompt(1)
         commands = host_commands(banner)
         ctl = ctl_lines(banner)
-        assert commands and ctl, banner
+        assert commands and (ctl or kind == "cli_demo_tna"), banner
         typed = {}
         for command in commands:
             answer = session.type(command)
@@ -233,6 +235,60 @@ def test_make_cli_banner(tmp_path):
         assert "10.0.1.1/24" in other_shell(f"{netns} ip -o addr show eth0", cwd)
 
     run_lab("cli_demo", tmp_path, check)
+
+
+def tm_lines(banner: str) -> dict[str, str]:
+    """The banner's runtime CLI lines for a TNA switch by their first command word
+    (`tm_counter_queue`, `tm_queue_buffer static`, `tm_queue_buffer dynamic`, …), comments cut."""
+    found = {}
+    for line in banner.splitlines():
+        if line.startswith("    echo '"):
+            command = re.split(r"\s{2,}\(", line.strip())[0]
+            word = command.split("'")[1].split()[0]
+            if word == "tm_queue_buffer":
+                word += " dynamic" if "pool_max_cells=0 " in command else " static"
+            found[word] = command
+    return found
+
+
+def queue_cells(answer: str) -> int:
+    """usage_cells of a `tm_counter_queue` answer's line."""
+    return int(re.search(r"usage_cells=(\d+)", answer).group(1))
+
+
+def test_make_cli_banner_on_tna(tmp_path):
+    # `make cli PROGRAM=tna`: the same senders, and the banner's TM lines read and change
+    # Tofino's traffic manager (cells of 80 B) where v1model's change P4 tables.
+    def check(session, banner, commands, ctl, cwd, prefix, typed):
+        assert running_in(session, "h1", "bufferlab-gen") and running_in(session, "h2", "bufferlab-gen")
+        assert ":5001" in session.type("h3 ss -Hlun")
+        tm = tm_lines(banner)
+        assert set(tm) == {"tm_counter_queue", "tm_queue_buffer static", "tm_queue_buffer dynamic",
+                           "tm_counter_eg_port"}, banner
+        assert "80-byte cells" in banner
+        # 16 Mbit/s into port 3's 10: the queue holds at its 50 % limit (410 cells) and the
+        # TM drops the rest.
+        full = max(queue_cells(other_shell(tm["tm_counter_queue"], cwd)) for _ in range(10))
+        assert 205 < full <= 410, full
+        drops = int(re.search(r"drop_count_packets=(\d+)",
+                              other_shell(tm["tm_counter_eg_port"], cwd)).group(1))
+        assert drops > 0
+        # The static 25 % line, typed with `sh` into the CLI: the queue stays within 205 cells.
+        answer = session.type("sh " + tm["tm_queue_buffer static"])
+        assert "pool_max_cells=205" in answer and "error" not in answer.lower(), answer
+        time.sleep(1.0)
+        lower = max(queue_cells(other_shell(tm["tm_counter_queue"], cwd)) for _ in range(10))
+        assert 0 < lower <= 205, lower
+        answer = other_shell(tm["tm_queue_buffer dynamic"], cwd)
+        assert "dynamic_baf=50%" in answer
+        sent = read_value(other_shell(ctl["read counter queue_tx"], cwd))
+        assert sent > 0
+        settings = re.search(r"set from the config: (cat \S+)", banner).group(1)
+        assert "tm_pool_cfg EG_APP_POOL_0 size_cells=819" in other_shell(settings, cwd)
+        requests = re.search(r"P4Runtime requests: (cat \S+)", banner).group(1)
+        assert "[Write]" in other_shell(requests, cwd)
+
+    run_lab("cli_demo_tna", tmp_path, check)
 
 
 #: What each exercise's printed senders make the solution's switch count: a counter and the
