@@ -2,7 +2,8 @@
 `make cli`'s network, sees samples arrive (the view set to sample at least every 100 ms),
 and sees the plots change once h1 and h2 start sending: port 3's occupancy rises to its
 threshold, h1's rate appears. A screenshot of the page is saved in the test's output
-(results/view/live_view.png)."""
+(results/view/live_view.png). On the Tofino port (make cli PROGRAM=tna) the page shows port
+3's queue in TM cells, its bytes as cells times 80, and the TM's drops."""
 
 from __future__ import annotations
 
@@ -129,3 +130,45 @@ def test_the_page_plots_queues_and_rates_live(tmp_path):
         finally:
             driver.quit()
     assert SCREENSHOT.stat().st_size > 10_000
+
+
+def test_the_page_shows_tm_cells_and_bytes_on_tna(tmp_path):
+    # make cli PROGRAM=tna VIEW=1: the same network on the Tofino port; the page reads the
+    # TM's queue depths (cells of 80 B) over the switch's runtime CLI.
+    base = free_port_block(2)
+    options = NetworkOptions(log_dir=str(tmp_path), grpc_base_port=base,
+                             thrift_base_port=base + 1,
+                             netns_prefix=f"blv{uuid.uuid4().hex[:4]}-")
+    program = build(tmp_path / "build", "tna")
+    configs = {"s1": load_config(DEMO_DIR / "s1-config.json")}
+    with LiveLab(load_topology(DEMO_DIR / "topology.json"), configs, program, options) as lab:
+        view = lab.start_view("s1", interval_s=MAX_INTERVAL_S)
+        driver = browser()
+        try:
+            driver.get(view.url)
+            wait_for(driver, "return window.bufferlabView.samples > 3", "samples arriving")
+            assert driver.execute_script(
+                "return document.getElementById('cells').style.display") == "block"
+            assert "80-byte cells" in driver.find_element("id", "status").text
+            h3 = lab.topology.hosts["h3"].ip.split("/")[0]
+            senders = [threading.Thread(target=send, args=(h3,),
+                                        kwargs={"frame_size": 1000, "count": FRAMES,
+                                                "rate_bps": 8e6, "netns": lab.network.netns(h)})
+                       for h in ("h1", "h2")]
+            for sender in senders:
+                sender.start()
+            # A sample while port 3's queue is up: its bytes are its cells times 80.
+            last = wait_for(driver, "const v = window.bufferlabView.last.ports['3'];"
+                            "return v.occupancy_cells > 100 && v", "port 3's queue in cells")
+            assert last["occupancy_bytes"] == 80 * last["occupancy_cells"]
+            assert last["threshold_bytes"] is None  # the TM's limit is not a P4 table
+            for sender in senders:
+                sender.join()
+            cells = trace_values(driver, "cells", "port 3 (h3)")
+            # 50 % of the 65,536-byte pool is 410 cells: the queue's limit.
+            assert 100 < max(cells) <= 410
+            assert max(trace_values(driver, "occupancy", "port 3 (h3) occupancy")) <= 410 * 80
+            assert max(trace_values(driver, "drops", "port 3 (h3)")) > 0  # the TM's drops
+            assert max(trace_values(driver, "rates", "h1 → switch")) > 4
+        finally:
+            driver.quit()
