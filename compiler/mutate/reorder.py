@@ -2,8 +2,9 @@
 
 Only assignments without any call (pure built-ins such as `isValid()` aside: no
 function, extern, action or table apply), where neither writes what the other reads or
-writes. A header stack or union counts as one piece of storage, so writing one element
-conflicts with reading any.
+writes. The elements of a header stack are not told apart (`s[1].a` and `s[i].a`
+conflict, `s[1].a` and `s[2].b` do not), nor the members of a header union (assigning one
+changes the others' validity).
 """
 
 from __future__ import annotations
