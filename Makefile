@@ -86,7 +86,7 @@ lint: setup
 test: build lint
 	cargo test --workspace -q
 	@rm -rf build/fuzz/smoke
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3 FUZZ_OUT=build/fuzz/smoke
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=3 FUZZ_OUT=build/fuzz/smoke DIFF_SEED=1 DIFF_COUNT=100
 	@$(MAKE) --no-print-directory pytest
 
 # The Python suites (make test's last step; alone, after make build). Namespace tests that
@@ -107,12 +107,15 @@ pytest:
 	  sed 's/^/make test: retried /' $(RETRIED); \
 	  $(PYTEST) --last-failed --last-failed-no-failures none $(PYTEST_ARGS); }
 
-.PHONY: fuzz
+.PHONY: fuzz fuzz-differential
 
 # Fuzzing (fuzz/README.md): AFL++ through cargo-afl (stable Rust) for the engine's packet path
 # and BMv2 JSON loader; atheris (libFuzzer) for the P4Runtime server, the compiler and the STF
 # runner. `make fuzz MINUTES=N` runs each target N minutes, resuming what earlier runs found
 # (build/fuzz/out); any crash or finding fails the target. `make test` runs each for 3 s.
+# Then the compiler against itself (fuzz/python/differential.py): DIFF_COUNT mutants of the
+# STF cases' programs (default 150 a minute), drawn with DIFF_SEED (default: from the clock,
+# printed); `make test` checks 100 with seed 1. `make fuzz-differential` runs only that.
 FUZZ_RUST     := packet load
 FUZZ_PYTHON   := p4runtime compiler stf
 FUZZ_PROGRAMS := p4src/buffer_switch.p4 p4src/forward.p4 $(addprefix tests/p4/,checksum_udp_payload.p4 \
@@ -121,6 +124,10 @@ FUZZ_PROGRAMS := p4src/buffer_switch.p4 p4src/forward.p4 $(addprefix tests/p4/,c
 MINUTES       ?= 1
 FUZZ_SECONDS  ?= $(shell awk 'BEGIN { print int($(MINUTES) * 60) }')
 FUZZ_OUT      ?= build/fuzz/out
+DIFF_COUNT    ?= $(shell awk 'BEGIN { print int($(MINUTES) * 150) }')
+DIFF_SEED     ?=
+DIFFERENTIAL  := $(PY) fuzz/python/differential.py --count $(DIFF_COUNT) $(if $(DIFF_SEED),--seed $(DIFF_SEED)) \
+                 --out $(FUZZ_OUT)/differential
 # No CPU pinning (other work shares the cores), no UI, and no refusal over the machine's
 # core_pattern or frequency governor, which a lab machine does not tune for fuzzing.
 AFL_ENV       := AFL_NO_AFFINITY=1 AFL_NO_UI=1 AFL_AUTORESUME=1 AFL_SKIP_CPUFREQ=1 \
@@ -147,7 +154,11 @@ fuzz: build .stamp-fuzz
 	    -artifact_prefix=$(FUZZ_OUT)/$$t- $(FUZZ_OUT)/$$t fuzz/corpus/$$t > $(FUZZ_OUT)/$$t.log 2>&1 \
 	    || { grep -A15 -E "Finding|Uncaught" $(FUZZ_OUT)/$$t.log | head -30; status=1; }; \
 	  echo "fuzz $$t: $$(grep -o 'Done [0-9]* runs' $(FUZZ_OUT)/$$t.log | cut -d' ' -f2) inputs"; \
-	done; exit $$status
+	done; \
+	$(DIFFERENTIAL) || status=1; exit $$status
+
+fuzz-differential: build
+	$(DIFFERENTIAL)
 
 # cargo-afl builds AFL++ (its fuzzer and the runtime the targets link) when it is installed.
 .stamp-fuzz: .stamp-apt
