@@ -1,4 +1,5 @@
-"""python -m bufferlab.experiments.bcn [--seeds N] [--only 003|001] [--out DIR]"""
+"""python -m bufferlab.experiments.bcn [--seeds N] [--only 003|001] [--program v1model|tna]
+[--out DIR]"""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.experiments.bcn.experiment import run
+from bufferlab.experiments.common.buffer_engine import PROGRAMS
 from bufferlab.experiments.common.grid import add_grid_arguments, jobs_error, where
 
 
@@ -21,9 +23,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration-ms", type=float,
                    help="virtual time per run, ms (default: the scenarios' 200 ms; the checks "
                         "need at least 95)")
+    p.add_argument("--program", choices=sorted(PROGRAMS), default="v1model",
+                   help="v1model: p4src/buffer_switch.p4 (default); tna: its Tofino port "
+                        "p4src/tna/buffer_switch.p4 in every switch, from the same configs "
+                        "(buffer and PAUSE the TM's, BCN in egress)")
     add_grid_arguments(p, "runs")
-    p.add_argument("--out", default="results/bcn",
-                   help="folder for CSVs, plots and report.md (default: %(default)s)")
+    p.add_argument("--out",
+                   help="folder for CSVs, plots and report.md (default: results/bcn, "
+                        "results/bcn_tna with --program tna)")
     return p
 
 
@@ -44,8 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         duration = round(args.duration_ms * 1e6)
     print(f"runs: {where(args.jobs, args.scheduler)}")
-    outcome = run(args.out, seeds_001=args.seeds, only=args.only, duration_ns=duration,
-                  jobs=args.jobs, scheduler=args.scheduler)
+    out = args.out or ("results/bcn" if args.program == "v1model" else f"results/bcn_{args.program}")
+    outcome = run(out, seeds_001=args.seeds, only=args.only, duration_ns=duration,
+                  jobs=args.jobs, scheduler=args.scheduler, program=None if args.program == "v1model" else PROGRAMS[args.program])
     print()
     for failure in outcome.failures:
         print(failure.line())

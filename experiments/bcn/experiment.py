@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -51,12 +51,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Trial:
-    """One run of the study: a scenario file, a seed, the duration override."""
+    """One run of the study: a scenario file, a seed, the duration override, and the P4
+    program every switch runs instead of the scenario's (None: the scenario's own)."""
 
     key: str
     scenario: Path
     seed: int
     duration_ns: int | None
+    program: Path | None = None
 
 
 def run_trial(trial: Trial) -> tuple[ScenarioRun, Run003 | Run001]:
@@ -64,6 +66,9 @@ def run_trial(trial: Trial) -> tuple[ScenarioRun, Run003 | Run001]:
     scenario = load_scenario(trial.scenario)
     if trial.duration_ns is not None:
         scenario.duration_ns = trial.duration_ns
+    if trial.program is not None:
+        scenario.switches = {name: replace(spec, program=trial.program)
+                             for name, spec in scenario.switches.items()}
     run = run_scenario(scenario, trial.seed)
     return run, evaluate_003(run) if trial.key.startswith("003") else evaluate_001(run)
 
@@ -74,8 +79,9 @@ def _trial_name(trial: Trial) -> str:
 
 def _run_studies(selected: list[st.Study], duration_ns: int | None,
                  progress_out: TextIO | None, jobs: int | None,
-                 scheduler: str | None) -> tuple[dict[str, StudyRuns], list[TrialFailure]]:
-    trials = [Trial(study.key, study.scenario, seed, duration_ns)
+                 scheduler: str | None, program: Path | None = None
+                 ) -> tuple[dict[str, StudyRuns], list[TrialFailure]]:
+    trials = [Trial(study.key, study.scenario, seed, duration_ns, program)
               for study in selected for seed in study.seeds]
 
     progress = Progress(len(trials), label="bcn", out=progress_out)
@@ -173,14 +179,17 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
 
 def run(out: str | Path, seeds_001: int = 10, only: str | None = None,
         duration_ns: int | None = None, progress_out: TextIO | None = None,
-        jobs: int | None = 1, scheduler: str | None = None) -> Outcome:
+        jobs: int | None = 1, scheduler: str | None = None,
+        program: Path | None = None) -> Outcome:
     """Runs the study (``only`` "003" or "001" for one seed's part) into ``out``, its runs on
     the grid runner (``jobs`` local workers, or the Dask cluster at ``scheduler``), with one
-    progress line per finished run (standard error unless ``progress_out``)."""
+    progress line per finished run (standard error unless ``progress_out``); every switch
+    runs ``program`` (e.g. the TNA port) when given, programmed from the same configs."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     selected = [s for s in st.studies(seeds_001) if only is None or s.key.startswith(only)]
-    studies, failures = _run_studies(selected, duration_ns, progress_out, jobs, scheduler)
+    studies, failures = _run_studies(selected, duration_ns, progress_out, jobs, scheduler,
+                                     program)
     checks: list[Check] = []
     for key in ("003_50", "003_49"):
         if key in studies:
