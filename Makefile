@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench bench-compare clean run run-bcn run-qbss run-esnet run-dctcp stop cli \
+.PHONY: setup build test lint bench bench-compare clean run run-bcn run-tofino run-qbss run-esnet run-dctcp stop cli \
         tutorials-install tutorials-uninstall
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
@@ -181,6 +181,12 @@ run: build
 # Seeds 003 and 001: BCN with and without 802.3x PAUSE at 10 Gbit/s in the network simulator.
 run-bcn: build
 	$(PY) -m bufferlab.experiments.bcn $(if $(SEEDS),--seeds $(SEEDS))
+
+# Seeds 000 and 003/001 on p4src/buffer_switch.p4 and on its Tofino port p4src/tna/buffer_switch.p4,
+# from the same configs, in virtual time; one side-by-side report in results/tofino/. Quick by
+# default (a reduced seed-000 grid, 3 seeds per seed-001 variant); FULL=1 runs the whole grid.
+run-tofino: build
+	$(PY) -m bufferlab.experiments.tofino $(if $(FULL),--full) $(if $(SEEDS),--seeds $(SEEDS))
 
 # Seed 002: SLAC's QBSS scavenger class live in Mininet, real TCP (root). Quick by default
 # (~7 min); FULL=1 runs the seed's 30-s phases and 100 s of ping (~23 min).

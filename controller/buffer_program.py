@@ -318,13 +318,16 @@ class BufferSwitch:
     """buffer_switch.p4 on one switch, over P4Runtime: apply a config, change it live, read it."""
 
     def __init__(self, connection: SwitchConnection, index: P4InfoIndex,
-                 tm: Callable[[str], object] | None = None) -> None:
+                 tm: Callable[[str], object] | None = None,
+                 warn: Callable[[str], object] = LOG.warning) -> None:
         """``tm`` takes the runtime CLI `tm_*` lines of a TNA program's TM settings (a live
         switch's runtime CLI, or an engine's executor); without it `apply` writes only
-        what P4Runtime reaches and the caller applies `tm_plan` itself."""
+        what P4Runtime reaches and the caller applies `tm_plan` itself. ``warn`` takes
+        each of the mapping's warnings (logged by default)."""
         self.connection = connection
         self.index = index
         self.tm = tm
+        self.warn = warn
 
     @property
     def tofino(self) -> bool:
@@ -351,7 +354,7 @@ class BufferSwitch:
                 self.connection.write(batch)
         if plan is not None:
             for warning in plan.warnings:
-                LOG.warning("%s", warning)
+                self.warn(warning)
             if self.tm is not None:
                 for line in plan.commands:
                     self.tm(line)

@@ -99,7 +99,8 @@ def nearest_baf(alpha: Fraction) -> tuple[str, bool]:
 
 def _queue_buffer(port: PortConfig, queue: int, pool_bytes: int, cell: int,
                   where: str, warnings: list[str]) -> dict[str, Any]:
-    """One queue's `queue.buffer` fields from its port's threshold and its cap."""
+    """One queue's `queue.buffer` fields from its port's threshold and its cap (a static
+    limit is at most the pool's cells: 100 % is the whole pool)."""
     cap = port.queue_caps_bytes[queue]
     threshold = port.threshold
     if threshold.dynamic:
@@ -115,7 +116,7 @@ def _queue_buffer(port: PortConfig, queue: int, pool_bytes: int, cell: int,
         limit = 0
     else:
         baf = "DISABLE"
-        limit = cells_up(pool_bytes * threshold.percent // 100, cell)
+        limit = min(cells_up(pool_bytes * threshold.percent // 100, cell), pool_bytes // cell)
         if cap != NO_CAP:
             limit = min(limit, cells_up(cap, cell))
     return {"pool_id": EGRESS_POOL, "guaranteed_cells": 0, "pool_max_cells": limit,

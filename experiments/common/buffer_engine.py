@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -30,7 +30,7 @@ from bufferlab.controller.buffer_program import BufferSwitch
 from bufferlab.controller.client import SwitchConnection
 from bufferlab.controller.config import Config
 from bufferlab.controller.p4info import P4InfoIndex
-from bufferlab.controller.tofino_mapping import on_tofino
+from bufferlab.controller.tofino_mapping import cell_bytes_of, on_tofino
 from bufferlab.switch import Engine
 from bufferlab.switch.engine import EngineApi
 from bufferlab.switch.p4runtime import serve
@@ -112,8 +112,11 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
                           pool_bytes=TM_POOL_FACTOR * config.pool_bytes)
     tm = (functools.partial(_run_tm_line, Executor(engine, program.json_text))
           if is_tna(program) else None)
+    # The mapping's warnings are the config's, the same for every trial: a study reports
+    # them once (`tofino_mapping.tm_plan`), not per engine.
     program_over_p4runtime(engine, program, lambda connection: BufferSwitch(
-        connection, program.index, tm=tm).apply(config, program.json_text.encode()))
+        connection, program.index, tm=tm, warn=lambda _warning: None
+    ).apply(config, program.json_text.encode()))
     for port, rate in (rate_bps or {}).items():
         engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
     return engine
@@ -134,3 +137,49 @@ def is_tna(program: CompiledProgram) -> bool:
 def tm_drops(engine: EngineApi) -> int:
     """Frames the engine's traffic manager dropped (0 when the P4 admission did all dropping)."""
     return int(engine.stats()["dropped_by_tm"])
+
+
+def unplanned_tm_drops(engine: EngineApi, program: CompiledProgram, ports: Iterable[int],
+                       queues: int = 1) -> int:
+    """Frames the traffic manager dropped other than by the admission the config asked for:
+    on v1model every TM drop (the program admits); on the TNA port, those not refused by
+    their queue's application-pool limit (the mapped threshold) among ``ports``' first
+    ``queues`` queues."""
+    dropped = tm_drops(engine)
+    if not is_tna(program):
+        return dropped
+    planned = sum(int(engine.queue_stats(port, queue)["dropped_app_pool_pkts"])
+                  for port in ports for queue in range(queues))
+    return dropped - planned
+
+
+def tm_overhead_bytes(program: CompiledProgram) -> int:
+    """Bytes the lab's TNA port puts in front of every frame across the TM (its bridged
+    header `bridged_h`, which the TM's cells count too); 0 for a v1model program or a TNA
+    program without that header."""
+    if not is_tna(program):
+        return 0
+    document = json.loads(program.json_text)
+    for pipe in document["pipes"]:
+        for header in pipe["ingress"]["header_types"]:
+            if header["name"] == "bridged_h":
+                return sum(f[1] for f in header["fields"]) // 8
+    return 0
+
+
+def correct_tna_wire_time(engine: EngineApi, program: CompiledProgram,
+                          ports_overhead: Mapping[int, int]) -> None:
+    """Gives a TNA switch's ``ports`` (port → the link's wire overhead, bytes per frame) the
+    overhead that makes a frame's serialisation its wire time. The engine's TM times a
+    frame by the bytes it queued, which on the TNA port include the bridged header that
+    the egress parser strips before the wire (an engine defect, reported); one bridged
+    header less of overhead cancels it for every bridged frame. Nothing on v1model."""
+    overhead = tm_overhead_bytes(program)
+    for port, wire_bytes in ports_overhead.items():
+        if overhead:
+            engine.configure_port(port, wire_overhead_bytes=max(0, wire_bytes - overhead))
+
+
+def cell_bytes(program: CompiledProgram) -> int | None:
+    """The TM cell size a TNA program's buffer counts in (None: v1model counts bytes)."""
+    return cell_bytes_of(program.index, program.json_text) if is_tna(program) else None

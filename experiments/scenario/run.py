@@ -12,6 +12,7 @@ from bufferlab.controller.runtime_json import load_runtime, program_switch
 from bufferlab.experiments.common.buffer_engine import (
     CompiledProgram,
     compiled_program,
+    correct_tna_wire_time,
     program_over_p4runtime,
     programmed_engine,
 )
@@ -56,6 +57,10 @@ def build_simulation(scenario: Scenario, seed: int | None = None) -> Simulator:
     sim = build_from_topology(
         scenario.topology, engines, seed,
         latency_ns={name: spec.latency_ns for name, spec in scenario.switches.items()})
+    for name, spec in scenario.switches.items():
+        correct_tna_wire_time(engines[name], _program(spec), {
+            port: model.wire_overhead_bytes
+            for port, model in scenario.topology.switch_ports(name).items()})
     for source in scenario.sources:
         # A Python reaction model keeps state: each run gets its own copy.
         sim.add_source(copy.deepcopy(source))
@@ -68,22 +73,38 @@ def build_simulation(scenario: Scenario, seed: int | None = None) -> Simulator:
 
 def port_figures(sim: Simulator) -> dict[str, dict[int, dict[str, int]]]:
     """Per switch and linked port: the P4 program's drop and feedback counters (those of
-    `PROGRAM_COUNTERS` the program has) and the traffic manager's peak queue."""
+    `PROGRAM_COUNTERS` the program has) and the traffic manager's peak queue. On the TNA
+    port PAUSE/PFC is the TM's, not a P4 counter: a port's `pause_frames` are the non-zero
+    ones its peer received (a host's count; a switch peer's every PAUSE received, which in
+    the lab's topologies come from one neighbour)."""
+    results = sim.results()
     out: dict[str, dict[int, dict[str, int]]] = {}
     for name, engine in sim.switches.items():
-        ports = sorted({p for link in sim.links() for n, p in link if n == name and p is not None})
-        present = set(engine.counter_names())
+        peers = {p: peer for link in sim.links() for (n, p), peer in (link, link[::-1])
+                 if n == name and p is not None}
+        present = {counter.rsplit(".", 1)[-1] for counter in engine.counter_names()}
+        tofino = bool(engine.tm_info()["cell_bytes"])
         figures: dict[int, dict[str, int]] = {}
-        for port in ports:
+        for port in sorted(peers):
             cells = {"max_queue_bytes": int(engine.port_stats(port)["max_occupancy_bytes"])}
             for counter, indexing in PROGRAM_COUNTERS.items():
                 if counter in present:
                     index = port * 8 if indexing == "port*8" else port
                     cells[f"{counter.removesuffix('_frames')}_frames"] = int(
                         engine.counter_read(counter, index)[0])
+            if tofino and "pause_frames" not in present:
+                cells["pause_frames"] = _pause_received(sim, results, peers[port][0])
             figures[port] = cells
         out[name] = figures
     return out
+
+
+def _pause_received(sim: Simulator, results: Results, peer: str) -> int:
+    """Non-zero PAUSE/PFC frames node ``peer`` received."""
+    if peer in sim.switches:
+        stats = sim.switches[peer].stats()
+        return int(stats["pause_frames"]) + int(stats["pause_frames_ignored"])
+    return int(results.hosts[peer]["pause_frames"])
 
 
 def run_scenario(scenario: Scenario, seed: int | None = None,

@@ -1,4 +1,5 @@
-"""python -m bufferlab.experiments.tor_switch [--backend virtual|live] [--full] [--out DIR] ..."""
+"""python -m bufferlab.experiments.tor_switch [--backend virtual|live] [--program v1model|tna]
+[--full] [--out DIR] ..."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from bufferlab.analysis.report import format_cell
+from bufferlab.experiments.common.buffer_engine import PROGRAMS
 from bufferlab.experiments.common.checks import print_outcome
 from bufferlab.experiments.common.grid import (
     add_grid_arguments,
@@ -18,7 +20,7 @@ from bufferlab.experiments.common.grid import (
 )
 from bufferlab.experiments.tor_switch.config import FULL, LIVE, SHORT
 from bufferlab.experiments.tor_switch.experiment import run
-from bufferlab.experiments.tor_switch.virtual_time import VirtualTimeBackend
+from bufferlab.experiments.tor_switch.virtual_time import default_out, program_backend
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,12 +31,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("virtual", "live"), default="virtual",
                    help="virtual: the engine in virtual time (default); live: bufferlab-switch "
                         "in Mininet with the RFC 2544 tester (root; its own grid, ~2 min)")
+    p.add_argument("--program", choices=sorted(PROGRAMS), default="v1model",
+                   help="v1model: p4src/buffer_switch.p4 (default); tna: its Tofino port "
+                        "p4src/tna/buffer_switch.p4 on the engine's TNA target, the config's "
+                        "pool and threshold mapped to the TM in 80-byte cells (virtual only)")
     p.add_argument("--full", action="store_true",
                    help="the seed's whole grid (7 frame sizes × 12 thresholds × 5 loads; "
                         "about 5 min on two cores here, about 10 CPU-minutes) instead of the "
                         "short default grid")
-    p.add_argument("--out", default="results/tor_switch",
-                   help="folder for CSV, plots and report.md (default: %(default)s)")
+    p.add_argument("--out",
+                   help="folder for CSV, plots and report.md (default: results/tor_switch, "
+                        "results/tor_switch_tna with --program tna)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the engine and of source B's phase (default: %(default)s; "
                         "virtual only)")
@@ -60,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --jobs/--scheduler: the live backend has one switch, cells run one at a "
               "time", file=sys.stderr)
         return 2
+    if live and args.program != "v1model":
+        print("error: --program tna: the TNA port runs on the virtual backend only",
+              file=sys.stderr)
+        return 2
     if live and os.geteuid() != 0:
         print("error: --backend live: needs root (Mininet namespaces)", file=sys.stderr)
         return 2
@@ -79,11 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bufferlab.experiments.tor_switch.live import LiveBackend
             backend = stack.enter_context(LiveBackend(config))
         else:
-            backend = VirtualTimeBackend(config)
+            backend = program_backend(config, args.program)
         jobs = 1 if live else args.jobs
         scheduler = None if live else args.scheduler
         print(f"cells: {where(jobs, scheduler)}", file=sys.stderr)
-        result = run(config, backend, args.out, jobs=jobs, scheduler=scheduler)
+        out = args.out or default_out(args.program)
+        result = run(config, backend, out, jobs=jobs, scheduler=scheduler)
 
     print("\nframe size (bytes) | threshold (%) | min delay (µs) | avg delay (µs) | "
           "max delay (µs) | lost (frames)")

@@ -85,6 +85,10 @@ class Backend(Protocol):
     name: str
     #: True when times are exact virtual time, False when measured on a live switch.
     virtual: bool
+    #: The TM's cell size when the switch runs the TNA port (None: the buffer counts bytes).
+    cell_bytes: int | None
+    #: Bytes the program adds to each frame across the TM (the TNA port's bridged header).
+    tm_overhead_bytes: int
 
     def delay_trial(self, cell: DelayCell) -> FrameRecords:
         """Runs one forwarding-delay trial and returns every frame's timestamps."""

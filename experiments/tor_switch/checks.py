@@ -1,7 +1,9 @@
 """The expected outcome of seed 000, checked on a run's rows and printed as PASS/FAIL lines.
 
 1. Frames absorbed in a back-to-back burst scale with the threshold and inversely with the
-   frame size (each ratio within 5 % of the expected one).
+   frame size (each ratio within 5 % of the expected one). On a traffic manager that counts
+   cells (the TNA port) the expected ratios are those of the threshold and of one frame in
+   cells; the byte ratios are still shown, as figures that are not expected to hold there.
 2. The minimum delay is linear in the frame size (R² ≥ 0.99 for every threshold) and does
    not depend on the threshold (the change its fitted slope predicts across the thresholds
    is within twice the slope's standard error, or within 5 % of the minimum delay).
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.tor_switch.evaluation import (
@@ -33,10 +35,11 @@ FLAT_RELATIVE_TOLERANCE = 0.05
 FLAT_STDERRS = 2.0
 
 
-def _ratio_check(name: str, pairs: list[tuple[str, float, float]]) -> Check:
+def _ratio_check(name: str, pairs: list[tuple[str, float, float]], binding: bool = True) -> Check:
     """Pass when every (label, measured, expected) ratio is within the tolerance."""
     if not pairs:
-        return Check(name, False, "cannot evaluate: needs two values of the varied parameter")
+        return Check(name, False, "cannot evaluate: needs two values of the varied parameter",
+                     binding)
     worst_label, worst_error = "", -1.0
     for label, measured, expected in pairs:
         error = abs(measured / expected - 1) if expected else math.inf
@@ -44,13 +47,19 @@ def _ratio_check(name: str, pairs: list[tuple[str, float, float]]) -> Check:
             worst_label, worst_error = label, error
     passed = worst_error <= RATIO_TOLERANCE
     return Check(name, passed, f"{len(pairs)} ratios, worst {worst_label} off by "
-                               f"{100 * worst_error:.2f} % (limit {100 * RATIO_TOLERANCE:g} %)")
+                               f"{100 * worst_error:.2f} % (limit {100 * RATIO_TOLERANCE:g} %)",
+                 binding)
 
 
-def check_burst_scaling(burst_rows: Sequence[dict]) -> list[Check]:
-    """Frames absorbed ∝ threshold (per frame size) and ∝ 1 / frame size (per threshold)."""
-    frames = {(r["frame_size_bytes"], r["threshold_pct"]): r["burst_per_port_frames"]
-              for r in burst_rows}
+Ratios = list[tuple[str, float, float]]
+
+
+def _burst_ratios(burst_rows: Sequence[dict], threshold_of: Callable[[dict], float],
+                  size_of: Callable[[dict], float]) -> tuple[Ratios, Ratios]:
+    """(label, measured, expected) ratios of frames absorbed between thresholds (expected:
+    ``threshold_of(row)``'s ratio) and between frame sizes (expected: ``size_of(row)``'s)."""
+    rows = {(r["frame_size_bytes"], r["threshold_pct"]): r for r in burst_rows}
+    frames = {k: r["burst_per_port_frames"] for k, r in rows.items()}
     sizes = sorted({s for s, _ in frames})
     thresholds = sorted({t for _, t in frames})
     by_threshold = []
@@ -58,7 +67,8 @@ def check_burst_scaling(burst_rows: Sequence[dict]) -> list[Check]:
         for lo, hi in itertools.combinations(thresholds, 2):
             if (size, lo) in frames and (size, hi) in frames and frames[(size, lo)]:
                 by_threshold.append((f"{size} B {hi} %/{lo} %",
-                                     frames[(size, hi)] / frames[(size, lo)], hi / lo))
+                                     frames[(size, hi)] / frames[(size, lo)],
+                                     threshold_of(rows[(size, hi)]) / threshold_of(rows[(size, lo)])))
     by_size = []
     for threshold in thresholds:
         for small, large in itertools.combinations(sizes, 2):
@@ -66,9 +76,26 @@ def check_burst_scaling(burst_rows: Sequence[dict]) -> list[Check]:
                     and frames[(large, threshold)]:
                 by_size.append((f"{threshold} % {small} B/{large} B",
                                 frames[(small, threshold)] / frames[(large, threshold)],
-                                large / small))
-    return [_ratio_check("frames absorbed scale with the threshold", by_threshold),
-            _ratio_check("frames absorbed scale inversely with the frame size", by_size)]
+                                size_of(rows[(large, threshold)]) / size_of(rows[(small, threshold)])))
+    return by_threshold, by_size
+
+
+def check_burst_scaling(burst_rows: Sequence[dict]) -> list[Check]:
+    """Frames absorbed ∝ threshold (per frame size) and ∝ 1 / frame size (per threshold); on
+    rows measured in cells (`frame_cells`), also against the ratios in cells, which are then
+    the binding ones."""
+    cells = bool(burst_rows) and all("frame_cells" in r for r in burst_rows)
+    by_threshold, by_size = _burst_ratios(burst_rows, lambda r: r["threshold_pct"],
+                                          lambda r: r["frame_size_bytes"])
+    checks = [_ratio_check("frames absorbed scale with the threshold", by_threshold, not cells),
+              _ratio_check("frames absorbed scale inversely with the frame size", by_size,
+                           not cells)]
+    if cells:
+        by_threshold, by_size = _burst_ratios(burst_rows, lambda r: r["threshold_cells"],
+                                              lambda r: r["frame_cells"])
+        checks += [_ratio_check("frames absorbed scale with the threshold in cells", by_threshold),
+                   _ratio_check("frames absorbed scale inversely with the frame's cells", by_size)]
+    return checks
 
 
 def check_min_delay_linear_in_size(summary: Sequence[dict]) -> Check:

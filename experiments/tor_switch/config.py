@@ -107,6 +107,13 @@ class TorConfig:
 #: The short default grid: a few minutes on a 2-core machine.
 SHORT = TorConfig()
 
+#: A reduced grid for running the study on two programs in one go (`make run-tofino`): the
+#: short grid's pool and trial (so the burst counts are large enough for their ratios), three
+#: frame sizes and thresholds (the fewest the linearity checks take), one load below and
+#: one above 50 %.
+REDUCED = TorConfig(frame_sizes_bytes=(64, 512, 1518), thresholds_pct=(20, 60, 100),
+                    loads_pct=(49.8, 50.2))
+
 #: The seed's whole grid, on a pool large enough that 1 % holds a 1518-byte frame.
 FULL = TorConfig(
     pool_bytes=153_600,

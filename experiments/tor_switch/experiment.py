@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bufferlab.analysis.progress import Progress
-from bufferlab.experiments.common.checks import Check
+from bufferlab.experiments.common.checks import Check, all_passed
 from bufferlab.experiments.common.grid import TrialFailure
 from bufferlab.experiments.tor_switch.backend import Backend
 from bufferlab.experiments.tor_switch.checks import run_checks
@@ -31,7 +31,7 @@ class RunResult:
     @property
     def passed(self) -> bool:
         """True when every cell ran and every check passed."""
-        return not self.failures and all(c.passed for c in self.checks)
+        return not self.failures and all_passed(self.checks)
 
 
 def run(config: TorConfig, backend: Backend, out_dir: str | Path,
@@ -47,5 +47,7 @@ def run(config: TorConfig, backend: Backend, out_dir: str | Path,
     summary = summary_rows(delay_rows)
     checks = run_checks(burst_rows, delay_rows, summary)
     outputs = write_outputs(out_dir, config, backend.describe(), burst_rows, delay_rows,
-                            summary, checks, virtual=backend.virtual)
+                            summary, checks, virtual=backend.virtual,
+                            cell_bytes=backend.cell_bytes,
+                            tm_overhead_bytes=backend.tm_overhead_bytes)
     return RunResult(burst_rows, delay_rows, summary, checks, outputs, failures)

@@ -148,6 +148,8 @@ class LiveBackend:
 
     name = "live (Mininet, bufferlab-switch, RFC 2544 tester)"
     virtual = False
+    cell_bytes = None  # buffer_switch.p4's admission counts bytes
+    tm_overhead_bytes = 0
 
     def __init__(self, config: TorConfig, work_dir: str | Path | None = None,
                  binary: str | None = None, wait_s: float = DEFAULT_WAIT_S) -> None:

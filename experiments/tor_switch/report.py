@@ -10,7 +10,9 @@ from pathlib import Path
 from bufferlab.analysis import plots
 from bufferlab.analysis.report import Report
 from bufferlab.analysis.stats import DEFAULT_PERCENTILES
+from bufferlab.controller.tofino_mapping import cells_up
 from bufferlab.experiments.common.checks import Check
+from bufferlab.experiments.common.wire import FCS_BYTES
 from bufferlab.experiments.tor_switch.config import (
     SEED_BURST_FRAMES,
     SEED_POOL_BYTES,
@@ -84,7 +86,8 @@ def _plots(out: Path, summary: Sequence[dict], burst_rows: Sequence[dict]) -> li
     return paths
 
 
-def _burst_section(report: Report, burst_rows: Sequence[dict]) -> None:
+def _burst_section(report: Report, burst_rows: Sequence[dict], cell_bytes: int | None,
+                   tm_overhead_bytes: int) -> None:
     report.section("Buffer size (RFC 2544 back-to-back, A and B at once into C)")
     ours = {(r["frame_size_bytes"], r["threshold_pct"]): r["burst_per_port_frames"]
             for r in burst_rows}
@@ -94,19 +97,25 @@ def _burst_section(report: Report, burst_rows: Sequence[dict]) -> None:
     for r in burst_rows:
         key = (r["frame_size_bytes"], r["threshold_pct"])
         seed = SEED_BURST_FRAMES.get(key)
-        rows.append([r["frame_size_bytes"], r["threshold_pct"], r["threshold_bytes"],
+        cells = [r["threshold_cells"], r["frame_cells"]] if cell_bytes else []
+        rows.append([r["frame_size_bytes"], r["threshold_pct"], r["threshold_bytes"], *cells,
                      r["burst_per_port_frames"], r["burst_total_frames"],
                      seed if seed is not None else "–",
                      r["burst_per_port_frames"] / ref_ours if ref_ours else math.nan,
                      seed / ref_seed if seed is not None else math.nan])
+    cell_headers = (["threshold (cells)", "frame (cells)"] if cell_bytes else [])
     report.table(["frame size (bytes)", "threshold (% of pool)", "threshold (bytes)",
-                  "burst per port (frames)", "burst A+B (frames)", "seed (frames)",
-                  "ours / ours at 512 B, 100 % (ratio)", "seed / seed at 512 B, 100 % (ratio)"],
+                  *cell_headers, "burst per port (frames)", "burst A+B (frames)",
+                  "seed (frames)", "ours / ours at 512 B, 100 % (ratio)",
+                  "seed / seed at 512 B, 100 % (ratio)"],
                  rows)
+    unit = (f"threshold cells / frame cells (the TM counts {cell_bytes}-byte cells, and a frame "
+            f"with the program's {tm_overhead_bytes}-byte bridged header takes whole ones)"
+            if cell_bytes else "threshold bytes / frame bytes")
     report.paragraph(
         "Each source sends the burst at line rate while C drains at line rate, so the queue "
         "grows by about one frame per frame time and a burst of N frames per port leaves "
-        "about N frames buffered: N ≈ threshold bytes / frame bytes. Absolute counts differ "
+        f"about N frames buffered: N ≈ {unit}. Absolute counts differ "
         "from the seed's because our pool is scaled down; the shape (ratios to the 512-byte, "
         "100 % cell) is what carries over.")
 
@@ -208,9 +217,24 @@ def _scaling(report: Report, config: TorConfig) -> None:
                       "full before the window"], rows)
 
 
-def _differences(report: Report, config: TorConfig, virtual: bool) -> None:
+def _differences(report: Report, config: TorConfig, virtual: bool, cell_bytes: int | None,
+                 tm_overhead_bytes: int) -> None:
     byte_ns = 8e9 / config.port_rate_bps
     report.section("Where the emulator differs from the seed, and why")
+    if cell_bytes:
+        small, large = (cells_up(size - FCS_BYTES + tm_overhead_bytes, cell_bytes)
+                        for size in (512, 1024))
+        report.paragraph(
+            f"* **Cells (the TNA port).** The share is the TM's queue limit in {cell_bytes}-byte "
+            f"cells (the share in bytes rounded up), and a frame of L bytes takes ⌈(L − 4 + "
+            f"{tm_overhead_bytes}) / {cell_bytes}⌉ cells: the TM stores the frame with the "
+            f"program's {tm_overhead_bytes}-byte bridged header, in whole cells. A 512-byte "
+            f"frame then holds {small} cells and a 1024-byte one {large}, so twice the frame "
+            f"size is {large}/{small} = {large / small:.3g} times the cells: the ratio in bytes "
+            f"misses its expectation by {100 * abs(large / small / 2 - 1):.1f} % where the "
+            "ratio in cells meets its own. The frames buffered at a full share, and so the "
+            "maximum and average delay at congesting loads, follow the cells; the minimum "
+            "delay does not depend on the buffer.")
     if virtual:
         absolute = (
             f"* **Absolute delays.** Our switch is store-and-forward with no pipeline time: a "
@@ -255,9 +279,11 @@ def _differences(report: Report, config: TorConfig, virtual: bool) -> None:
 
 def write_outputs(out_dir: str | Path, config: TorConfig, description: Sequence[tuple[str, str]],
                   burst_rows: Sequence[dict], delay_rows: Sequence[dict], summary: Sequence[dict],
-                  checks: Sequence[Check], virtual: bool = True) -> Outputs:
+                  checks: Sequence[Check], virtual: bool = True, cell_bytes: int | None = None,
+                  tm_overhead_bytes: int = 0) -> Outputs:
     """Writes the CSV files, the plots and ``report.md`` into ``out_dir``; ``virtual`` says
-    whether the times are the virtual backend's exact ones or measured on a live switch."""
+    whether the times are the virtual backend's exact ones or measured on a live switch,
+    ``cell_bytes`` the TM's cell size when the switch ran the TNA port."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     csv_paths = []
@@ -281,7 +307,7 @@ def write_outputs(out_dir: str | Path, config: TorConfig, description: Sequence[
     report.section("Expected outcome")
     report.paragraph("\n".join(f"* {c.line()}" for c in checks))
     if burst_rows:
-        _burst_section(report, burst_rows)
+        _burst_section(report, burst_rows, cell_bytes, tm_overhead_bytes)
     if summary:
         report.section("Forwarding delay per frame size and threshold (over all loads)")
         report.table(["frame size (bytes)", "threshold (% of pool)", "loads (count)",
@@ -295,7 +321,7 @@ def write_outputs(out_dir: str | Path, config: TorConfig, description: Sequence[
         report.section("Plots")
         for path in plot_paths:
             report.image(path, path.stem.replace("_", " "))
-    _differences(report, config, virtual)
+    _differences(report, config, virtual, cell_bytes, tm_overhead_bytes)
     report.section("Files")
     report.paragraph("\n".join(f"* `{p.name}`" for p in csv_paths))
     return Outputs(report.write(out / "report.md"), csv_paths, plot_paths)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from bufferlab.analysis.progress import Progress
 from bufferlab.analysis.stats import describe
+from bufferlab.controller.tofino_mapping import cells_up
 from bufferlab.experiments.common.grid import TrialFailure, run_grid
+from bufferlab.experiments.common.wire import FCS_BYTES
 from bufferlab.experiments.tor_switch.backend import Backend, BurstCell, DelayCell, FrameRecords
 from bufferlab.experiments.tor_switch.config import TorConfig
 
@@ -39,16 +41,24 @@ def longest_lossless_burst(lossless: Callable[[int], bool], limit: int = 1 << 24
     return good
 
 
-def burst_row(config: TorConfig, cell: BurstCell, frames_per_port: int) -> dict:
-    """One buffer-size result as a row."""
+def burst_row(config: TorConfig, cell: BurstCell, frames_per_port: int,
+              cell_bytes: int | None = None, tm_overhead_bytes: int = 0) -> dict:
+    """One buffer-size result as a row; on a TM that counts ``cell_bytes`` cells also the
+    threshold and one frame (with the program's ``tm_overhead_bytes``) in cells, as the
+    controller maps and the TM counts them."""
     threshold_bytes = config.pool_bytes * cell.threshold_pct // 100
-    return {
+    row = {
         "frame_size_bytes": cell.frame_size_bytes,
         "threshold_pct": cell.threshold_pct,
         "threshold_bytes": threshold_bytes,
         "burst_per_port_frames": frames_per_port,
         "burst_total_frames": 2 * frames_per_port,
     }
+    if cell_bytes:
+        row["threshold_cells"] = cells_up(threshold_bytes, cell_bytes)
+        row["frame_cells"] = cells_up(cell.frame_size_bytes - FCS_BYTES + tm_overhead_bytes,
+                                      cell_bytes)
+    return row
 
 
 def delay_row(cell: DelayCell, records: FrameRecords, latency_from_ns: int) -> dict:
@@ -111,7 +121,7 @@ def run_cell(job: Job) -> dict:
     if isinstance(cell, BurstCell):
         longest = longest_lossless_burst(
             lambda n: backend.burst_trial(cell, n).lost_frames == 0)
-        return burst_row(config, cell, longest)
+        return burst_row(config, cell, longest, backend.cell_bytes, backend.tm_overhead_bytes)
     return delay_row(cell, backend.delay_trial(cell), config.latency_from_ns)
 
 

@@ -1,11 +1,14 @@
-"""The virtual-time backend: buffer_switch.p4 in `bufferlab-sim`, with an exact tester.
+"""The virtual-time backend: buffer_switch.p4 (or its TNA port) in `bufferlab-sim`, with
+an exact tester.
 
 Each trial is a network in the simulator: tester hosts A and B, each with one source, and
 host C, the sink, on ports A, B and C of one switch, every link at the tester's line rate
 with 24 bytes of wire overhead per frame. The switch is a fresh engine programmed by the
 controller over an in-process P4Runtime server from the cell's controller config
 (`switch_config.py`, `common/buffer_engine.py`); C holds a static share (the seed's
-"buffer (%)") of the program's pool. A source paces its frames at the cell's load exactly
+"buffer (%)") of the program's pool. On the TNA port (`--program tna`) the same config
+becomes Tofino TM settings: the pool is `EG_APP_POOL_0` and C's share its queue's limit,
+both in 80-byte cells, and the TM, not P4, drops. A source paces its frames at the cell's load exactly
 (the simulator's constant pattern carries the fraction of a ns from frame to frame, as the
 tester model does), B starts at a seeded random phase within one frame period, and C
 captures every frame it receives, so each frame's fate is known.
@@ -24,12 +27,18 @@ from fractions import Fraction
 import numpy as np
 
 from bufferlab.experiments.common.buffer_engine import (
+    ETHERNET_WIRE_OVERHEAD_BYTES,
+    PROGRAM,
+    PROGRAMS,
     TM_POOL_FACTOR,
     CompiledProgram,
+    cell_bytes,
     compiled_program,
+    correct_tna_wire_time,
     host_mac,
     programmed_engine,
-    tm_drops,
+    tm_overhead_bytes,
+    unplanned_tm_drops,
 )
 from bufferlab.experiments.common.wire import (
     FCS_BYTES,
@@ -57,16 +66,35 @@ HOSTS = ("A", "B")
 SINK = "C"
 
 
+def program_backend(config: TorConfig, program: str = "v1model") -> VirtualTimeBackend:
+    """The virtual-time backend on one of `PROGRAMS` by its ``--program`` name."""
+    path = PROGRAMS[program]
+    return VirtualTimeBackend(config, compiled_program(path),
+                              str(path.relative_to(PROGRAM.parents[1])))
+
+
+def default_out(program: str = "v1model") -> str:
+    """Where a run on ``program`` writes by default."""
+    return "results/tor_switch" if program == "v1model" else f"results/tor_switch_{program}"
+
+
 class VirtualTimeBackend:
     """Runs the study's cells in the simulator, in deterministic virtual time."""
 
     name = "virtual time (bufferlab-sim)"
     virtual = True
 
-    def __init__(self, config: TorConfig, program: CompiledProgram | None = None) -> None:
-        """Compiles p4src/buffer_switch.p4 unless ``program`` is given."""
+    def __init__(self, config: TorConfig, program: CompiledProgram | None = None,
+                 program_name: str = "p4src/buffer_switch.p4") -> None:
+        """Compiles p4src/buffer_switch.p4 unless ``program`` (named ``program_name``) is
+        given, e.g. the TNA port."""
         self.config = config
         self._program = program or compiled_program()
+        self.program_name = program_name
+        #: The TM's cell size when the program is the TNA port (None: v1model, bytes).
+        self.cell_bytes = cell_bytes(self._program)
+        #: Bytes the program adds to a frame across the TM (the TNA port's bridged header).
+        self.tm_overhead_bytes = tm_overhead_bytes(self._program)
         self._ifg_ns = round(ifg_ns(config.port_rate_bps))
         for load in config.loads_pct:
             self.source_rate_bps(load)
@@ -74,17 +102,37 @@ class VirtualTimeBackend:
     def describe(self) -> list[tuple[str, str]]:
         """What the simulator modelled, with units."""
         c = self.config
+        if self.cell_bytes:
+            switch = [
+                ("switch program", f"{self.program_name} (TNA) compiled by bufferlab-p4c, on "
+                                   "the engine's TNA target"),
+                ("switch entries", "seed000_tor_static.json's shape with this run's pool and "
+                                   "threshold, applied by the controller (BufferSwitch) over an "
+                                   "in-process P4Runtime server, its pool and threshold mapped "
+                                   "to TM settings (runtime CLI tm_* lines)"),
+                ("TM", f"cells of {self.cell_bytes} bytes; a frame takes ⌈(frame + "
+                       f"{self.tm_overhead_bytes} bytes of bridged header) / {self.cell_bytes}⌉ "
+                       "cells"),
+            ]
+        else:
+            switch = [
+                ("switch program", f"{self.program_name} compiled by bufferlab-p4c"),
+                ("switch entries", "seed000_tor_static.json's shape with this run's pool and "
+                                   "threshold, applied by the controller (BufferSwitch) over "
+                                   "an in-process P4Runtime server"),
+            ]
         return [
             ("backend", self.name),
-            ("switch program", "p4src/buffer_switch.p4 compiled by bufferlab-p4c"),
-            ("switch entries", "seed000_tor_static.json's shape with this run's pool and "
-                               "threshold, applied by the controller (BufferSwitch) over "
-                               "an in-process P4Runtime server"),
+            *switch,
             ("network", "tester hosts A and B and sink C on ports "
                         f"{c.port_a}, {c.port_b}, {c.port_c} of one switch"),
             ("port rate A, B, C", f"{c.port_rate_bps:,} bit/s (frame + 20 bytes preamble/gap)"),
-            ("shared pool", f"{c.pool_bytes:,} bytes (frame bytes without FCS)"),
-            ("threshold", "static share of port C, % of the pool, tail drop"),
+            ("shared pool", f"{c.pool_bytes:,} bytes (frame bytes without FCS)"
+                            + (f"; {c.pool_bytes // self.cell_bytes:,} cells of the TM's "
+                               "EG_APP_POOL_0" if self.cell_bytes else "")),
+            ("threshold", "static share of port C, % of the pool, tail drop"
+                          + ("; the TM's queue limit pool_max_cells, the share rounded up to "
+                             "cells" if self.cell_bytes else "")),
             ("trial", f"{c.trial_ms:g} ms of virtual time per cell"),
             ("latency window", f"frames entering from {100 * c.latency_from:g} % of the trial on"),
             ("latency", "last bit out of C − last bit into the switch, ns"),
@@ -106,6 +154,8 @@ class VirtualTimeBackend:
         for name, port in zip((*HOSTS, SINK), ports, strict=True):
             sim.add_host(name, host_mac(SWITCH_ID, port), f"10.0.{SWITCH_ID}.{port}")
             sim.connect((name, None), (SWITCH, port), rate_bps=c.port_rate_bps)
+        correct_tna_wire_time(engine, self._program,
+                              dict.fromkeys(ports, ETHERNET_WIRE_OVERHEAD_BYTES))
         for i, name in enumerate(HOSTS):
             sim.add_source(Source(
                 name, name, SINK, pattern="constant", rate_bps=rates_bps[i],
@@ -132,9 +182,12 @@ class VirtualTimeBackend:
             raise RuntimeError(f"{results.run['frames_in_flight']} frames still in flight "
                                "after the drain time")
         engine = sim.switches[SWITCH]
-        if tm_drops(engine):
-            raise RuntimeError(f"the traffic manager dropped {tm_drops(engine)} frames the "
-                               "program had admitted: its pool is too small for the P4 pool")
+        c = self.config
+        unplanned = unplanned_tm_drops(engine, self._program, (c.port_a, c.port_b, c.port_c))
+        if unplanned:
+            raise RuntimeError(f"the traffic manager dropped {unplanned} frames other than "
+                               "by the configured admission: its pool is too small for the "
+                               "config's pool")
         stray = {h: n for h in HOSTS
                  if (n := sum(v for k, v in results.hosts[h].items() if k.endswith("_frames")))}
         if stray:

@@ -81,6 +81,9 @@ def test_cells_round_limits_up_and_the_pool_and_xon_down():
     assert "tm_port_flowcontrol 2 mode_tx=PFC pause_quanta=65535" in plan.commands
     assert plan.commands[-1] == ("tm_queue_buffer 3 0 pool_id=EG_APP_POOL_0 guaranteed_cells=0 "
                                  "pool_max_cells=13 dynamic_baf=DISABLE hysteresis_cells=0")
+    # 100 % of 100,039 B would round up to 1,251 cells: a share is at most the whole pool.
+    assert ("tm_queue_buffer 1 0 pool_id=EG_APP_POOL_0 guaranteed_cells=0 pool_max_cells=1250 "
+            "dynamic_baf=DISABLE hysteresis_cells=0") in plan.commands
     # Tofino 2's 176-byte cells: 568 whole cells, 1,000 B in 6.
     plan = tm_plan(parse_config(raw), 176)
     assert plan.commands[0] == "tm_pool_cfg EG_APP_POOL_0 size_cells=568"
