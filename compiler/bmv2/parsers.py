@@ -295,8 +295,13 @@ class ParserLowering:
     ) -> tuple[dict, StatementLowering]:
         """`if` in a parser state: BMv2 states cannot branch inside, so the state ends with a
         select on the condition and each branch becomes a state joining at a new state, as
-        p4c's parser control-flow removal does."""
+        p4c's parser control-flow removal does. A call the condition's `&&`, `||` or `?:`
+        skips splits the state first, as in any other statement of a state."""
+        holder = {"state": current}
+        self.split_on_short_circuits(sl, holder, base, split)
         key, _ = self.select_key(s.cond, sl, scope)
+        sl.exprs.short_circuit = None
+        current = holder["state"]
         current["parser_ops"] = sl.out.prims
         current["transition_key"] = [key]
         number = split[0]
