@@ -160,6 +160,13 @@ def test_the_tna_program_is_told_apart_by_its_p4info_and_skips_the_tm_tables(tna
     v1_lines = [describe(v1_index, u) for u in program_updates(v1_index, parse_config(raw))]
     assert "INSERT buffer_threshold port=3 -> static_threshold(percent=10)" in v1_lines
     assert cell_bytes_of(tna_index, compiled_program(TNA_PROGRAM).json_text) == 80
+    # Tofino 2's JSON says 176; without JSON, a T2NA P4Info means Tofino 2 too.
+    assert cell_bytes_of(tna_index, json.dumps({"target_info": {"cell_bytes": 176}})) == 176
+    p4info = type(tna_index.p4info)()
+    p4info.CopyFrom(tna_index.p4info)  # the cached program's own stays tna
+    p4info.pkg_info.arch = "t2na"
+    t2na = P4InfoIndex(p4info)
+    assert cell_bytes_of(t2na) == 176 and cell_bytes_of(None) == 80
 
 
 def test_bufferlab_ctl_prints_the_mapped_tm_lines_for_a_tna_program(tmp_path, capsys, tna_index):
