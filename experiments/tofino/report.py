@@ -87,25 +87,39 @@ def _burst_table(report: Report, runs: Runs) -> None:
                  rows)
 
 
+#: The BCN study's figures the report puts side by side: field, label with unit, format.
+_BCN_FIGURES = {
+    "003": (("received", "received 5–95 ms (frames)", "{:,.0f}"),
+            ("switch_drops", "switch drops (frames)", "{:,.0f}"),
+            ("egress_min_bps", "lowest 1-ms egress (Gbit/s)", "{:.3f}"),
+            ("peak_queue_bytes", "peak congested queue (KB)", "{:,.0f}")),
+    "001_baseline": (("fairness_index", "Jain's index", "{:.3f}"),
+                     ("deviation_max", "max normalised deviation", "{:.3f}"),
+                     ("switch_drops", "switch drops (frames)", "{:,.0f}"),
+                     ("core_peak_queue_bytes", "peak congested queue (KB)", "{:,.0f}")),
+    "001_8023x": (("fairness_index", "Jain's index", "{:.3f}"),
+                  ("switch_drops", "switch drops (frames)", "{:,.0f}"),
+                  ("congested_link_bps", "congested link 5–85 ms (Gbit/s)", "{:.3f}"),
+                  ("core_peak_queue_bytes", "peak congested queue (KB)", "{:,.0f}")),
+}
+#: Figures shown in other units than the study's.
+_SCALE = {"egress_min_bps": 1e-9, "congested_link_bps": 1e-9, "peak_queue_bytes": 1e-3,
+          "core_peak_queue_bytes": 1e-3}
+
+
 def _bcn_figures(report: Report, runs: Runs) -> None:
     """The BCN study's main figures, mean over seeds, on both programs."""
     rows = []
-    fields = {"003_50": ("received", "switch_drops", "egress_min_bps", "peak_queue_bytes"),
-              "003_49": ("received", "switch_drops", "egress_min_bps", "peak_queue_bytes"),
-              "001_baseline": ("fairness_index", "deviation_max", "switch_drops",
-                               "core_peak_queue_bytes"),
-              "001_8023x": ("fairness_index", "switch_drops", "congested_link_bps",
-                            "core_peak_queue_bytes")}
-    for key, names in fields.items():
-        for name in names:
+    for key in ("003_50", "003_49", "001_baseline", "001_8023x"):
+        for name, label, form in _BCN_FIGURES[key.split("_")[0] if key.startswith("003") else key]:
             values = []
             for program in COMPARED:
                 studies = runs.bcn[program].studies
-                figures = studies[key].figures.values() if key in studies else []
-                values.append(float(np.mean([getattr(f, name) for f in figures]))
-                              if figures else float("nan"))
-            rows.append([key, name, *values])
-    report.table(["study", "figure (unit in its name; mean over seeds)", *COMPARED], rows)
+                figures = list(studies[key].figures.values()) if key in studies else []
+                mean = float(np.mean([getattr(f, name) for f in figures])) if figures else None
+                values.append("–" if mean is None else form.format(mean * _SCALE.get(name, 1)))
+            rows.append([key, label, *values])
+    report.table(["study", "figure (mean over seeds)", *COMPARED], rows)
 
 
 def write_report(out: Path, runs: Runs) -> tuple[Path, Path]:

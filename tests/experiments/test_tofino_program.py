@@ -143,3 +143,43 @@ def test_the_side_by_side_rows_say_why_a_figure_differs():
     assert rows[2]["v1model"] == "—" and rows[2]["tna"] == "PASS: 0.74 %"
     assert "egress-only BCN sampling" in why("003 50 % counts")
     assert "TM-native PAUSE" in why("001 + 802.3x no drops")
+
+
+def test_the_report_puts_both_programs_side_by_side(tmp_path):
+    from types import SimpleNamespace
+
+    from bufferlab.experiments.bcn.evaluation import Run003
+    from bufferlab.experiments.tofino.report import write_report
+    from bufferlab.experiments.tofino.study import Runs
+
+    def tor(rows, checks):
+        return SimpleNamespace(burst_rows=rows, checks=checks, passed=True)
+
+    def bcn(egress_bps, checks):
+        figures = Run003(transmitted=150_245, received=74_000, dropped_at_rlq=75_000,
+                         switch_drops=0, egress_min_bps=egress_bps, egress_mean_bps=9.9e9,
+                         peak_queue_bytes=486_315.0)
+        return SimpleNamespace(studies={"003_50": SimpleNamespace(figures={1: figures})},
+                               checks=checks, passed=True)
+
+    size = "frames absorbed scale inversely with the frame size"
+    runs = Runs(
+        tor={"v1model": tor([{"frame_size_bytes": 512, "threshold_pct": 50,
+                              "threshold_bytes": 32_768, "burst_per_port_frames": 64}],
+                             [Check(size, True, "0.78 %")]),
+             "tna": tor([{"frame_size_bytes": 512, "threshold_pct": 50, "threshold_bytes": 32_768,
+                          "threshold_cells": 410, "frame_cells": 7, "burst_per_port_frames": 58}],
+                        [Check(size, False, "7.14 %", binding=False)])},
+        bcn={"v1model": bcn(9.54e9, [Check("003 50 % egress at 10 Gbit/s", False, "9.540")]),
+             "tna": bcn(7.8e9, [Check("003 50 % egress at 10 Gbit/s", False, "7.800")])},
+        tor_config=None, bcn_seeds=1, cell_bytes=80,
+        mapping_notes={"seed 000 switch": ["`tm_pool_cfg EG_APP_POOL_0 size_cells=819`"]})
+    report, checks_csv = write_report(tmp_path, runs)
+    text = report.read_text()
+    assert f"| {size} | PASS: 0.78 % | INFO: 7.14 % | {why('frames absorbed')} |" in text
+    assert "| 512 | 50 | 32768 | 410 | 7 | 64 | 58 | 32512 | 406 |" in text
+    assert "| 003_50 | lowest 1-ms egress (Gbit/s) | 9.540 | 7.800 |" in text
+    assert "| 003_50 | peak congested queue (KB) | 486 | 486 |" in text
+    assert "`tm_pool_cfg EG_APP_POOL_0 size_cells=819`" in text
+    lines = checks_csv.read_text().splitlines()
+    assert lines[0] == "check,v1model,tna,why_they_differ" and len(lines) == 3
