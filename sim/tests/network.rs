@@ -1,6 +1,7 @@
 //! The simulator end to end with real switch engines: serialisation on links with and
-//! without wire overhead, PAUSE/PFC honouring at a host, one BCN regulator step, a full
-//! rate-limiter queue dropping or holding its source, and seeded determinism.
+//! without wire overhead, PAUSE/PFC honouring at a host, one BCN regulator step, PAUSE
+//! and a BCN(0,0) back-off holding a source apart, a full rate-limiter queue dropping or
+//! holding its source, and seeded determinism.
 //!
 //! Switches run BMv2 JSON compiled by `bufferlab-p4c` and committed under
 //! `tests/fixtures/`: `forward.json` is `p4src/forward.p4` (L2 forwarding by destination
@@ -14,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use bufferlab_engine::engine::Engine;
 use bufferlab_engine::tables::MatchValue;
-use bufferlab_hosts::bcn::RpConfig;
+use bufferlab_hosts::bcn::{RpConfig, RpFeatures, Severe};
 use bufferlab_hosts::pause::pause_duration_ns;
 use bufferlab_hosts::source::{Pattern, SizeMix, SourceSpec};
 use bufferlab_sim::host::WhenFull;
@@ -31,6 +32,7 @@ const TEN_GBIT: u64 = 10_000_000_000;
 const MAKE_PAUSE: u16 = 1;
 const MAKE_BCN: u16 = 2;
 const MAKE_PFC: u16 = 3;
+const MAKE_BCN_0_0: u16 = 4;
 /// The CPID feedback_maker.p4 puts in its BCN frames.
 const MAKER_CPID: u64 = 0x0000_0001_0003_0000;
 
@@ -451,6 +453,116 @@ fn one_bcn_step_sets_the_regulated_rate_and_frames_leave_at_it() {
     let before = sent(&sim, 0);
     run(&mut sim, t0 + 1_200_000);
     assert_eq!(sent(&sim, 0) - before, 740);
+}
+
+// ---------------------------------------------------------------------------------------
+// PAUSE and a BCN(0,0) back-off: two holds, the source sends only when neither holds it.
+
+/// The longest PAUSE: 65,535 quanta at 10 Gbit/s.
+const LONGEST_PAUSE_NS: u64 = 3_355_392;
+/// The rate a source restarts at after a BCN(0,0) back-off in these tests: 1 Gbit/s, so a
+/// 1,500-byte frame and its 24 bytes of overhead take 12,192 ns.
+const RESTART_BPS: f64 = 1e9;
+
+/// pause_lab's data source with a reaction point whose BCN(0,0) stops it for up to
+/// `backoff_max_ns`, then restarts it at `RESTART_BPS`; no response delay.
+fn backoff_lab(backoff_max_ns: u64) -> Simulator {
+    let mut sim = Simulator::new(1);
+    sim.add_switch("s1", engine(MAKER_JSON, 1), 1_000)
+        .expect("switch");
+    add_hosts(&mut sim, 3);
+    star(&mut sim, "s1", 3, link(500, 24));
+    let mut data = burst("data", "h1", "h2", 1500, 0);
+    let mut rp = RpConfig::seed_003(0.0, 1e6);
+    rp.features = RpFeatures {
+        severe: Severe::Stop {
+            backoff_max_ns,
+            restart_rate_bps: RESTART_BPS,
+        },
+        ..RpFeatures::OFF
+    };
+    data.reaction = ReactionSpec::Bcn(rp);
+    sim.add_source(data).expect("data source");
+    sim
+}
+
+/// Runs until the data source's reaction point has taken the BCN(0,0) triggered at
+/// `at_ns`; returns when its back-off ends.
+fn back_off_taken(sim: &mut Simulator, at_ns: u64) -> u64 {
+    // The BCN frame reaches h1 within 3 µs of its trigger.
+    run(sim, at_ns + 3_000);
+    let s = &sim.sources[0];
+    assert_eq!(s.counters.feedback_applied, 1, "the BCN(0,0) was not taken");
+    assert_eq!(s.rlq.rate_bps(), Some(RESTART_BPS as u64));
+    s.rlq.held_until_ns()
+}
+
+#[test]
+fn an_xon_ends_the_pause_but_not_a_bcn_0_0_back_off() {
+    let mut sim = backoff_lab(2_000_000);
+    let (t_pause, t_bcn, t_xon) = (20_000, 40_000, 60_000);
+    for trigger in [
+        feedback_frame("pause", MAKE_PAUSE, 65_535, t_pause),
+        feedback_frame("bcn00", MAKE_BCN_0_0, 0, t_bcn),
+        feedback_frame("xon", MAKE_PAUSE, 0, t_xon),
+    ] {
+        sim.add_source(trigger).expect("trigger");
+    }
+    let resume = back_off_taken(&mut sim, t_bcn);
+    let xon_arrives = t_xon + PAUSE_TRAVEL_NS;
+    // Seed 1 draws a back-off that outlasts the XON by far (up to 2 ms).
+    assert!(
+        resume > xon_arrives + 100_000,
+        "back-off ends at {resume} ns"
+    );
+    let paused = sent(&sim, 0);
+    assert_eq!(paused, 19);
+    run(&mut sim, xon_arrives);
+    assert_eq!(sim.hosts[0].counters.xon_frames, 1);
+    let nic = sim.hosts[0].nic.as_ref().expect("linked");
+    assert!(
+        !nic.pause.is_paused(xon_arrives),
+        "the XON did not end the PAUSE"
+    );
+    // The PAUSE is over, the back-off is not: nothing leaves until it ends.
+    run(&mut sim, resume - 1);
+    assert_eq!(
+        sent(&sim, 0),
+        paused,
+        "the XON restarted a backed-off source"
+    );
+    run(&mut sim, resume);
+    assert_eq!(sent(&sim, 0), paused + 1);
+    // Then at the restart rate: one frame per 12,192 ns.
+    run(&mut sim, resume + 10 * 12_192 - 1);
+    assert_eq!(sent(&sim, 0), paused + 10);
+}
+
+#[test]
+fn a_bcn_0_0_back_off_that_ends_during_a_pause_does_not_restart_the_source() {
+    let mut sim = backoff_lab(100_000);
+    let (t_pause, t_bcn) = (20_000, 40_000);
+    sim.add_source(feedback_frame("pause", MAKE_PAUSE, 65_535, t_pause))
+        .expect("trigger");
+    sim.add_source(feedback_frame("bcn00", MAKE_BCN_0_0, 0, t_bcn))
+        .expect("trigger");
+    let pause_ends = t_pause + PAUSE_TRAVEL_NS + LONGEST_PAUSE_NS;
+    assert_eq!(pause_duration_ns(65_535, TEN_GBIT), LONGEST_PAUSE_NS);
+    let resume = back_off_taken(&mut sim, t_bcn);
+    assert!(resume < pause_ends, "back-off ends at {resume} ns");
+    let paused = sent(&sim, 0);
+    assert_eq!(paused, 19);
+    // The back-off is over, the PAUSE is not: nothing leaves until the PAUSE ends.
+    run(&mut sim, pause_ends - 1);
+    assert_eq!(
+        sent(&sim, 0),
+        paused,
+        "the back-off's end restarted a paused source"
+    );
+    run(&mut sim, pause_ends);
+    assert_eq!(sent(&sim, 0), paused + 1);
+    run(&mut sim, pause_ends + 10 * 12_192 - 1);
+    assert_eq!(sent(&sim, 0), paused + 10);
 }
 
 // ---------------------------------------------------------------------------------------

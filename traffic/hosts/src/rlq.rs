@@ -3,9 +3,12 @@
 //!
 //! Pacing: a frame may start once the previous one's time at the regulated rate has
 //! passed; a frame that finds the queue idle starts at once. Without a rate the queue
-//! paces nothing (the host's link is then the only limit). `hold_until` (PAUSE) keeps
-//! every frame in until a time. A frame that does not fit is handed back: the caller
-//! decides whether that is a drop or back-pressure on its source.
+//! paces nothing (the host's link is then the only limit). `hold_until` keeps every
+//! frame in until a time: one hold, so a caller with two reasons to stop the queue (the
+//! live sender's PAUSE and BCN(0,0) back-off) keeps them apart and holds until the later;
+//! the simulator holds the RLQ only for a back-off (PAUSE stops its NIC). A frame that
+//! does not fit is handed back: the caller decides whether that is a drop or
+//! back-pressure on its source.
 
 use std::collections::VecDeque;
 
@@ -186,7 +189,7 @@ impl<T> RateLimiterQueue<T> {
         Ok(())
     }
 
-    /// Nothing leaves before `resume_ns` (PAUSE); a later call replaces it (XON shortens).
+    /// Nothing leaves before `resume_ns`; a later call replaces it, shorter or not.
     pub fn hold_until(&mut self, resume_ns: u64) {
         self.resume_ns = resume_ns;
     }
