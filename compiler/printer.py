@@ -313,7 +313,7 @@ class _Printer:
     def if_statement(self, s: ast.IfStatement, depth: int, prefix: str) -> None:
         """`if (c) then [else otherwise]`, an `else if` chain kept flat."""
         then = s.then
-        if s.otherwise is not None and isinstance(then, ast.IfStatement) and then.otherwise is None:
+        if s.otherwise is not None and _ends_open(then):
             # A dangling else would bind to the inner `if`: brace the inner one.
             then = ast.BlockStatement(pos=then.pos, components=[then])
         self.nested(f"{prefix}if ({self.expr(s.cond)})", then, depth)
@@ -473,6 +473,15 @@ class _Printer:
             self.keyset(ast.ListExpression(pos=e.pos, components=keys))
         tail = "".join(" " + self.annotation(a) for a in e.annotations)
         return f"{const}{priority}{keyset} : {self.expr(e.action.expr)}{tail};"
+
+
+def _ends_open(stmt: ast.Node) -> bool:
+    """Whether `stmt` ends in an `if` without `else` (which an `else` after it would join)."""
+    if isinstance(stmt, ast.IfStatement):
+        return stmt.otherwise is None or _ends_open(stmt.otherwise)
+    if isinstance(stmt, ast.ForStatement | ast.ForInStatement):
+        return _ends_open(stmt.body)
+    return False
 
 
 def _escape(path: str) -> str:

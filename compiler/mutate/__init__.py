@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import ast
+from .branches import expand_conditional_assignments, negate_conditions
 from .compound import split_compound_assignments
 from .cosmetic import rename_locals, swap_commutative_operands, wrap_in_blocks
 from .inline import inline_functions
@@ -30,6 +31,8 @@ MUTATIONS: dict[str, Mutation] = {
         split_compound_assignments,
         reorder_independent_statements,
         inline_functions,
+        negate_conditions,
+        expand_conditional_assignments,
         rename_locals,
         wrap_in_blocks,
         swap_commutative_operands,

@@ -2,7 +2,8 @@
 
 A subexpression moves into a local declared just before its statement. That keeps the
 meaning when the subexpression is pure (no call but a pure built-in), has a run-time
-value (not a compile-time constant, which may stand where only constants may), is a
+value (not a compile-time constant, which may stand where only constants may), is not
+an extern's generic argument or part of one (those may name fields), is a
 `bit<W>`, `int<W>` or `bool` (types a local can be written with), indexes no stack at
 run time (an out-of-range read must not move), and nothing the statement evaluates
 before it can change what it reads: the statement makes no calls with effects. A
@@ -76,11 +77,22 @@ def _value_roots(stmt: ast.Node) -> list[ast.Expression]:
                                              ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD):
             return []
         written = {id(a.value) for a in stmt.call.args}
+        extern = info.kind in (ast.CallKind.EXTERN_FUNCTION, ast.CallKind.EXTERN_METHOD)
         # A left-out argument binds the parameter's default: that is not the call's to move.
         return [arg for param, arg in zip(info.params, info.args, strict=False)
                 if arg is not None and id(arg) in written
-                and getattr(param, "direction", None) in _VALUE_DIRECTIONS]
+                and getattr(param, "direction", None) in _VALUE_DIRECTIONS
+                and not (extern and _generic(param))]
     return []
+
+
+def _generic(param: ast.Parameter) -> bool:
+    """Whether a parameter's type is a type variable: an extern's generic argument may name
+    fields to be read later rather than pass values (v1model's `resubmit({meta.a})`,
+    `clone3`, `recirculate` and `digest` data is read at the end of the block, as BMv2
+    does), so a temporary could change what is read."""
+    node = param.type_node
+    return isinstance(node, ast.NamedType) and isinstance(node.ref, ast.TypeParameter)
 
 
 def has_effect_outside(stmt: ast.Node) -> bool:

@@ -216,9 +216,40 @@ def own_declarations(program: ast.Program, file: str) -> list[ast.Node]:
 
 
 def places(program: ast.Program, file: str) -> Iterator[Place]:
-    """Every statement place in the code of `file`'s declarations, outer before inner."""
+    """Every statement place in the code of `file`'s declarations, outer before inner. The
+    checksum controls of v1model are left out: they may hold only checksum calls (in BMv2
+    JSON a checksum control is a list of checksum entries), so no rewrite fits there."""
+    skip = checksum_controls(program)
     for decl in own_declarations(program, file):
-        yield from _decl_places(decl)
+        if id(decl) not in skip:
+            yield from _decl_places(decl)
+
+
+# The package parameter types of v1model whose blocks are checksum entries, not code.
+CHECKSUM_BLOCK_TYPES = frozenset({"VerifyChecksum", "ComputeChecksum"})
+
+
+def checksum_controls(program: ast.Program) -> set[int]:
+    """The ids of the controls `main` passes for a checksum block of its package."""
+    out: set[int] = set()
+    for main in (d for d in program.declarations if isinstance(d, ast.Instantiation) and d.name == "main"):
+        package_type = main.type_node.base if isinstance(main.type_node, ast.SpecializedTypeNode) else main.type_node
+        package = getattr(package_type, "ref", None)
+        params = getattr(package, "params", [])
+        for i, arg in enumerate(main.args):
+            param = next((p for p in params if p.name == arg.name), None) if arg.name else \
+                (params[i] if i < len(params) else None)
+            type_node = getattr(param, "type_node", None)
+            base = type_node.base if isinstance(type_node, ast.SpecializedTypeNode) else type_node
+            if getattr(base, "name", None) not in CHECKSUM_BLOCK_TYPES:
+                continue
+            value = arg.value.callee if isinstance(arg.value, ast.MethodCallExpression) else arg.value
+            block = getattr(value, "ref", None)
+            if isinstance(block, ast.Instantiation):
+                block = getattr(block.type_node, "ref", None)
+            if isinstance(block, ast.ControlDeclaration):
+                out.add(id(block))
+    return out
 
 
 def _decl_places(decl: ast.Node) -> Iterator[Place]:

@@ -52,7 +52,15 @@ control I(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
         hdr.st[bump(m.x)].a[3:0] |= 4w2;
     }
 }
-control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) { apply { } }
+control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
+    apply {
+        if (hdr.h.a == 1) {
+            m.x = 1;
+        }
+        m.y = hdr.h.a == 2 ? 8w1 : 8w0;
+        hdr.st[m.y].a = hdr.h.b > 3 ? 8w1 : 8w0;
+    }
+}
 control D(packet_out pkt, in hs hdr) { apply { pkt.emit(hdr.h); } }
 V1Switch(P(), C(), I(), E(), C(), D()) main;
 """
@@ -181,6 +189,35 @@ def test_inline_skips_early_returns_and_nested_calls(program):
     assert [s.what for s in sites(program, "inline_functions")] == ["`twice(hdr.h.a, m.x)` inlined"]
 
 
+def test_negate_condition(program):
+    site(program, "negate_conditions", "`if (hdr.h.a == 1)`")
+    assert declaration(program, "E").splitlines()[2:7] == [
+        "        if (!(hdr.h.a == 1)) {",
+        "        }",
+        "        else {",
+        "            m.x = 1;",
+        "        }",
+    ]
+
+
+def test_expand_conditional_assignment(program):
+    site(program, "expand_conditional_assignments", "`m.y = hdr.h.a == 2 ? 8w1 : 8w0;`")
+    assert declaration(program, "E").splitlines()[5:11] == [
+        "        if (hdr.h.a == 2) {",
+        "            m.y = 8w1;",
+        "        }",
+        "        else {",
+        "            m.y = 8w0;",
+        "        }",
+    ]
+
+
+def test_expand_skips_targets_indexed_at_run_time(program):
+    # `hdr.st[m.y].a` would be indexed after the condition instead of before it.
+    assert [s.what for s in sites(program, "expand_conditional_assignments")] == [
+        "`m.y = hdr.h.a == 2 ? 8w1 : 8w0;` as an if statement"]
+
+
 def test_rename_local(program):
     site(program, "rename_locals", "`k`")
     lines = apply_block(program).splitlines()
@@ -218,3 +255,27 @@ def test_every_site_gives_a_program_that_compiles(name, program, tmp_path):
         out = tmp_path / f"{name}-{k}.p4"
         out.write_text(print_program(tree, file, str(out)))
         frontend.load(out)
+
+
+def test_checksum_controls_and_field_lists_are_left_alone(tmp_path):
+    # A v1model checksum control holds only checksum calls (BMv2 has no code there), and an
+    # extern's generic argument may name fields read later (clone3's at the end of ingress).
+    text = PROGRAM.replace("control C(inout hs hdr, inout ms m) { apply { } }", """\
+control C(inout hs hdr, inout ms m) {
+    apply {
+        update_checksum(hdr.h.isValid(), { hdr.h.a, hdr.h.b }, hdr.h.c, HashAlgorithm.csum16);
+    }
+}""").replace("        m.y = early(m.x);\n", "        m.y = early(m.x);\n"
+                  "        clone3(CloneType.I2E, 32w5, m.x + m.y);\n        truncate((bit<32>) (m.x + 1));\n")
+    path = tmp_path / "ck.p4"
+    path.write_text(text)
+    lines = text.splitlines()
+    checksum_line = next(i for i, line in enumerate(lines, 1) if "update_checksum" in line)
+    clone_line = next(i for i, line in enumerate(lines, 1) if "clone3" in line)
+    tree = frontend.load(path).program
+    found = [s for name in MUTATIONS for s in MUTATIONS[name](tree, str(path))
+             if name not in ("swap_commutative_operands",)]
+    assert not [s for s in found if s.pos.line == checksum_line]
+    assert not [s for s in found if s.pos.line == clone_line and s.mutation == "introduce_temporaries"]
+    # A value argument of an extern is still taken.
+    assert any(s.what == "`m.x + 1` into a temporary" for s in found)

@@ -90,14 +90,20 @@ def test_expressions_print_with_the_parentheses_they_need(text, printed):
     assert differences(e, expression(printed)) == []
 
 
-def test_dangling_else_is_braced():
-    inner = ast.IfStatement(pos=None, cond=ast.PathExpression(pos=None, name="b"),
-                            then=ast.ExitStatement(pos=None))
-    outer = ast.IfStatement(pos=None, cond=ast.PathExpression(pos=None, name="a"), then=inner,
-                            otherwise=ast.ReturnStatement(pos=None))
+def if_(cond, then, otherwise=None):
+    return ast.IfStatement(pos=None, cond=ast.PathExpression(pos=None, name=cond), then=then, otherwise=otherwise)
+
+
+@pytest.mark.parametrize("inner", [
+    if_("b", ast.ExitStatement(pos=None)),
+    # An else-if chain without a final else is open at its end.
+    if_("b", ast.ExitStatement(pos=None), if_("c", ast.ExitStatement(pos=None))),
+], ids=["if", "else-if chain"])
+def test_dangling_else_is_braced(inner):
+    outer = if_("a", inner, ast.ReturnStatement(pos=None))
     action = ast.ActionDeclaration(pos=None, name="x", body=ast.BlockStatement(pos=None, components=[outer]))
     text = print_program(ast.Program(pos=None, declarations=[action]))
     reparsed = parse(tokenize(text, "d.p4")).declarations[0].body.components[0]
     # The `else` still belongs to the outer `if`.
     assert isinstance(reparsed.otherwise, ast.ReturnStatement)
-    assert reparsed.then.components[0].otherwise is None
+    assert differences(reparsed.then.components[0], inner) == []
