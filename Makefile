@@ -17,7 +17,8 @@ PYTEST_ARGS ?=
 
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup build test lint bench bench-compare clean run run-bcn run-tofino run-qbss run-esnet run-dctcp stop cli \
+.PHONY: setup build test lint bench bench-compare clean run run-bcn run-tofino run-qbss run-esnet run-dctcp \
+        run-tcp-validation stop cli \
         tutorials-install tutorials-uninstall
 
 # The p4lang tutorials' command names, run by bufferlab's tools (README "Running the p4lang
@@ -202,6 +203,12 @@ run-esnet: build
 # throughput, N -> 1 incast beside long flows (~1.5 min); QUICK=1 runs a shorter grid.
 run-dctcp: build
 	$(PY) -m bufferlab.experiments.dctcp $(if $(QUICK),--quick)
+
+# Issue 29 item 2: the same scenario files live (Linux TCP through bufferlab-switch in
+# Mininet, root) and in virtual time (the linux-today TCP model), goodput and drops cell by
+# cell (16 cells, 3 live trials each, ~25 min); QUICK=1 runs 4 cells, 2 trials each.
+run-tcp-validation: build
+	$(PY) -m bufferlab.experiments.tcp_validation $(if $(QUICK),--quick)
 
 # A Mininet CLI on three tc-paced hosts and one switch running buffer_switch.p4, configured
 # from experiments/cli_demo/s1-config.json; VIEW=1 adds the live web view.
