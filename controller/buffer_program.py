@@ -24,6 +24,8 @@ from typing import Any
 from p4.v1 import p4runtime_pb2
 
 from bufferlab.controller import entities
+from bufferlab.controller.bcn_quantise import TABLE_SIZE as QUANTISE_TABLE_SIZE
+from bufferlab.controller.bcn_quantise import quantise_entries
 from bufferlab.controller.client import SwitchConnection, entity
 from bufferlab.controller.config import (
     DEFAULT_FEEDBACK,
@@ -160,6 +162,41 @@ def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Updat
         updates += [_update(INSERT, _entry(index, "pause_config", {"port": p.port},
                                            p.pause.action()))
                     for p in ports]
+    else:
+        updates += quantise_updates(index, config)
+    return updates
+
+
+def quantise_inserts(index: P4InfoIndex, port: int, queue: int, bcn: Bcn
+                     ) -> list[p4runtime_pb2.Update]:
+    """INSERTs of the TNA port's bcn_quantise entries of one (port, queue) for ``bcn``'s
+    Fb quantisation (none when it has no fb_bits)."""
+    if bcn.fb_bits is None:
+        return []
+    range_pages = bcn.feedback_action()[1]["fb_range_pages"]
+    return [_update(INSERT, entity(entities.table_entry(
+                index, "bcn_quantise", match={"port": port, "queue": queue, "fb": [value, mask]},
+                action_name="bcn_quantised", params={"fb": fb}, priority=1,
+                what="bcn_quantise")))
+            for value, mask, fb in quantise_entries(bcn.fb_bits, range_pages)]
+
+
+def quantise_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """The TNA port's bcn_quantise entries for every BCN (port, queue) with fb_bits; a
+    ConfigError when they do not fit the table."""
+    updates = []
+    where = []
+    for number in sorted(config.ports):
+        bcn = config.ports[number].bcn
+        if bcn.enable and bcn.fb_bits is not None:
+            where.append(f"ports.{number}.bcn.fb_bits")
+            for queue in range(config.priority_queues):
+                updates += quantise_inserts(index, number, queue, bcn)
+    if len(updates) > QUANTISE_TABLE_SIZE:
+        raise ConfigError([f"{where[0]}: the TNA port quantises Fb through bcn_quantise, "
+                           f"{QUANTISE_TABLE_SIZE} entries in all; this config's fb_bits and "
+                           f"fb_range_bytes need {len(updates)} over {len(where)} port(s) "
+                           "(fewer bits, or BCN on fewer queues)"])
     return updates
 
 
@@ -429,7 +466,8 @@ class BufferSwitch:
             present = {entry_match(self.index, e)["queue"]: e
                        for e in self.entries("bcn_feedback")
                        if entry_match(self.index, e)["port"] == port}
-        updates = []
+        updates: list[p4runtime_pb2.Update] = []
+        inserts: list[p4runtime_pb2.Update] = []
         for entry in self._port_entries("bcn_config", port, queue):
             current = bcn_of(*entry_action(self.index, entry))
             entry_queue = entry_match(self.index, entry)["queue"]
@@ -449,8 +487,17 @@ class BufferSwitch:
                                     held is not None)
             if write is not None:
                 updates.append(write)
+            if self.tofino:
+                # The port quantises by table: the queue's entries go, its new ones follow.
+                updates += [_update(DELETE, entity(e)) for e in self.entries("bcn_quantise")
+                            if entry_match(self.index, e)["port"] == port
+                            and entry_match(self.index, e)["queue"] == entry_queue]
+                inserts += quantise_inserts(self.index, port, entry_queue, bcn)
         self.connection.write(updates)
-        return len(updates)
+        # After the deletes: a server may reorder one batch.
+        if inserts:
+            self.connection.write(inserts)
+        return len(updates) + len(inserts)
 
     def set_pause(self, port: int, changes: dict[str, Any]) -> None:
         """Change PAUSE/PFC parameters of a port."""

@@ -224,10 +224,6 @@ def _bcn_warnings(config: Config) -> list[str]:
             half = 1 << (bcn.jitter_bytes.bit_length() - 1)
             out.append(f"{where}.jitter_bytes: {bcn.jitter_bytes} is not a power of two; the "
                        f"TNA port draws the byte budget over S ± {half}")
-        if bcn.fb_bits is not None:
-            out.append(f"{where}.fb_bits: not applied: the TNA port quantises Fb through "
-                       "bcn_quantise entries, which this controller does not write; Fb is sent "
-                       "as computed")
     return out
 
 

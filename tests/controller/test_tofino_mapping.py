@@ -11,17 +11,21 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
+from bufferlab.controller.bcn_quantise import quantise_entries
 from bufferlab.controller.buffer_program import BCN_MIRROR_BYTES, BufferSwitch, program_updates
 from bufferlab.controller.cli import describe, main
-from bufferlab.controller.config import ConfigError, parse_config
+from bufferlab.controller.config import ConfigError, parse_config, quantised_fb_pages
 from bufferlab.controller.p4info import P4InfoIndex
 from bufferlab.controller.tofino_mapping import cell_bytes_of, nearest_baf, on_tofino, tm_plan
 from bufferlab.experiments.common.buffer_engine import (
     PROGRAM,
     TNA_PROGRAM,
     compiled_program,
+    program_over_p4runtime,
     programmed_engine,
 )
+from bufferlab.switch import Engine
+from bufferlab.traffic import layers
 
 H1, H2, H3 = (f"08:00:00:00:01:0{p}" for p in (1, 2, 3))
 L2 = {"l2": [{"mac": mac, "port": p} for p, mac in ((1, H1), (2, H2), (3, H3))]}
@@ -127,8 +131,6 @@ def test_what_tofino_cannot_express_is_an_error_or_a_warning_naming_the_key():
         "ports.3.bcn.w: 3 is not a power of two; the TNA port multiplies Qdelta by shifting, by 2",
         "ports.3.bcn.jitter_bytes: 20000 is not a power of two; the TNA port draws the byte "
         "budget over S ± 16384",
-        "ports.3.bcn.fb_bits: not applied: the TNA port quantises Fb through bcn_quantise "
-        "entries, which this controller does not write; Fb is sent as computed",
     ]
     with pytest.raises(ConfigError, match="pool_bytes: 60 is less than one 80-byte TM cell"):
         tm_plan(parse_config(config(pool_bytes=60)), 80)
@@ -228,3 +230,78 @@ def test_live_threshold_changes_on_a_tna_program_point_to_the_tm(tna_index):
     with pytest.raises(ConfigError, match="ports.3: buffer_threshold is Tofino TM configuration"):
         switch.set_threshold(3, parse_config(config()).threshold)
 
+
+
+def test_fb_quantisation_is_prefixes_that_give_each_fb_its_quantised_value():
+    for bits, range_pages in ((3, 14), (6, 1875), (1, 1)):
+        entries = quantise_entries(bits, range_pages)
+
+        def looked_up(fb: int, entries: list = entries) -> int:
+            hits = [out for value, mask, out in entries if fb & 0xFFFFFFFF & mask == value]
+            assert len(hits) == 1, (fb, hits)  # the prefixes never overlap
+            return hits[0] - (1 << 32) if hits[0] >> 31 else hits[0]
+
+        edges = [-(1 << 31), -(1 << 31) + 1, (1 << 31) - 1, 1 << 30, -(1 << 30)]
+        for fb in [*range(-3 * range_pages - 3, 3 * range_pages + 4), *edges]:
+            assert looked_up(fb) == quantised_fb_pages(fb, bits, range_pages), fb
+    # QCN's 6 bits over Qeq(1 + 2W) = 1,875 pages: 666 entries per congestion point.
+    assert len(quantise_entries(6, 1875)) == 666
+
+
+def probe(seq: int) -> bytes:
+    """A probe from H1 to H3 (telemetry filled on the way out)."""
+    return bytes(layers.probe_frame(H1, H3, "10.0.1.1", "10.0.1.3", flow=1, seq=seq,
+                                    frame_bytes=400))
+
+
+def bcn_fbs(bcn: dict) -> dict[int, int]:
+    """Fb of each BCN frame the TNA port sends for 8 probes into a 10 Mbit/s port 3 sampled
+    at every departure, by the sample's sequence number."""
+    raw = config(ports={"1": {}, "2": {}, "3": {"bcn": {
+        "qeq_bytes": 128, "w": 2, "sample_bytes": 1, "jitter_bytes": 0, **bcn}}})
+    engine = programmed_engine(parse_config(raw), compiled_program(TNA_PROGRAM),
+                               rate_bps={3: 10_000_000})
+    for seq in range(8):
+        engine.send(1, probe(seq), 1000 + seq)
+    engine.drain()
+    out = {}
+    for port, frame, _t in engine.received():
+        parsed = Ether(bytes(frame))
+        if port == 1 and parsed.haslayer(layers.BCN):
+            sample = Ether(bytes(parsed[layers.BCN].sample))
+            out[sample[layers.BufferlabData].seq] = parsed[layers.BCN].fb
+    return out
+
+
+def test_the_tna_port_quantises_fb_from_the_configs_fb_bits():
+    raw_fb = bcn_fbs({})
+    assert len(set(raw_fb.values())) > 2, raw_fb
+    quantised = bcn_fbs({"fb_bits": 2, "fb_range_bytes": 640})
+    # 2 bits over 10 pages: steps of 10/3 pages, whole pages rounded down: 0, 3, 6, 10.
+    assert quantised == {seq: quantised_fb_pages(fb, 2, 10) for seq, fb in raw_fb.items()
+                         if quantised_fb_pages(fb, 2, 10) != 0}
+    assert set(quantised.values()) <= {-3, -6, -10}
+    with pytest.raises(ConfigError, match="ports.3.bcn.fb_bits: the TNA port quantises Fb through "
+                                          "bcn_quantise, 4096 entries in all; this config's "
+                                          "fb_bits and fb_range_bytes need 8229 over 1 port"):
+        program_updates(compiled_program(TNA_PROGRAM).index, parse_config(config(ports={
+            "1": {}, "2": {}, "3": {"bcn": {"fb_bits": 12, "fb_range_bytes": 64 * 4095}}})))
+
+
+def test_a_live_fb_bits_change_rewrites_the_queues_quantise_entries():
+    program = compiled_program(TNA_PROGRAM)
+    raw = config(ports={"1": {}, "2": {}, "3": {"bcn": {"fb_bits": 3}}})
+    counts = []
+
+    def change(connection) -> None:
+        switch = BufferSwitch(connection, program.index)
+        switch.apply(parse_config(raw), program.json_text.encode())
+        counts.append(len(switch.entries("bcn_quantise")))
+        switch.set_bcn(3, {"fb_bits": 6})
+        counts.append(len(switch.entries("bcn_quantise")))
+        switch.set_bcn(3, {"fb_bits": None})
+        counts.append(len(switch.entries("bcn_quantise")))
+
+    program_over_p4runtime(Engine(program.json_text), program, change)
+    # Qeq 24,000 B, W 2: Fb's range 1,875 pages.
+    assert counts == [len(quantise_entries(3, 1875)), 666, 0]
