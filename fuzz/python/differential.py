@@ -11,13 +11,18 @@ as a mutation with one site per case, so a printer fault is not taken for a muta
 
     differential.py --seed 7 --count 300        # 300 mutants, spread over mutations
     differential.py --count 0                   # every site of every case
+    differential.py --steps 4 --count 100       # 100 walks of up to 4 stacked mutations
     differential.py --replay side_effect_order:split_compound_assignments:0
 
 Outcomes: `same`; `differ` (a wrong output: the compiler, or a mutation that is not
 meaning-preserving); `refused` (the compiler rejects a rewritten program it should
 take); `crash` (an internal error). Each non-`same` outcome prints the case, the
-mutation, the site (`file:line:col` in the original program), the first difference, the
-mutant's source path and the lines the mutation changed. Exit status 1 when any.
+mutation, the site (`file:line:col` in the original program; in a walk, in the program
+the step before printed), the first difference, the mutant's source path and the lines
+the mutation changed. With `--steps N` each mutant is a walk: mutations stacked one on
+another's output, each checked, stopping at the first finding, which is then one rewrite
+of a program that behaved as the original (the smallest failing mutation). Exit status 1
+when any outcome is not `same`.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -77,16 +82,25 @@ class Outcome:
     detail: str = ""
     mutant: Path | None = None
     changed: str = ""
+    #: The steps of a walk before this one (each behaved as the original).
+    earlier: list[str] = field(default_factory=list)
+    arch: str = "v1model"
 
     def report(self) -> str:
         """The multi-line report of a non-`same` outcome."""
         where = f"{self.site.pos}: {self.site.what}" if self.site else "the program printed back unchanged"
         lines = [f"{self.status.upper()} {self.case.stf.relative_to(ROOT)}: {self.mutation} site {self.index}: {where}",
                  f"  {self.detail}"]
+        if self.earlier:
+            lines.append(f"  after {len(self.earlier)} earlier steps that behaved as the original:")
+            lines += [f"    {step}" for step in self.earlier]
         if self.mutant is not None:
-            lines.append(f"  mutant: {self.mutant}")
-        lines.append(f"  replay: .venv/bin/python fuzz/python/differential.py --replay "
-                     f"{self.case.name}:{self.mutation}:{self.index}")
+            arch = f"--arch {self.arch} " if self.arch != "v1model" else ""
+            lines.append(f"  mutant: {self.mutant} (run it: .venv/bin/bufferlab-stf {arch}{self.mutant} "
+                         f"{self.case.stf.relative_to(ROOT)})")
+        if not self.earlier:
+            lines.append(f"  replay: .venv/bin/python fuzz/python/differential.py --replay "
+                         f"{self.case.name}:{self.mutation}:{self.index}")
         if self.changed:
             lines += ["  " + line for line in self.changed.splitlines()]
         return "\n".join(lines)
@@ -120,11 +134,13 @@ def baseline(case: Case) -> Baseline:
     return Baseline(observe(json.dumps(compiled.json), case.stf), compiled.arch, compiled.target)
 
 
-def mutant_source(case: Case, mutation: Mutation | None, index: int, target: Path) -> tuple[Site | None, str, str]:
+def mutant_source(case: Case, mutation: Mutation | None, index: int, target: Path,
+                  base: Baseline | None = None) -> tuple[Site | None, str, str]:
     """(site, original printed, mutant printed) for site `index` of `mutation` (None: no
-    rewrite). Each call loads the program afresh: a rewrite edits the tree it was found in."""
+    rewrite). Each call loads the program afresh: a rewrite edits the tree it was found in.
+    `base` gives the architecture (a printed mutant's cannot be told from an `#include`)."""
     program_file = str(case.program)
-    checked = load(case.program, case.include_dirs)
+    checked = _load(case, base)
     before = print_program(checked.program, program_file, str(target))
     if mutation is None:
         return None, before, before
@@ -134,20 +150,28 @@ def mutant_source(case: Case, mutation: Mutation | None, index: int, target: Pat
     return site, before, print_program(checked.program, program_file, str(target))
 
 
-def site_counts(case: Case, mutations: dict[str, Mutation]) -> dict[str, int]:
+def _load(case: Case, base: Baseline | None) -> object:
+    """The checked program of a case (for `base`'s architecture and target when given)."""
+    if base is None:
+        return load(case.program, case.include_dirs)
+    return load(case.program, case.include_dirs, arch=base.arch, target=base.target)
+
+
+def site_counts(case: Case, mutations: dict[str, Mutation], base: Baseline | None = None) -> dict[str, int]:
     """How many sites each mutation finds in a case's program."""
-    checked = load(case.program, case.include_dirs)
+    checked = _load(case, base)
     return {name: len(fn(checked.program, str(case.program))) for name, fn in mutations.items()}
 
 
 def check_mutant(case: Case, base: Baseline, name: str, mutation: Mutation | None, index: int,
-                 out_dir: Path) -> Outcome:
-    """Rewrite, compile and run one mutant against `baseline`."""
-    target = out_dir / case.name / f"{name}-{index}.p4"
+                 out_dir: Path, label: str | None = None) -> Outcome:
+    """Rewrite, compile and run one mutant against `base` (the original's run); the mutant's
+    source is `out_dir/<case>/<label>.p4` (default label: `<mutation>-<site>`)."""
+    target = out_dir / case.name / f"{label or f'{name}-{index}'}.p4"
     target.parent.mkdir(parents=True, exist_ok=True)
-    outcome = Outcome(case, name, index, "same", mutant=target)
+    outcome = Outcome(case, name, index, "same", mutant=target, arch=base.arch)
     try:
-        site, before, after = mutant_source(case, mutation, index, target)
+        site, before, after = mutant_source(case, mutation, index, target, base)
     except Exception:  # noqa: BLE001 - a mutation's own fault is reported, not raised
         outcome.status, outcome.detail = "crash", "the mutation failed: " + traceback.format_exc(limit=3)
         outcome.mutant = None
@@ -194,9 +218,34 @@ def plan(counts: dict[str, dict[str, int]], seed: int, count: int) -> list[tuple
     return sorted(chosen)
 
 
+def walk(case: Case, base: Baseline, first: tuple[str, int], mutations: dict[str, Mutation], steps: int,
+         rng: random.Random, out_dir: Path, label: str) -> list[Outcome]:
+    """Mutations stacked: `first` on the case's program, then up to `steps - 1` more drawn
+    with `rng`, each on the program the step before printed, each checked against the
+    original's run. A walk stops at its first finding, which is then the smallest failing
+    mutation: one rewrite of a program that still behaved as the original."""
+    outcomes: list[Outcome] = []
+    current, (name, k) = case, first
+    for step in range(steps):
+        mutation = mutations.get(name) if name != PRINT_ONLY else None
+        outcome = check_mutant(current, base, name, mutation, k, out_dir, f"{label}-{step}-{name}-{k}")
+        outcome.earlier = [f"{o.mutation} site {o.index}: {o.site}" for o in outcomes]
+        outcomes.append(outcome)
+        if outcome.status != "same" or step == steps - 1:
+            break
+        current = Case(case.name, outcome.mutant, case.stf)
+        counts = {n: c for n, c in site_counts(current, mutations, base).items() if c}
+        if not counts:
+            break
+        name = rng.choice(sorted(counts))
+        k = rng.randrange(counts[name])
+    return outcomes
+
+
 def run(cases: list[Case], mutations: dict[str, Mutation], seed: int, count: int, out_dir: Path,
-        echo: Callable[[str], None] = print) -> list[Outcome]:
-    """Check `count` mutants (0: all) of `cases`."""
+        echo: Callable[[str], None] = print, steps: int = 1) -> list[Outcome]:
+    """Check `count` mutants (0: all) of `cases`; with `steps` above 1, each is the first
+    of a walk of stacked mutations (`walk`)."""
     by_name = {c.name: c for c in cases}
     counts = {c.name: {PRINT_ONLY: 1, **site_counts(c, mutations)} for c in cases}
     chosen = plan(counts, seed, count)
@@ -206,6 +255,12 @@ def run(cases: list[Case], mutations: dict[str, Mutation], seed: int, count: int
         case = by_name[case_name]
         if case_name not in baselines:
             baselines[case_name] = baseline(case)
+        if steps > 1:
+            rng = random.Random(f"{seed}:{case_name}:{name}:{k}")
+            for outcome in walk(case, baselines[case_name], (name, k), mutations, steps, rng, out_dir,
+                                f"walk-{name}-{k}"):
+                outcomes.append(_noted(outcome, echo))
+            continue
         mutation = mutations.get(name) if name != PRINT_ONLY else None
         outcomes.append(_noted(check_mutant(case, baselines[case_name], name, mutation, k, out_dir), echo))
     return outcomes
@@ -238,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mutations", default="", help=f"comma-separated, of: {', '.join(MUTATIONS)}")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz" / "differential",
                     help="where mutants' sources are written")
+    ap.add_argument("--steps", type=int, default=1,
+                    help="mutations stacked per mutant, each checked (a walk stops at its first finding)")
     ap.add_argument("--replay", metavar="CASE:MUTATION:SITE", help="check one mutant and print its source diff")
     args = ap.parse_args(argv)
     mutations = {n: MUTATIONS[n] for n in args.mutations.split(",") if n} if args.mutations else dict(MUTATIONS)
@@ -254,9 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         return _replay(args.replay, cases, args.out)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     started = time.monotonic()
+    walks = f", walks of up to {args.steps} stacked mutations" if args.steps > 1 else ""
     print(f"differential: seed {seed}, {args.count or 'all'} mutants of {len(cases)} STF cases "
-          f"({len(mutations)} mutations); mutants in {args.out}", flush=True)
-    outcomes = run(cases, mutations, seed, args.count, args.out)
+          f"({len(mutations)} mutations{walks}); mutants in {args.out}", flush=True)
+    outcomes = run(cases, mutations, seed, args.count, args.out, steps=args.steps)
     bad = [o for o in outcomes if o.status != "same"]
     print(summary(outcomes))
     print(f"differential: seed {seed}: {len(outcomes)} mutants checked, {len(bad)} findings, "

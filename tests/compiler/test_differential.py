@@ -2,6 +2,7 @@
 meaning is caught (so the check can fail), meaning-preserving ones pass, and a few
 seeded mutants of the STF cases behave as their originals."""
 
+import random
 import sys
 from functools import partial
 from pathlib import Path
@@ -106,3 +107,18 @@ def test_seeded_mutants_of_the_stf_cases_behave_as_their_originals(tmp_path):
     outcomes = differential.run(cases, MUTATIONS, seed=1, count=24, out_dir=tmp_path, echo=lambda _: None)
     assert len(outcomes) == 24
     assert [o.report() for o in outcomes if o.status != "same"] == []
+
+
+def test_a_walk_stops_at_its_first_finding_and_lists_the_steps_before(arithmetic, tmp_path):
+    case, base = arithmetic
+    mutations = {"wrap_in_blocks": MUTATIONS["wrap_in_blocks"], "swap_subtraction": swap_subtraction}
+    outcomes = differential.walk(case, base, ("wrap_in_blocks", 0), mutations, 8, random.Random(2),
+                                 tmp_path, "walk")
+    assert outcomes[0].status == "same"
+    *before, last = outcomes
+    assert last.status == "differ" and all(o.status == "same" for o in before)
+    # Each step rewrote the program the step before printed.
+    assert last.site.pos.file == str(before[-1].mutant)
+    report = last.report()
+    assert f"after {len(before)} earlier steps that behaved as the original:" in report
+    assert "wrap_in_blocks site 0" in report and "swap_subtraction site" in report
