@@ -13,7 +13,7 @@ from bufferlab.experiments.bcn import studies as st
 from bufferlab.experiments.bcn.experiment import Trial, run_trial
 from bufferlab.experiments.common.buffer_engine import TNA_PROGRAM
 from bufferlab.experiments.common.checks import Check, all_passed
-from bufferlab.experiments.tofino.report import compare_rows, why
+from bufferlab.experiments.tofino.report import build_up, compare_rows, why
 from bufferlab.experiments.tor_switch import __main__ as tor_main
 from bufferlab.experiments.tor_switch.backend import BurstCell
 from bufferlab.experiments.tor_switch.checks import check_burst_scaling
@@ -97,6 +97,11 @@ def test_bcn_on_the_tna_port_sends_feedback_from_truncated_mirror_copies():
     assert {tna.ports["s1"][p]["max_queue_bytes"] for p in (1, 2, 3, 4)} == {111}
     assert {v1.ports["s1"][p]["max_queue_bytes"] for p in (1, 2, 3, 4)} == {1500}
     assert "port_drops_frames" not in cp and "port_drops_frames" in v1.ports["s1"][5]
+    # Sampling departures (10 Gbit/s) rather than arrivals (20 Gbit/s at the start), the
+    # port's first feedback comes later and the queue climbs higher first.
+    tna_start, v1_start = build_up(tna.results), build_up(v1.results)
+    assert tna_start["first_bcn_us"] > v1_start["first_bcn_us"]
+    assert tna_start["peak_queue_first_500us_kb"] > v1_start["peak_queue_first_500us_kb"]
 
 
 def test_pause_on_the_tna_port_comes_from_the_tm():
@@ -159,7 +164,7 @@ def test_the_report_puts_both_programs_side_by_side(tmp_path):
         figures = Run003(transmitted=150_245, received=74_000, dropped_at_rlq=75_000,
                          switch_drops=0, egress_min_bps=egress_bps, egress_mean_bps=9.9e9,
                          peak_queue_bytes=486_315.0)
-        return SimpleNamespace(studies={"003_50": SimpleNamespace(figures={1: figures})},
+        return SimpleNamespace(studies={"003_50": SimpleNamespace(figures={1: figures}, runs={})},
                                checks=checks, passed=True)
 
     size = "frames absorbed scale inversely with the frame size"
