@@ -146,10 +146,13 @@ def _pause_sources(config: Config, errors: list[str], warnings: list[str]
                 errors.append(f"{where}.mode: {pause.mode} where {other_where}.mode is "
                               f"{other.mode}: on Tofino both become port {ingress}'s flow "
                               "control, which is one mode")
-            elif other != pause and pause.xoff_bytes < other.xoff_bytes:
-                warnings.append(f"{other_where}: port {ingress} feeds {where} too; Tofino "
-                                f"gives it one ingress limit, the lower XOFF ({where})")
-                chosen[ingress] = (pause, where)
+            elif other != pause:
+                lower = where if pause.xoff_bytes < other.xoff_bytes else other_where
+                warnings.append(f"{where}: port {ingress} feeds {other_where} too, with other "
+                                "settings; Tofino gives a port one ingress limit: the lower "
+                                f"XOFF's ({lower})")
+                if lower == where:
+                    chosen[ingress] = (pause, where)
     return chosen
 
 
@@ -194,7 +197,7 @@ def mapped_section(config: Config, cell_bytes: int) -> tuple[dict[str, Any], lis
             for q in range(config.priority_queues)}}
     sources = _pause_sources(config, errors, warnings)
     if errors:
-        raise ConfigError(errors)
+        raise ConfigError(list(dict.fromkeys(errors)))
     for ingress, (pause, _where) in sorted(sources.items()):
         tables = _flow_control(pause, config.priority_queues, pool_cells, cell_bytes)
         ports[str(ingress)] = {**tables, **ports[str(ingress)]}

@@ -122,6 +122,16 @@ def test_what_tofino_cannot_express_is_an_error_or_a_warning_naming_the_key():
         tm_plan(parse_config(raw), 80)
     assert err.value.errors == ["ports.3.pause.mode: 802.3x where ports.2.pause.mode is pfc: on "
                                 "Tofino both become port 1's flow control, which is one mode"]
+    raw = config(ports={"1": {}, "2": {"pause": {**pause, "xoff_bytes": 30_000}},
+                        "3": {"pause": pause}})
+    plan = tm_plan(parse_config(raw), 80)
+    # Port 1 feeds both paused ports: one ingress limit, the lower XOFF (250 cells).
+    assert ("ports.3.pause: port 1 feeds ports.2.pause too, with other settings; Tofino gives a "
+            "port one ingress limit: the lower XOFF's (ports.3.pause)") in plan.warnings
+    assert "tm_port_buffer 1 ig_limit_cells=250 ig_hysteresis_cells=100 skid_limit_cells=1250" \
+        in plan.commands
+    assert "tm_port_buffer 3 ig_limit_cells=375 ig_hysteresis_cells=225 skid_limit_cells=1250" \
+        in plan.commands
     raw = config(ports={"1": {}, "2": {}, "3": {
         "alpha": "1/2", "queue_caps_bytes": {"0": 3000},
         "bcn": {"w": 3, "jitter_bytes": 20_000, "fb_bits": 6}}})
