@@ -62,9 +62,13 @@ def plot_time_series(
     reference_lines: Mapping[str, float] | None = None,
     log_y: bool = False,
     step: bool = False,
+    y_range: tuple[float, float] | None = None,
 ) -> Path:
     """Lines of y against time, one per named series, with optional horizontal references
-    (e.g. the target rate or a threshold); ``step`` draws sample-and-hold signals."""
+    (e.g. the target rate or a threshold); ``step`` draws sample-and-hold signals;
+    ``y_range`` (low, high) shows only that band of y (a close-up of part of a signal)."""
+    if y_range is not None and not y_range[0] < y_range[1]:
+        raise ValueError(f"y_range {y_range}: need low < high")
     fig, ax = _new_axes(xlabel, ylabel, title)
     for name, (x, y) in series.items():
         if step:
@@ -73,10 +77,16 @@ def plot_time_series(
             ax.plot(x, y, label=name)
     for name, value in (reference_lines or {}).items():
         ax.axhline(value, linestyle="--", color="grey", linewidth=1)
+        # On a light box above the lines, so a series running along the reference does not
+        # hide its name.
         ax.annotate(name, (0.01, value), xycoords=("axes fraction", "data"),
-                    textcoords="offset points", xytext=(0, 3), fontsize=8, color="grey")
+                    textcoords="offset points", xytext=(0, 3), fontsize=8, color="dimgrey",
+                    zorder=5, bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none",
+                                    "pad": 1})
     if log_y:
         ax.set_yscale("log")
+    if y_range is not None:
+        ax.set_ylim(*y_range)
     if len(series) > 1:
         ax.legend(fontsize=8)
     return _save(fig, path)

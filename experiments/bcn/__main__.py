@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from bufferlab.experiments.bcn.evidence import evidence
 from bufferlab.experiments.bcn.experiment import run
 from bufferlab.experiments.common.buffer_engine import PROGRAMS
 from bufferlab.experiments.common.grid import add_grid_arguments, jobs_error, where
@@ -59,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(failure.line())
     for check in outcome.checks:
         print(check.line())
+        found = None if check.passed or not check.binding else evidence(check.name)
+        if found:
+            print(f"     calibration: {found}")
     print(f"\nthe runs took {outcome.wall_s:.1f} s in all (summed over workers)")
     print(f"report: {outcome.report}")
     for path in outcome.csv[:1] + outcome.plots:

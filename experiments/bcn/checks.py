@@ -36,10 +36,11 @@ def checks_003(key: str, run: Run003) -> list[Check]:
               + " vs the seed's " + "/".join(f"{e:,}" for e in expected)
               + f" (worst {100 * max(errors):.2f} %, limit {100 * COUNT_TOLERANCE:g} %)"),
         Check(f"003 {label} % no drop at the congestion point", run.switch_drops == 0,
-              f"{run.switch_drops} frames dropped in the switch"),
+              f"{run.switch_drops} frames dropped in the switch (seed: \"0 drop at CP\")"),
         Check(f"003 {label} % egress at 10 Gbit/s", run.egress_min_bps >= EGRESS_FLOOR * st.LINK_BPS,
               f"lowest 1-ms throughput 6–95 ms {run.egress_min_bps / 1e9:.3f} Gbit/s "
-              f"(mean {run.egress_mean_bps / 1e9:.4f}; floor {EGRESS_FLOOR * st.LINK_BPS / 1e9:g})"),
+              f"(mean {run.egress_mean_bps / 1e9:.4f}; floor {EGRESS_FLOOR * st.LINK_BPS / 1e9:g}; "
+              "seed: \"Throughput 10 Gbps, except when 2 flows end\")"),
     ]
 
 
@@ -69,14 +70,14 @@ def checks_001(baseline: list[Run001], pause: list[Run001]) -> list[Check]:
         b1 = sum("s2" in edges for edges in spread)
         out += [
             Check("001 + 802.3x no drops", all(d == 0 for d in drops),
-                  f"switch + host drops per seed {drops}"),
+                  f"switch + host drops per seed {drops} (seed: 0)"),
             Check("001 + 802.3x PAUSE spreads to an edge switch", all(spread),
                   f"edge switches whose uplink queue reached XOFF ({st.XOFF_BYTES:,} B) and "
                   f"that paused their hosts, per seed: {[','.join(e) or '-' for e in spread]} "
                   f"(s2 = B1: {b1} of {len(pause)} seeds; the core pauses only the uplink whose "
-                  "frame crossed XOFF)"),
+                  "frame crossed XOFF; seed: the uncongested switch B1's buffer fills)"),
             Check("001 + 802.3x congested link utilised", link >= CONGESTED_FLOOR * st.LINK_BPS,
                   f"lowest 5–85 ms throughput to S5 {link / 1e9:.3f} Gbit/s "
-                  f"(floor {CONGESTED_FLOOR * st.LINK_BPS / 1e9:g})"),
+                  f"(floor {CONGESTED_FLOOR * st.LINK_BPS / 1e9:g}; seed: the link stays busy)"),
         ]
     return out

@@ -17,6 +17,8 @@ from bufferlab.experiments.common.checks import Check
 from bufferlab.experiments.common.grid import TrialFailure, run_grid
 from bufferlab.experiments.scenario import ScenarioRun, load_scenario, run_scenario
 
+#: The congestion point's set-point in both seeds (375 pages of 64 bytes), KB.
+QEQ_KB = 24.0
 #: runs.csv column of each per-source or per-switch figure.
 DICT_COLUMNS = {"rates_bps": "rate_{}_bps", "edge_max_queue_bytes": "max_queue_{}_bytes",
                 "edge_pause_frames": "pause_sent_by_{}_frames"}
@@ -134,7 +136,7 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
         label = f"{runs.study.title}, seed {seed}"
         figures += [
             plots.queue(r, "switch/s1/port/5/queue_bytes", fig / f"{key}_core_buffer.png",
-                        f"core buffer ({label})", {"Qeq 24 KB": 24.0}),
+                        f"core buffer ({label})", {"Qeq 24 KB": QEQ_KB}),
             plots.regulator_rates(r, fig / f"{key}_rlq_rate.png", f"RLQ rate ({label})"),
             plots.accepted(r, fig / f"{key}_accepted_load.png", f"accepted load ({label})"),
             plots.links(r, {"egress to EP4": "s1-p5>ep4"}, fig / f"{key}_egress.png",
@@ -151,7 +153,12 @@ def _plots(studies: dict[str, StudyRuns], out: Path) -> list[Path]:
                 plots.regulator_rates(r, fig / f"001_target_rate_{tag}.png",
                                       f"target rate ({label})", st.FAIR_SHARE_BPS),
                 plots.queue(r, "switch/s1/port/3/queue_bytes", fig / f"001_buffer_{tag}.png",
-                            f"switch output buffer ({label})", {"1 MB": 1048.576}),
+                            f"switch output buffer ({label})",
+                            {"1 MB": 1048.576, "Qeq 24 KB": QEQ_KB}),
+                plots.queue(r, "switch/s1/port/3/queue_bytes",
+                            fig / f"001_buffer_{tag}_near_qeq.png",
+                            f"switch output buffer near Qeq ({label})", {"Qeq 24 KB": QEQ_KB},
+                            y_range_kb=(0.0, 4 * QEQ_KB)),
                 plots.rlq(r, fig / f"001_rlq_{tag}.png", f"rate controller queue ({label})"),
             ]
     for key, name in (("001_baseline", "baseline"), ("001_8023x", "802.3x")):

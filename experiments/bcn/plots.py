@@ -28,22 +28,42 @@ def _rate(results: Results, name: str) -> tuple[np.ndarray, np.ndarray]:
     return times[1:] / NS_PER_MS, rate
 
 
+def rate_while_sending(results: Results, source: str) -> tuple[str, np.ndarray]:
+    """The source's regulated rate, Gbit/s, up to the sample after its last frame left
+    (a source that has stopped and emptied its queue keeps a limiter that regulates nothing:
+    its rate, drifting or not, is not shown), and its legend name (when it stopped, if it
+    did before the run's end)."""
+    rate = results.series[f"source/{source}/rate_bps"] / 1e9
+    sent = results.series[f"source/{source}/sent_bytes"]
+    changes = np.flatnonzero(np.diff(sent))
+    last = int(changes[-1]) + 1 if changes.size else 0
+    if last >= len(sent) - 1:
+        return source, rate
+    shown = rate.copy()
+    shown[last + 1:] = np.nan
+    return f"{source} (last frame {results.times_ns[last] / NS_PER_MS:.1f} ms)", shown
+
+
 def regulator_rates(results: Results, path: Path, title: str,
                     fair_share_bps: float | None = None) -> Path:
-    """Regulated (target) rate of each source against time, with the fair share if given."""
+    """Regulated (target) rate of each source against time while it sends, with the fair
+    share if given."""
     t = _ms(results)
+    series = dict(rate_while_sending(results, s) for s in results.sources)
     return plot_time_series(
-        path, {s: (t, results.series[f"source/{s}/rate_bps"] / 1e9) for s in results.sources},
+        path, {name: (t, rate) for name, rate in series.items()},
         "time (ms)", "regulated rate (Gbit/s)", title,
         reference_lines={"fair share": fair_share_bps / 1e9} if fair_share_bps else None,
         step=True)
 
 
 def queue(results: Results, series: str, path: Path, title: str,
-          lines: dict[str, float] | None = None) -> Path:
-    """A switch port's queue against time."""
+          lines: dict[str, float] | None = None,
+          y_range_kb: tuple[float, float] | None = None) -> Path:
+    """A switch port's queue against time (only ``y_range_kb`` of it, if given)."""
     return plot_time_series(path, {"queue": (_ms(results), results.series[series] / 1e3)},
-                            "time (ms)", "queue (KB)", title, reference_lines=lines)
+                            "time (ms)", "queue (KB)", title, reference_lines=lines,
+                            y_range=y_range_kb)
 
 
 def rlq(results: Results, path: Path, title: str) -> Path:

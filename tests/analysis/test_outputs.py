@@ -32,6 +32,19 @@ def test_time_series_plot_is_a_png_of_the_configured_size(tmp_path):
     assert _png_size(out) == (round(w * plots.DPI), round(h * plots.DPI))
 
 
+def test_time_series_close_up_needs_a_band_low_to_high(tmp_path):
+    t_ms = np.arange(0, 200, 1.0)
+    queue = {"queue": (t_ms, np.where(t_ms < 10, 1000.0, 24.0))}
+    out = plots.plot_time_series(tmp_path / "near.png", queue, "time (ms)", "queue (KB)",
+                                 reference_lines={"Qeq": 24.0}, y_range=(0.0, 100.0))
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    for bad in ((100.0, 0.0), (5.0, 5.0)):
+        with pytest.raises(ValueError, match="need low < high"):
+            plots.plot_time_series(tmp_path / "bad.png", queue, "time (ms)", "queue (KB)",
+                                   y_range=bad)
+    assert not (tmp_path / "bad.png").exists()
+
+
 def test_sweep_plot_draws_its_series_and_marks(tmp_path):
     out = plots.plot_sweep(
         tmp_path / "sweep.png",

@@ -113,15 +113,25 @@ def test_one_setting_runs_every_study_and_is_judged_by_the_twelve_checks():
                                                   for c in outcome.checks])
     worse = dataclasses.replace(outcome, setting=st_set.narrow_field(outcome.setting, 8),
                                 checks=better.checks)
-    # best is the best documented one, however many checks an undocumented one passes;
-    # chosen takes an undocumented one only if it meets every check and no documented does.
+    # best is the best documented one, however many checks an undocumented one passes; an
+    # undocumented one is a finding only if it meets every check where the documented misses.
     assert calibrate.best([outcome, worse]) is outcome
     assert calibrate.best([outcome, better]) is better
     assert calibrate.best_overall([outcome, worse]) is worse
-    assert calibrate.chosen(outcome, worse) is worse
-    assert calibrate.chosen(better, worse) is better
+    assert calibrate.finding(outcome, worse) is worse
+    assert calibrate.finding(better, worse) is None
+    assert calibrate.finding(outcome, better) is None  # documented: the study's, no finding
     short = dataclasses.replace(worse, checks=outcome.checks)
-    assert calibrate.chosen(outcome, short) is outcome
+    assert calibrate.finding(outcome, short) is None
+    # Per check: documented settings meeting it, and the most checks one of them meets.
+    evidence = {row[0]: row[1:] for row in calibrate.check_evidence([outcome, better, worse])}
+    assert len(evidence) == 12
+    assert evidence["001 baseline drops in the switch"] == ["1 of 2", "12/12"]
+    assert evidence["003 50 % counts"] == ["2 of 2", "12/12"]
+    alone = {row[0]: row[1:] for row in calibrate.check_evidence([outcome])}
+    assert alone["001 baseline drops in the switch"] == ["0 of 1", "–"]
+    assert alone["003 50 % counts"] == ["1 of 1", f"{outcome.passed}/12"]
+    assert calibrate.check_evidence([worse]) == []
 
 
 def test_the_evidence_is_the_narrow_fields_on_three_bases_and_never_documented():
