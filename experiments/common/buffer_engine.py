@@ -119,6 +119,7 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
     ).apply(config, program.json_text.encode()))
     for port, rate in (rate_bps or {}).items():
         engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
+    correct_tna_wire_time(engine, program, dict.fromkeys(rate_bps or {}, wire_overhead_bytes))
     return engine
 
 
@@ -157,10 +158,13 @@ def tm_overhead_bytes(program: CompiledProgram) -> int:
     """Bytes the lab's TNA port puts in front of every frame across the TM (its bridged
     header `bridged_h`, which the TM's cells count too); 0 for a v1model program or a TNA
     program without that header."""
-    if not is_tna(program):
-        return 0
-    document = json.loads(program.json_text)
-    for pipe in document["pipes"]:
+    return _bridged_header_bytes(program.json_text) if is_tna(program) else 0
+
+
+@functools.cache
+def _bridged_header_bytes(json_text: str) -> int:
+    """The width of a TNA document's `bridged_h` header type in bytes (0 without one)."""
+    for pipe in json.loads(json_text)["pipes"]:
         for header in pipe["ingress"]["header_types"]:
             if header["name"] == "bridged_h":
                 return sum(f[1] for f in header["fields"]) // 8

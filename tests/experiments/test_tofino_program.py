@@ -188,3 +188,30 @@ def test_the_report_puts_both_programs_side_by_side(tmp_path):
     assert "`tm_pool_cfg EG_APP_POOL_0 size_cells=819`" in text
     lines = checks_csv.read_text().splitlines()
     assert lines[0] == "check,v1model,tna,why_they_differ" and len(lines) == 3
+
+
+def test_frames_leave_the_tna_port_in_their_wire_time():
+    """The engine's TM times a frame by the bytes it queued, the port's bridged header
+    included; with the correction a frame leaves as on v1model: (476 + 24) bytes at
+    1 Gbit/s = 4,000 ns apart. Should the engine time the wire bytes itself, this fails
+    (frames 15 bytes early) and `correct_tna_wire_time` must go."""
+    from bufferlab.controller.config import parse_config
+    from bufferlab.experiments.common.buffer_engine import (
+        PROGRAMS,
+        compiled_program,
+        programmed_engine,
+    )
+    from bufferlab.traffic import layers
+
+    macs = {p: f"08:00:00:00:01:0{p}" for p in (1, 3)}
+    config = parse_config({"switch_id": 1, "pool_bytes": 100_000, "ports": {"1": {}, "3": {}},
+                           "forwarding": {"l2": [{"mac": m, "port": p} for p, m in macs.items()]}})
+    times = {}
+    for name, path in PROGRAMS.items():
+        engine = programmed_engine(config, compiled_program(path), rate_bps={3: 1_000_000_000})
+        for seq in range(3):
+            engine.send(1, bytes(layers.probe_frame(macs[1], macs[3], "10.0.1.1", "10.0.1.3",
+                                                    flow=1, seq=seq, frame_bytes=476)), 1000 + seq)
+        engine.drain()
+        times[name] = [t for _port, _frame, t in engine.received()]
+    assert times["tna"] == times["v1model"] == [5000, 9000, 13000]
