@@ -1,4 +1,5 @@
-"""inline_functions: a call of a program's function becomes a block holding its body.
+"""inline_functions: a call of a program's function or action becomes a block holding
+its body.
 
 Copy-in/copy-out as spec 6.8 defines a call: each `in`/`inout` argument is copied into
 a fresh local named for the parameter, left to right, an `out` parameter's local starts
@@ -10,7 +11,10 @@ its own local before the copies back, and to the assignment's target after them:
                           bit<8> f_ret_0 = <returned>; b = f_q_0; x = f_ret_0; }
 
 Taken: a call statement, `x = f(...)`, or `T x = f(...)` calling a non-generic function
-whose body returns only as its last statement. Skipped when an `out`/`inout` argument
+whose body returns only as its last statement, and a call statement of an action whose
+body neither returns nor exits (its directionless parameters are copied in like `in`
+ones). Skipped also when the body names something the call site could hide: a name the
+callee does not declare that a local of the calling block's declaration also has. Skipped when an `out`/`inout` argument
 or the target has any effect or a run-time index (the argument is an l-value evaluated
 once, at the call, and the body's copies could change the index), or the call's other
 arguments have effects after an l-value argument (they would run before it is
@@ -22,7 +26,19 @@ from __future__ import annotations
 from .. import ast
 from ..printer import print_expression
 from .site import Site
-from .tree import Names, Place, clone, has_effect, has_runtime_index, local, path_to, places, walk
+from .tree import (
+    Names,
+    Place,
+    checksum_controls,
+    clone,
+    decl_places,
+    has_effect,
+    has_runtime_index,
+    local,
+    own_declarations,
+    path_to,
+    walk,
+)
 
 NAME = "inline_functions"
 
@@ -31,18 +47,40 @@ def inline_functions(program: ast.Program, file: str) -> list[Site]:
     """Every call of a function in `file`'s code that can be replaced by its body."""
     names = Names(program)
     sites = []
-    for place in places(program, file):
-        stmt = place.statement
-        call, target = _call_of(stmt)
-        if call is None or not _inlinable(call, target):
+    skip = checksum_controls(program)
+    for decl in own_declarations(program, file):
+        if id(decl) in skip:
             continue
+        local_names = {n.name for n in walk(decl) if isinstance(n, ast.VariableDeclaration | ast.ConstantDeclaration)}
+        for place in decl_places(decl):
+            site = _site_at(names, place, local_names)
+            if site is not None:
+                sites.append(site)
+    return sites
+
+
+def _site_at(names: Names, place: Place, local_names: set[str]) -> Site | None:
+    """The inlining of the call `place` holds, when it can be inlined."""
+    stmt = place.statement
+    call, target = _call_of(stmt)
+    if call is None or not _inlinable(call, target) or _hidden(call.call.target, local_names):
+        return None
+    if call.call.kind is ast.CallKind.FUNCTION:
         last = call.call.target.body.components[-1:]
         dropped = isinstance(stmt, ast.MethodCallStatement) and last and isinstance(last[0], ast.ReturnStatement)
         if dropped and last[0].value is not None and has_effect(last[0].value):
             # The discarded result's own effects would be lost with it.
-            continue
-        sites.append(_site(names, place, stmt, call, target))
-    return sites
+            return None
+    return _site(names, place, stmt, call, target)
+
+
+def _hidden(callee: ast.Node, local_names: set[str]) -> bool:
+    """Whether the callee's body names something of its surroundings (a constant, a
+    control's local) that a local of the call site's declaration could hide."""
+    own = {id(p) for p in callee.params}
+    own |= {id(n) for n in walk(callee.body) if isinstance(n, ast.VariableDeclaration | ast.ConstantDeclaration)}
+    return any(isinstance(n, ast.PathExpression) and id(n.ref) not in own and n.name in local_names
+               for n in walk(callee.body))
 
 
 def _call_of(stmt: ast.Node) -> tuple[ast.MethodCallExpression | None, ast.Expression | None]:
@@ -58,10 +96,15 @@ def _call_of(stmt: ast.Node) -> tuple[ast.MethodCallExpression | None, ast.Expre
 
 def _inlinable(call: ast.MethodCallExpression, target: ast.Expression | None) -> bool:
     info = call.call
-    if info is None or info.kind is not ast.CallKind.FUNCTION:
+    if info is None or info.kind not in (ast.CallKind.FUNCTION, ast.CallKind.ACTION):
         return False
     fn = info.target
-    if not isinstance(fn, ast.FunctionDeclaration) or fn.type_params:
+    if info.kind is ast.CallKind.ACTION:
+        if not isinstance(fn, ast.ActionDeclaration) or target is not None:
+            return False
+        if any(isinstance(n, ast.ReturnStatement | ast.ExitStatement) for n in walk(fn.body)):
+            return False
+    elif not isinstance(fn, ast.FunctionDeclaration) or fn.type_params:
         return False
     body = fn.body.components
     returns = [n for n in walk(fn.body) if isinstance(n, ast.ReturnStatement)]
@@ -83,7 +126,7 @@ def _inlinable(call: ast.MethodCallExpression, target: ast.Expression | None) ->
 def _site(names: Names, place: Place, stmt: ast.Node, call: ast.MethodCallExpression,
           target: ast.Expression | None) -> Site:
     info = call.call
-    fn: ast.FunctionDeclaration = info.target
+    fn: ast.FunctionDeclaration | ast.ActionDeclaration = info.target
 
     def rewrite() -> None:
         pos = stmt.pos

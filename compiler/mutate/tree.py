@@ -222,7 +222,7 @@ def places(program: ast.Program, file: str) -> Iterator[Place]:
     skip = checksum_controls(program)
     for decl in own_declarations(program, file):
         if id(decl) not in skip:
-            yield from _decl_places(decl)
+            yield from decl_places(decl)
 
 
 # The package parameter types of v1model whose blocks are checksum entries, not code.
@@ -252,7 +252,8 @@ def checksum_controls(program: ast.Program) -> set[int]:
     return out
 
 
-def _decl_places(decl: ast.Node) -> Iterator[Place]:
+def decl_places(decl: ast.Node) -> Iterator[Place]:
+    """Every statement place in one top-level declaration's code."""
     if isinstance(decl, ast.ControlDeclaration):
         for local in decl.locals:
             if isinstance(local, ast.ActionDeclaration):

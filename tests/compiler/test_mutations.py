@@ -52,6 +52,9 @@ control I(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
         hdr.st[bump(m.x)].a[3:0] |= 4w2;
     }
 }
+action mark(inout bit<8> t, bit<8> v) {
+    t = v + 1;
+}
 control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
     apply {
         if (hdr.h.a == 1) {
@@ -59,6 +62,7 @@ control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
         }
         m.y = hdr.h.a == 2 ? 8w1 : 8w0;
         hdr.st[m.y].a = hdr.h.b > 3 ? 8w1 : 8w0;
+        mark(m.x, hdr.h.b);
     }
 }
 control D(packet_out pkt, in hs hdr) { apply { pkt.emit(hdr.h); } }
@@ -184,9 +188,34 @@ def test_inline_function(program):
         }""")
 
 
+def test_inline_action(program):
+    site(program, "inline_functions", "`mark(m.x, hdr.h.b)`")
+    text = declaration(program, "E")
+    assert dedent(text[text.index("        {\n"):text.rindex("    }\n")]) == dedent("""\
+        {
+            bit<8> mark_t_0 = m.x;
+            bit<8> mark_v_0 = hdr.h.b;
+            mark_t_0 = mark_v_0 + 1;
+            m.x = mark_t_0;
+        }
+""")
+
+
 def test_inline_skips_early_returns_and_nested_calls(program):
     # `early` returns from inside an `if`; `bump` is only called inside expressions.
-    assert [s.what for s in sites(program, "inline_functions")] == ["`twice(hdr.h.a, m.x)` inlined"]
+    assert [s.what for s in sites(program, "inline_functions")] == [
+        "`twice(hdr.h.a, m.x)` inlined", "`mark(m.x, hdr.h.b)` inlined"]
+
+
+def test_inline_skips_bodies_a_local_could_hide(tmp_path):
+    path = tmp_path / "hide.p4"
+    # `bump2` reads the constant K; the control declares a local K that would hide it.
+    path.write_text(PROGRAM.replace("bit<8> bump(", "const bit<8> K = 7;\nbit<8> bump2(in bit<8> v) {\n"
+                                    "    return v + K;\n}\nbit<8> bump(")
+                    .replace("        bit<8> k = 3;\n", "        bit<8> k = 3;\n        bit<8> K = 1;\n"
+                             "        m.x = bump2(m.y);\n"))
+    found = MUTATIONS["inline_functions"](frontend.load(path).program, str(path))
+    assert not [s for s in found if "bump2" in s.what]
 
 
 def test_negate_condition(program):
