@@ -71,6 +71,8 @@ def _value_roots(stmt: ast.Node) -> list[ast.Expression]:
         return [stmt.init]
     if isinstance(stmt, ast.ReturnStatement) and stmt.value is not None:
         return [stmt.value]
+    if isinstance(stmt, ast.SwitchStatement):
+        return [stmt.expr]
     if isinstance(stmt, ast.MethodCallStatement):
         info = stmt.call.call
         if info is None or info.kind not in (ast.CallKind.ACTION, ast.CallKind.FUNCTION,
@@ -108,6 +110,9 @@ def has_effect_outside(stmt: ast.Node) -> bool:
         return stmt.init is not None and has_effect(stmt.init)
     if isinstance(stmt, ast.ReturnStatement):
         return stmt.value is not None and has_effect(stmt.value)
+    if isinstance(stmt, ast.SwitchStatement):
+        # A switch on `t.apply().action_run` applies the table: it stays where it is.
+        return has_effect(stmt.expr)
     return True
 
 
