@@ -215,3 +215,21 @@ def test_frames_leave_the_tna_port_in_their_wire_time():
         engine.drain()
         times[name] = [t for _port, _frame, t in engine.received()]
     assert times["tna"] == times["v1model"] == [5000, 9000, 13000]
+
+
+def test_a_reduced_side_by_side_run_of_seed_000(tmp_path):
+    from bufferlab.experiments.tofino.report import write_report
+    from bufferlab.experiments.tofino.study import run
+
+    config = TorConfig(pool_bytes=12_288, trial_ms=20.0, frame_sizes_bytes=(512, 1024),
+                       thresholds_pct=(50, 100), loads_pct=(55.0,),
+                       burst_frame_sizes_bytes=(512, 1024), burst_thresholds_pct=(50, 100))
+    runs = run(tmp_path, config, None, jobs=1)
+    assert sorted(runs.tor) == ["tna", "v1model"] and runs.bcn == {}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tor_switch_tna", "tor_switch_v1model"]
+    report, _csv = write_report(tmp_path, runs)
+    text = report.read_text()
+    # The TNA column has the checks in cells; the v1model column has none of them.
+    assert "| frames absorbed scale with the threshold in cells | — | " in text
+    assert "| 1024 | 50 | 6144 | 77 | 13 | 6 | 5 | 6120 | 65 |" in text
+    assert "`tm_queue_buffer 3 0 pool_id=EG_APP_POOL_0 guaranteed_cells=0 pool_max_cells=77" in text
