@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the studies; prints the side-by-side PASS/FAIL lines and the report's path."""
     args = _parser().parse_args(argv)
-    seeds = args.seeds or (FULL_SEEDS if args.full else QUICK_SEEDS)
+    seeds = args.seeds if args.seeds is not None else FULL_SEEDS if args.full else QUICK_SEEDS
     if seeds < 1:
         print(f"error: --seeds {seeds}: need at least 1", file=sys.stderr)
         return 2

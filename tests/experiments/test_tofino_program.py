@@ -233,3 +233,11 @@ def test_a_reduced_side_by_side_run_of_seed_000(tmp_path):
     assert "| frames absorbed scale with the threshold in cells | — | " in text
     assert "| 1024 | 50 | 6144 | 77 | 13 | 6 | 5 | 6120 | 65 |" in text
     assert "`tm_queue_buffer 3 0 pool_id=EG_APP_POOL_0 guaranteed_cells=0 pool_max_cells=77" in text
+
+
+def test_the_side_by_side_cli_refuses_bad_options(capsys):
+    from bufferlab.experiments.tofino.__main__ import main
+
+    assert main(["--seeds", "0"]) == 2
+    assert "--seeds 0: need at least 1" in capsys.readouterr().err
+    assert main(["--jobs", "0"]) == 2
