@@ -315,3 +315,22 @@ def test_a_live_fb_bits_change_rewrites_the_queues_quantise_entries():
     program_over_p4runtime(Engine(program.json_text), program, change)
     # Qeq 24,000 B, W 2: Fb's range 1,875 pages.
     assert counts == [len(quantise_entries(3, 1875)), 666, 0]
+
+
+def test_a_tna_port_from_a_v1model_pause_config_sends_pause_and_xon_from_the_tm():
+    # Port 3's 802.3x section becomes port 1's ingress limit: XOFF 20,000 B = 250 cells,
+    # XON at 12,000 B = 150 cells. 500-byte frames hold 7 cells each: the 36th frame that
+    # port 1 holds (252 cells) asks for XOFF; XON once port 1 holds 150 cells or fewer.
+    raw = config(ports={"1": {}, "2": {}, "3": {"pause": {
+        "xoff_bytes": 20_000, "xon_bytes": 12_000, "quanta": 1000, "refresh_us": 10_000}}})
+    engine = programmed_engine(parse_config(raw), compiled_program(TNA_PROGRAM),
+                               rate_bps={1: 10_000_000, 3: 10_000_000})
+    for i in range(50):
+        engine.send(1, frame(500), 1000 + i)
+    engine.drain()
+    received = engine.received()
+    pauses = [(bytes(f)[14:16].hex(), int.from_bytes(bytes(f)[16:18], "big"))
+              for port, f, _t in received if port == 1 and bytes(f)[12:14] == b"\x88\x08"]
+    assert pauses == [("0001", 1000), ("0001", 0)]  # XOFF with the config's quanta, then XON
+    assert sum(1 for port, _f, _t in received if port == 3) == 50  # the skid is the pool
+    assert engine.stats()["xoff_sent"] == 1 and engine.stats()["xon_sent"] == 1
