@@ -3,10 +3,9 @@
 //! calls a parser, control or deparser makes ([`ExternPrim`], run by [`exec`]).
 //! Externs that mean what a BMv2 primitive means (counters, meters, `Hash.get`,
 //! `Random.get`, `Register.read`/`write`, `RegisterParam.read`) are loaded as those
-//! primitives instead. `config` is the control plane's side of the filters.
+//! primitives instead. The control plane's side of the filters is in `runtime::filters`.
 
 mod checksum;
-mod config;
 mod direct;
 mod emit;
 mod lpf;

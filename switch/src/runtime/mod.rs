@@ -7,6 +7,7 @@
 //! v1model's program, or a TNA pipe's ingress or egress); the engine finds the
 //! gress an object's name belongs to and hands the call to it.
 
+mod filters;
 mod stateful;
 mod tables;
 pub mod tofino_tm;
@@ -64,6 +65,8 @@ pub enum Object {
     Meter,
     Register,
     ValueSet,
+    Lpf,
+    Wred,
 }
 
 impl Object {
@@ -77,6 +80,8 @@ impl Object {
             Object::Meter => p.meters.iter().any(|x| x.name == name),
             Object::Register => p.registers.iter().any(|x| x.name == name),
             Object::ValueSet => p.value_sets.iter().any(|x| x.name == name),
+            Object::Lpf => p.externs.lpfs.iter().any(|x| x.name == name),
+            Object::Wred => p.externs.wreds.iter().any(|x| x.name == name),
         }
     }
 
@@ -90,6 +95,8 @@ impl Object {
             Object::Meter => "meter",
             Object::Register => "register",
             Object::ValueSet => "value set",
+            Object::Lpf => "Lpf",
+            Object::Wred => "Wred",
         }
     }
 }
@@ -141,6 +148,8 @@ impl Engine {
                 Object::Meter => p.meters.iter().map(|x| x.name.as_str()).collect(),
                 Object::Register => p.registers.iter().map(|x| x.name.as_str()).collect(),
                 Object::ValueSet => p.value_sets.iter().map(|x| x.name.as_str()).collect(),
+                Object::Lpf => p.externs.lpfs.iter().map(|x| x.name.as_str()).collect(),
+                Object::Wred => p.externs.wreds.iter().map(|x| x.name.as_str()).collect(),
             };
             let pipe = match (&self.tna, kind) {
                 (Some(t), k) if k != Object::Action => t.pipe_names().nth(g / 2),

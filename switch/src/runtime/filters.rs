@@ -2,37 +2,13 @@
 //! configuration, set and read as BF Runtime's LPF and WRED tables do (by index,
 //! or, for a direct instance, by the entry handle of its table), and a cell's state
 //! read back; and a `DirectRegister`'s cell of an entry, which BF Runtime shows as
-//! a data field of the entry. Names are as the runtime API takes them: `Ingress.lpf`, or with the
-//! pipe in front (`pipe.Ingress.lpf`) as P4Info-style names carry it.
+//! a data field of the entry. Names resolve as every runtime name does (`locate`):
+//! `Ingress.lpf`, or with the pipe in front (`pipe.Ingress.lpf`) as P4Info names it.
 
-use super::{FilterCells, FilterDef, LpfCell, LpfSpec, WredCell, WredSpec};
+use super::{Object, R};
 use crate::engine::Engine;
 use crate::error::RuntimeError;
-
-type R<T> = Result<T, RuntimeError>;
-
-/// Which family a name is looked up in.
-#[derive(Clone, Copy)]
-enum Family {
-    Lpf,
-    Wred,
-}
-
-impl Family {
-    fn word(self) -> &'static str {
-        match self {
-            Family::Lpf => "Lpf",
-            Family::Wred => "Wred",
-        }
-    }
-
-    fn defs(self, p: &crate::program::Program) -> &[FilterDef] {
-        match self {
-            Family::Lpf => &p.externs.lpfs,
-            Family::Wred => &p.externs.wreds,
-        }
-    }
-}
+use crate::externs::{FilterCells, FilterDef, LpfCell, LpfSpec, WredCell, WredSpec};
 
 /// The cell `index` of `cells` (an entry handle for a direct instance).
 fn cell_mut<'a, T: Clone>(
@@ -52,51 +28,19 @@ fn cell_mut<'a, T: Clone>(
 }
 
 impl Engine {
-    /// The gress and instance number of filter `name`.
-    fn filter(&self, family: Family, name: &str) -> R<(usize, usize)> {
-        self.find_extern(family.word(), name, |p, n| {
-            family.defs(p).iter().position(|d| d.name == n)
-        })
-    }
-
-    /// The gress and number of the object named `name` that `position` finds.
-    fn find_extern(
-        &self,
-        word: &str,
-        name: &str,
-        position: impl Fn(&crate::program::Program, &str) -> Option<usize>,
-    ) -> R<(usize, usize)> {
-        let pipes: Vec<String> = self
-            .tna
-            .as_deref()
-            .map(|t| t.pipe_names().map(str::to_string).collect())
-            .unwrap_or_default();
-        let mut found = vec![];
-        for g in 0..self.gress_count() {
-            // Gresses come two per pipe: ingress, egress.
-            let local = pipes
-                .get(g / 2)
-                .and_then(|p| name.strip_prefix(p.as_str()))
-                .and_then(|r| r.strip_prefix('.'));
-            for n in [Some(name), local].into_iter().flatten() {
-                if let Some(i) = position(&self.gress(g).prog, n) {
-                    found.push((g, i, n == name));
-                }
-            }
-        }
-        // A name with its pipe in front names one gress; a bare one must be unique.
-        if let Some(&(g, i, _)) = found.iter().find(|(_, _, bare)| !bare) {
-            return Ok((g, i));
-        }
-        match found.as_slice() {
-            [(g, i, _)] => Ok((*g, *i)),
-            [] => Err(RuntimeError::NotFound(format!(
-                "{word} '{name}' does not exist"
-            ))),
-            _ => Err(RuntimeError::InvalidArgument(format!(
-                "{word} '{name}' is in more than one pipe: name it with its pipe ('<pipe>.{name}')"
-            ))),
-        }
+    /// The gress and instance number of filter `name` (an Lpf or a Wred).
+    fn filter(&self, kind: Object, name: &str) -> R<(usize, usize)> {
+        let (g, local) = self.locate(kind, name)?;
+        let externs = &self.gress(g).prog.externs;
+        let defs = if kind == Object::Lpf {
+            &externs.lpfs
+        } else {
+            &externs.wreds
+        };
+        defs.iter()
+            .position(|d| d.name == local)
+            .map(|i| (g, i))
+            .ok_or_else(|| RuntimeError::NotFound(format!("'{name}' does not exist")))
     }
 
     /// Configures cell `index` of Lpf `name` (a DirectLpf's entry handle); its filter
@@ -104,7 +48,7 @@ impl Engine {
     pub fn lpf_set(&mut self, name: &str, index: u64, spec: LpfSpec) -> R<()> {
         spec.validate()
             .map_err(|m| RuntimeError::InvalidArgument(format!("{name}: {m}")))?;
-        let (g, i) = self.filter(Family::Lpf, name)?;
+        let (g, i) = self.filter(Object::Lpf, name)?;
         let gress = self.gress_mut(g);
         let def = &gress.prog.externs.lpfs[i];
         *cell_mut(&mut gress.st.externs.lpfs[i], def, index)? = LpfCell {
@@ -116,7 +60,7 @@ impl Engine {
 
     /// Cell `index` of Lpf `name`: its configuration and state.
     pub fn lpf_get(&mut self, name: &str, index: u64) -> R<LpfCell> {
-        let (g, i) = self.filter(Family::Lpf, name)?;
+        let (g, i) = self.filter(Object::Lpf, name)?;
         let gress = self.gress_mut(g);
         let def = &gress.prog.externs.lpfs[i];
         Ok(*cell_mut(&mut gress.st.externs.lpfs[i], def, index)?)
@@ -127,7 +71,7 @@ impl Engine {
     pub fn wred_set(&mut self, name: &str, index: u64, spec: WredSpec) -> R<()> {
         spec.validate()
             .map_err(|m| RuntimeError::InvalidArgument(format!("{name}: {m}")))?;
-        let (g, i) = self.filter(Family::Wred, name)?;
+        let (g, i) = self.filter(Object::Wred, name)?;
         let gress = self.gress_mut(g);
         let def = &gress.prog.externs.wreds[i];
         *cell_mut(&mut gress.st.externs.wreds[i], def, index)? = WredCell::configured(spec);
@@ -136,7 +80,7 @@ impl Engine {
 
     /// Cell `index` of Wred `name`: its configuration and state.
     pub fn wred_get(&mut self, name: &str, index: u64) -> R<WredCell> {
-        let (g, i) = self.filter(Family::Wred, name)?;
+        let (g, i) = self.filter(Object::Wred, name)?;
         let gress = self.gress_mut(g);
         let def = &gress.prog.externs.wreds[i];
         Ok(*cell_mut(&mut gress.st.externs.wreds[i], def, index)?)
@@ -144,10 +88,14 @@ impl Engine {
 
     /// The gress and register number of DirectRegister `name`, with its table.
     fn direct_register(&self, name: &str) -> R<(usize, usize)> {
-        let (g, r) = self.find_extern("DirectRegister", name, |p, n| {
-            p.registers.iter().position(|r| r.name == n)
-        })?;
-        match self.gress(g).prog.externs.direct_register_tables.get(r) {
+        let (g, local) = self.locate(Object::Register, name)?;
+        let prog = &self.gress(g).prog;
+        let r = prog
+            .registers
+            .iter()
+            .position(|x| x.name == local)
+            .ok_or_else(|| RuntimeError::NotFound(format!("register '{name}' does not exist")))?;
+        match prog.externs.direct_register_tables.get(r) {
             Some(Some(_)) => Ok((g, r)),
             _ => Err(RuntimeError::InvalidArgument(format!(
                 "{name} is not a DirectRegister bound to a table"
