@@ -16,10 +16,11 @@ pytestmark = [
 ]
 
 
-def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
-    prefix = f"bld{uuid.uuid4().hex[:5]}-"
+def pingall(live, tmp_path, prefix: str, *options: str) -> tuple[subprocess.CompletedProcess, str]:
+    """`make cli`'s network with `--pingall` (and `options`) under tmp_path; the run and
+    the switch's log, once every ping has been answered."""
     proc = subprocess.run(
-        [sys.executable, "-m", "bufferlab.experiments.cli_demo", "--pingall",
+        [sys.executable, "-m", "bufferlab.experiments.cli_demo", *options, "--pingall",
          "--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs"),
          "--pcap-dir", str(tmp_path / "pcaps"), "--netns-prefix", prefix,
          "--grpc-base-port", str(live.free_port()), "--thrift-base-port", str(live.free_port())],
@@ -27,6 +28,12 @@ def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
     log = (tmp_path / "logs" / "s1.log").read_text() if (tmp_path / "logs" / "s1.log").exists() else ""
     assert proc.returncode == 0, proc.stdout + proc.stderr + log
     assert "0% dropped (6/6 received)" in proc.stdout + proc.stderr
+    return proc, log
+
+
+def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
+    prefix = f"bld{uuid.uuid4().hex[:5]}-"
+    proc, log = pingall(live, tmp_path, prefix)
     assert "tail -f" in proc.stdout
     requests = (tmp_path / "logs" / "s1-p4runtime-requests.txt").read_text()
     assert requests.count("[Write]") >= 2
@@ -41,15 +48,7 @@ def test_pingall_succeeds_and_the_network_comes_down(live, tmp_path):
 def test_the_tna_program_forwards_and_gets_its_tm_settings(live, tmp_path):
     # `make cli PROGRAM=tna`: the lab's Tofino port on the same topology and config.
     prefix = f"bld{uuid.uuid4().hex[:5]}-"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bufferlab.experiments.cli_demo", "--program", "tna", "--pingall",
-         "--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs"),
-         "--pcap-dir", str(tmp_path / "pcaps"), "--netns-prefix", prefix,
-         "--grpc-base-port", str(live.free_port()), "--thrift-base-port", str(live.free_port())],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    log = (tmp_path / "logs" / "s1.log").read_text() if (tmp_path / "logs" / "s1.log").exists() else ""
-    assert proc.returncode == 0, proc.stdout + proc.stderr + log
-    assert "0% dropped (6/6 received)" in proc.stdout + proc.stderr
+    proc, log = pingall(live, tmp_path, prefix, "--program", "tna")
     assert f"program {tmp_path / 'build' / 'tna' / 'buffer_switch.json'} (tna for tofino)" in log
     # The config's pool (65,536 B) and 50 % threshold, in 80-byte cells, sent to the TM and
     # accepted (each line is followed by the switch's answer).

@@ -74,6 +74,24 @@ def trace_values(driver, plot, name_part):
         "return t ? t.y.filter((v) => v !== null) : null;", plot, name_part)
 
 
+#: JavaScript: the largest value plotted so far in a plot's trace whose name contains a text
+#: (format with the plot's id and the text).
+PLOTTED_MAX = ("Math.max(...document.getElementById('%s').data.find((t) => t.name.includes('%s'))"
+               ".y.filter((v) => v !== null))")
+
+
+def start_senders(lab) -> list[threading.Thread]:
+    """h1 and h2 each sending FRAMES 1000-byte frames at 8 Mbit/s to h3, started."""
+    h3 = lab.topology.hosts["h3"].ip.split("/")[0]
+    senders = [threading.Thread(target=send, args=(h3,),
+                                kwargs={"frame_size": 1000, "count": FRAMES,
+                                        "rate_bps": 8e6, "netns": lab.network.netns(h)})
+               for h in ("h1", "h2")]
+    for sender in senders:
+        sender.start()
+    return senders
+
+
 def test_the_page_plots_queues_and_rates_live(tmp_path):
     base = free_port_block(2)
     options = NetworkOptions(log_dir=str(tmp_path), grpc_base_port=base,
@@ -103,20 +121,15 @@ def test_the_page_plots_queues_and_rates_live(tmp_path):
             assert max(trace_values(driver, "occupancy", "port 3 (h3) occupancy")) == 0
 
             # h1 and h2 (8 Mbit/s each) into h3's 10 Mbit/s port: the queue builds up.
-            h3 = lab.topology.hosts["h3"].ip.split("/")[0]
-            senders = [threading.Thread(target=send, args=(h3,),
-                                        kwargs={"frame_size": 1000, "count": FRAMES,
-                                                "rate_bps": 8e6, "netns": lab.network.netns(h)})
-                       for h in ("h1", "h2")]
-            for sender in senders:
-                sender.start()
+            senders = start_senders(lab)
+            # Polled on the plotted history, not on the last sample: a loaded browser may
+            # take a burst of samples between two polls, and the last one seen be after it.
             threshold = wait_for(
-                driver, "const v = window.bufferlabView.last.ports['3'];"
-                "return v.occupancy_bytes > v.threshold_bytes / 2 && v.threshold_bytes",
-                "port 3's queue building up")
+                driver, f"const o = {PLOTTED_MAX % ('occupancy', 'port 3 (h3) occupancy')};"
+                f"const t = {PLOTTED_MAX % ('occupancy', 'port 3 (h3) threshold')};"
+                "return o > t / 2 && t", "port 3's queue building up")
             assert threshold == 65536 // 2  # 50 % of the pool, as s1-config.json says
-            wait_for(driver, "return window.bufferlabView.last.ports['1'].rx_bps > 4e6",
-                     "h1's rate")
+            wait_for(driver, f"return {PLOTTED_MAX % ('rates', 'h1 → switch')} > 4", "h1's rate")
             for sender in senders:
                 sender.join()
             occupancy = trace_values(driver, "occupancy", "port 3 (h3) occupancy")
@@ -149,25 +162,24 @@ def test_the_page_shows_tm_cells_and_bytes_on_tna(tmp_path):
             wait_for(driver, "return window.bufferlabView.samples > 3", "samples arriving")
             assert driver.execute_script(
                 "return document.getElementById('cells').style.display") == "block"
-            assert "80-byte cells" in driver.find_element("id", "status").text
-            h3 = lab.topology.hosts["h3"].ip.split("/")[0]
-            senders = [threading.Thread(target=send, args=(h3,),
-                                        kwargs={"frame_size": 1000, "count": FRAMES,
-                                                "rate_bps": 8e6, "netns": lab.network.netns(h)})
-                       for h in ("h1", "h2")]
-            for sender in senders:
-                sender.start()
-            # A sample while port 3's queue is up: its bytes are its cells times 80.
-            last = wait_for(driver, "const v = window.bufferlabView.last.ports['3'];"
-                            "return v.occupancy_cells > 100 && v", "port 3's queue in cells")
-            assert last["occupancy_bytes"] == 80 * last["occupancy_cells"]
-            assert last["threshold_bytes"] is None  # the TM's limit is not a P4 table
+            # The status line is written when a batch of samples is drawn, after they arrive.
+            wait_for(driver, "return document.getElementById('status').textContent"
+                     ".includes('80-byte cells')", "the TM's cell size")
+            senders = start_senders(lab)
+            wait_for(driver, f"return {PLOTTED_MAX % ('cells', 'port 3 (h3)')} > 100",
+                     "port 3's queue in cells")
             for sender in senders:
                 sender.join()
-            cells = trace_values(driver, "cells", "port 3 (h3)")
+            # Both traces in one read: samples keep arriving, and each batch extends both.
+            cells, occupancy = driver.execute_script(
+                "const y = (id, name) => document.getElementById(id).data"
+                ".find((t) => t.name.includes(name)).y.filter((v) => v !== null);"
+                "return [y('cells', 'port 3 (h3)'), y('occupancy', 'port 3 (h3) occupancy')];")
             # 50 % of the 65,536-byte pool is 410 cells: the queue's limit.
             assert 100 < max(cells) <= 410
-            assert max(trace_values(driver, "occupancy", "port 3 (h3) occupancy")) <= 410 * 80
+            # Sample by sample, the bytes plotted are the cells times 80.
+            assert occupancy == [80 * c for c in cells]
+            assert trace_values(driver, "occupancy", "port 3 (h3) threshold") == []  # the TM's
             assert max(trace_values(driver, "drops", "port 3 (h3)")) > 0  # the TM's drops
             assert max(trace_values(driver, "rates", "h1 → switch")) > 4
         finally:
