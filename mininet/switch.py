@@ -23,7 +23,10 @@ from mininet.node import Switch
 from bufferlab.mininet.topology import PortModel
 
 BUFFERLAB_SWITCH = "bufferlab-switch"
-START_TIMEOUT_S = 10.0
+#: How long a switch may take to open its gRPC port. The wait ends as soon as it does (or
+#: the process exits); on a loaded machine (load 13 on two cores) bufferlab-switch took
+#: more than 10 s to import its modules and load the TNA port, before its first log line.
+START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 LOG_TAIL_LINES = 40
 
