@@ -15,7 +15,8 @@ from collections.abc import Callable
 from .. import ast
 from .branches import expand_conditional_assignments, negate_conditions
 from .compound import split_compound_assignments
-from .cosmetic import rename_locals, swap_commutative_operands, wrap_in_blocks
+from .constants import name_constants
+from .cosmetic import rename_locals, split_declarations, swap_commutative_operands, wrap_in_blocks
 from .inline import inline_functions
 from .reorder import reorder_independent_statements
 from .site import Site
@@ -33,6 +34,8 @@ MUTATIONS: dict[str, Mutation] = {
         inline_functions,
         negate_conditions,
         expand_conditional_assignments,
+        name_constants,
+        split_declarations,
         rename_locals,
         wrap_in_blocks,
         swap_commutative_operands,

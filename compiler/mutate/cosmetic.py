@@ -1,5 +1,5 @@
 """Mutations that change only the form: rename a local, wrap a statement in a block,
-swap the operands of a commutative operator.
+split a declaration from its initialisation, swap the operands of a commutative operator.
 
 - rename_locals: a variable or constant declared in a block, a parser state, or among a
   control's or parser's locals gets a fresh name, and every use follows it (uses are
@@ -7,6 +7,8 @@ swap the operands of a commutative operator.
   Instances are not renamed: their names are control-plane names.
 - wrap_in_blocks: a statement (not a declaration, whose scope would shrink) becomes
   `{ statement }`.
+- split_declarations: `T x = e;` becomes `T x; x = e;` (`e` is evaluated at the same
+  point; constants stay as they are).
 - swap_commutative_operands: `a op b` becomes `b op a` for `+ * & | ^ == !=` and for
   `&& ||` when neither operand has an effect (then the order of evaluation is
   unobservable: `&&` and `||` of pure operands give the same value either way round).
@@ -21,6 +23,7 @@ from .tree import Names, Place, has_effect, own_declarations, places, statement_
 
 RENAME = "rename_locals"
 WRAP = "wrap_in_blocks"
+SPLIT = "split_declarations"
 SWAP = "swap_commutative_operands"
 
 COMMUTATIVE = frozenset({"+", "*", "&", "|", "^", "==", "!=", "&&", "||"})
@@ -74,6 +77,29 @@ def _wrap_site(place: Place) -> Site:
 
     first_line = print_statement(stmt).splitlines()[0].strip()
     return Site(WRAP, stmt.pos, f"`{first_line}` wrapped in a block", rewrite)
+
+
+def split_declarations(program: ast.Program, file: str) -> list[Site]:
+    """Every initialised local variable in `file`'s statement lists."""
+    sites = []
+    for place in places(program, file):
+        stmt = place.statement
+        if isinstance(stmt, ast.VariableDeclaration) and stmt.init is not None and place.holder is not None:
+            sites.append(_split_site(place, stmt))
+    return sites
+
+
+def _split_site(place: Place, decl: ast.VariableDeclaration) -> Site:
+    text = print_statement(decl)
+
+    def rewrite() -> None:
+        ref = ast.PathExpression(pos=decl.pos, name=decl.name)
+        ref.ref, ref.type = decl, decl.p4type
+        assign = ast.AssignmentStatement(pos=decl.pos, left=ref, right=decl.init)
+        decl.init = None
+        place.replace([decl, assign])
+
+    return Site(SPLIT, decl.pos, f"`{text}` split", rewrite)
 
 
 def swap_commutative_operands(program: ast.Program, file: str) -> list[Site]:
