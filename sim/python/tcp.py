@@ -39,6 +39,8 @@ class TcpFlow:
     receive_window_bytes: int | None = None
     delayed_ack: bool | None = None
     rto_min_ns: int | None = None
+    #: CUBIC's HyStart (on in the profiles that run CUBIC, but linux-2010's).
+    hystart: bool | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:

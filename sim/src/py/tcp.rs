@@ -18,7 +18,7 @@ use crate::network::TcpFlowConfig;
 #[pyo3(signature = (sim, name, sender, receiver, profile = "linux-today", *, bytes = None,
     start_ns = 0, dscp = 0, algorithm = None, mss_bytes = None, initial_window_segments = None,
     sack = None, rack_tlp = None, ecn = None, pacing_bps = None, receive_window_bytes = None,
-    delayed_ack = None, rto_min_ns = None))]
+    delayed_ack = None, rto_min_ns = None, hystart = None))]
 #[allow(clippy::too_many_arguments)]
 fn add_tcp_flow(
     sim: &Bound<'_, PySimulator>,
@@ -39,6 +39,7 @@ fn add_tcp_flow(
     receive_window_bytes: Option<u64>,
     delayed_ack: Option<bool>,
     rto_min_ns: Option<u64>,
+    hystart: Option<bool>,
 ) -> PyResult<u32> {
     let mut tcp = TcpConfig::profile(profile).map_err(PyValueError::new_err)?;
     if let Some(a) = algorithm {
@@ -82,6 +83,18 @@ fn add_tcp_flow(
     }
     if let Some(v) = rto_min_ns {
         tcp.rto_min_ns = v;
+    }
+    if let Some(v) = hystart {
+        match &mut tcp.algorithm {
+            Algorithm::Cubic(p) => p.hystart = v,
+            other if v => {
+                return Err(PyValueError::new_err(format!(
+                    "hystart: CUBIC's slow-start exit; this flow runs {}",
+                    other.name()
+                )))
+            }
+            _ => {}
+        }
     }
     let cfg = TcpFlowConfig {
         name,

@@ -77,6 +77,12 @@ impl TcpConfig {
         match name {
             "linux-today" => Ok(today),
             "linux-2010" => Ok(TcpConfig {
+                // Linux 2.6.29 and later ran HyStart too; the profile leaves it out, as
+                // seed 004's virtual runs were measured without it (README).
+                algorithm: Algorithm::Cubic(CubicParams {
+                    hystart: false,
+                    ..CubicParams::default()
+                }),
                 initial_window_segments: 3,
                 rack_tlp: false,
                 // Linux 2.6.3x's RTO before a sample was 3 s (RFC 2988's value).

@@ -638,8 +638,12 @@ impl TcpSender {
         if let Some(d) = out.newest {
             self.rack.delivered(d, now_ns, min_rtt);
         }
-        if let Some(d) = out.newest_clean.or(sack_sample) {
-            self.rtt.sample(now_ns.saturating_sub(d.xmit_ns));
+        let rtt_ns = out
+            .newest_clean
+            .or(sack_sample)
+            .map(|d| now_ns.saturating_sub(d.xmit_ns));
+        if let Some(rtt) = rtt_ns {
+            self.rtt.sample(rtt);
         }
         let ece = self.ecn_ok && seg.has(flags::ECE);
         if ece {
@@ -649,11 +653,15 @@ impl TcpSender {
             now_ns,
             acked_bytes: out.acked_bytes,
             srtt_ns: self.rtt.srtt_ns(),
+            rtt_ns,
             ece,
             ack,
             snd_nxt: self.nxt,
         };
         self.cc.observe(&sample);
+        if rtt_ns.is_some() {
+            self.cc.acked(&mut self.win, &sample);
+        }
         if ack > self.una {
             self.una = ack;
             if !self.sack_ok && self.recovery.is_some_and(|r| r.kind == RecoveryKind::Fast) {

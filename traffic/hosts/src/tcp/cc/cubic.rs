@@ -4,6 +4,7 @@
 //! W_cubic(t + RTT), and never below the Reno-friendly estimate W_est. Windows are
 //! computed in segments (f64) and applied in bytes with the remainder carried.
 
+use super::hystart::{Exit, HyStart};
 use super::{slow_start, AckSample, CongestionControl, Window};
 
 /// CUBIC's constants.
@@ -17,6 +18,8 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 4.3).
     pub reno_friendly: bool,
+    /// HyStart's exit from slow start before a loss (Linux's default since 2.6.29).
+    pub hystart: bool,
 }
 
 impl Default for CubicParams {
@@ -26,6 +29,7 @@ impl Default for CubicParams {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            hystart: true,
         }
     }
 }
@@ -49,6 +53,7 @@ pub struct Cubic {
     epoch_start_ns: Option<u64>,
     w_est: f64,
     carry_bytes: f64,
+    hystart: HyStart,
 }
 
 impl Cubic {
@@ -61,7 +66,13 @@ impl Cubic {
             epoch_start_ns: None,
             w_est: 0.0,
             carry_bytes: 0.0,
+            hystart: HyStart::default(),
         }
+    }
+
+    /// How HyStart ended slow start, if it did.
+    pub fn hystart_exit(&self) -> Option<Exit> {
+        self.hystart.exit()
     }
 
     /// W_max, segments.
@@ -135,6 +146,19 @@ impl CongestionControl for Cubic {
     fn on_loss(&mut self, w: &Window, _now_ns: u64) -> u64 {
         self.congestion(w)
     }
+
+    fn on_rto(&mut self, w: &Window, _now_ns: u64) -> u64 {
+        // Slow start runs again after a timeout, and Linux watches it again.
+        self.hystart.restart();
+        self.congestion(w)
+    }
+
+    fn acked(&mut self, w: &mut Window, ack: &AckSample) {
+        if let (true, Some(rtt)) = (self.p.hystart, ack.rtt_ns) {
+            self.hystart
+                .on_ack(w, ack.now_ns, rtt, ack.ack, ack.snd_nxt, ack.srtt_ns);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -187,6 +211,7 @@ mod tests {
                     now_ns: now,
                     acked_bytes: mss,
                     srtt_ns: Some(rtt),
+                    rtt_ns: Some(rtt),
                     ece: false,
                     ack: 0,
                     snd_nxt: 0,

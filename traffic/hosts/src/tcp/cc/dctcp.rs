@@ -82,6 +82,7 @@ mod tests {
             now_ns: 0,
             acked_bytes: acked,
             srtt_ns: None,
+            rtt_ns: None,
             ece,
             ack: at,
             snd_nxt: nxt,

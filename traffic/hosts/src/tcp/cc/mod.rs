@@ -4,6 +4,7 @@
 
 mod cubic;
 mod dctcp;
+pub mod hystart;
 mod newreno;
 
 pub use cubic::{Cubic, CubicParams};
@@ -32,6 +33,9 @@ pub struct AckSample {
     pub acked_bytes: u64,
     /// Smoothed RTT, ns (None before the first sample).
     pub srtt_ns: Option<u64>,
+    /// This ACK's RTT sample, ns (None when it acknowledged only retransmitted data, or
+    /// nothing new).
+    pub rtt_ns: Option<u64>,
     /// Its ECN-Echo flag.
     pub ece: bool,
     /// Cumulative acknowledgment (stream offset).
@@ -59,6 +63,9 @@ pub trait CongestionControl: Send + Sync {
     }
     /// Sees every ACK, in recovery too (DCTCP counts marked bytes here).
     fn observe(&mut self, _ack: &AckSample) {}
+    /// Sees every ACK with an RTT sample, in any state, before the window grows (Linux's
+    /// pkts_acked): CUBIC's HyStart may end slow start here by setting ssthresh.
+    fn acked(&mut self, _w: &mut Window, _ack: &AckSample) {}
     /// DCTCP's α, for recording (None for algorithms without one).
     fn alpha(&self) -> Option<f64> {
         None
