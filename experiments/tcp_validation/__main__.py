@@ -21,6 +21,7 @@ from bufferlab.experiments.tcp_validation.config import (
     QUICK,
     ValidationConfig,
 )
+from bufferlab.experiments.tcp_validation.records import read_live_trials
 from bufferlab.experiments.tcp_validation.report import checks, write_report
 from bufferlab.experiments.tcp_validation.runner import (
     LiveBackend,
@@ -58,6 +59,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="relative drop band (default: 2 × the live trials' pooled CV)")
     p.add_argument("--background-timer-ms", type=float, dest="background_timer_ms",
                    help="the background's tick (default 10 ms)")
+    p.add_argument("--live-from", type=Path, metavar="DIR", dest="live_from",
+                   help="compare with the live trials a previous run recorded in "
+                        "DIR/trials.csv instead of running live (no root needed): the "
+                        "virtual side again, e.g. after a change to the TCP models")
     add_grid_arguments(p, "virtual runs")
     p.add_argument("--out", type=Path, default=Path("results/tcp_validation"),
                    help="folder for report.md, CSVs and the cells' scenario files "
@@ -89,7 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if jobs_error(args.jobs):
         print(f"error: {jobs_error(args.jobs)}", file=sys.stderr)
         return 2
-    if os.geteuid() != 0:
+    recorded = None
+    if args.live_from is not None:
+        if args.scenario is not None:
+            print("error: --live-from compares the grid's cells, not --scenario",
+                  file=sys.stderr)
+            return 2
+        try:
+            recorded = read_live_trials(args.live_from / "trials.csv")
+        except ValueError as error:
+            print(f"error: --live-from: {error}", file=sys.stderr)
+            return 2
+    elif os.geteuid() != 0:
         print("error: the live runs need root (Mininet namespaces)", file=sys.stderr)
         return 2
     command = "python -m bufferlab.experiments.tcp_validation " + shlex.join(
@@ -103,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             # The virtual cells take seconds each: this process runs them unless told.
             jobs = 1 if args.jobs is None and args.scheduler is None else args.jobs
-            runs, failures = run_cells(config, args.out, live, jobs, args.scheduler)
+            runs, failures = run_cells(config, args.out, live, jobs, args.scheduler,
+                                       recorded=recorded)
     except ScenarioError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -138,6 +138,9 @@ def _flow_plan(i: int, flow: TcpFlow, omit_s: int, duration_ns: int,
                              ("delayed_ack", "Linux always delays ACKs")):
         if getattr(flow, unsupported) is not None:
             raise ScenarioError(f"{key}.{unsupported}", f"live: not available ({why})")
+    if flow.hystart is False:
+        raise ScenarioError(f"{key}.hystart", "live: HyStart is tcp_cubic's module parameter, "
+                            "one for the whole machine (not a host's)")
     if flow.bytes is None:
         seconds = (duration_ns - flow.start_ns) / NS_PER_S - omit_s
         if seconds < 1 or seconds != int(seconds):

@@ -35,6 +35,7 @@ def trial_rows(runs: Sequence[CellRuns]) -> list[dict[str, object]]:
             rows.append({
                 "cell": cell.name, "backend": r.backend, "trial": 0 if i == 0 else i,
                 "valid": r.valid, "goodput_bps": round(r.goodput_bps),
+                "counted_s": max((f.seconds for f in r.flows), default=0.0),
                 "admission_drops_frames": r.admission_drops,
                 "retransmitted_segments": r.retransmits,
                 "switch_packet_thread_cpu_share": next(

@@ -5,7 +5,7 @@ reported), with a progress line and ETA per live trial."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,9 +64,12 @@ def write_cells(config: ValidationConfig, out: Path) -> dict[Cell, Path]:
 
 def run_cells(config: ValidationConfig, out: Path, live: LiveBackend,
               jobs: int | None = 1, scheduler: str | None = None,
-              log: Callable[[str], None] = print) -> tuple[list[CellRuns], list[str]]:
-    """Every cell in both worlds; returns the runs of cells whose virtual run succeeded
-    and the failures (a virtual run that raised, a live cell that raised)."""
+              log: Callable[[str], None] = print,
+              recorded: Mapping[str, Sequence[RunResult]] | None = None,
+              ) -> tuple[list[CellRuns], list[str]]:
+    """Every cell in both worlds (live: the ``recorded`` trials of a cell when given, and
+    nothing is run live); returns the runs of cells whose virtual run succeeded and the
+    failures (a virtual run that raised, a live cell that raised or was not recorded)."""
     paths = write_cells(config, out)
     cells = list(paths)
     log(f"virtual time: {len(cells)} cells")
@@ -88,6 +91,12 @@ def run_cells(config: ValidationConfig, out: Path, live: LiveBackend,
             log(f"live {done}/{planned} {cell.name}: {result.goodput_bps / 1e6:.2f} Mbit/s, "
                 f"{result.admission_drops} dropped; {result.describe()}; ETA {left / 60:.1f} min")
 
+        if recorded is not None:
+            if cell.name not in recorded:
+                failures.append(f"FAILED live {cell.name}: not in the recorded trials")
+                continue
+            runs.append(CellRuns(cell.name, tuple(recorded[cell.name]), virtual, cell))
+            continue
         try:
             trials = live.trials(load_scenario(paths[cell]), config.omit_s,
                                  config.live_repeats, progress)

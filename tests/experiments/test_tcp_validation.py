@@ -174,6 +174,8 @@ def test_live_plan_maps_the_flows_settings_and_refuses_what_it_cannot_run(tmp_pa
          "tcp_flows[1].sack"),
         ([{"name": "a", "sender": "h1", "receiver": "h2", "start_ns": 500_000_000}],
          "tcp_flows[0].start_ns"),
+        ([{"name": "a", "sender": "h1", "receiver": "h2", "hystart": False}],
+         "tcp_flows[0].hystart"),
     ]
     for flows, key in cases:
         with pytest.raises(ScenarioError) as error:
@@ -293,7 +295,8 @@ def test_a_whole_run_on_a_test_double_writes_the_table_and_leaves_invalid_trials
     report = files[0].read_text()
     assert "rcv eth0 rx_dropped 1" in report and "| 20M-10ms-0.25bdp-nobg |" in report
     rows = (tmp_path / "trials.csv").read_text().splitlines()
-    assert rows[0].startswith("cell,backend,trial,valid,goodput_bps,admission_drops_frames")
+    assert rows[0].startswith("cell,backend,trial,valid,goodput_bps,counted_s,"
+                              "admission_drops_frames")
     assert len(rows) == 1 + 2 + 3 + 2
 
 
@@ -309,3 +312,30 @@ def test_the_example_scenario_is_a_cell_both_worlds_read():
     scenario = load_scenario(path)
     assert live_plan(scenario, omit_s=3).flows[0].congestion == "cubic"
     assert scenario.tcp_flows[0].profile == "linux-today"
+
+
+def test_recorded_live_trials_are_read_back_and_compared_again_without_root(tmp_path):
+    config = ValidationConfig(rates_bps=(20 * MBIT,), rtts_ns=(10 * MS,),
+                              buffers_bdp=(0.25, 1.0), backgrounds=(False,), trial_s=2,
+                              omit_s=1, live_repeats=2)
+    first = tmp_path / "first"
+    runs, _ = run_cells(config, first, FakeLive(), log=lambda line: None)
+    from bufferlab.experiments.tcp_validation.records import read_live_trials
+    from bufferlab.experiments.tcp_validation.report import write_report
+    bands = drop_band(runs, None, 10, 0.1)
+    write_report(first, config, runs, [compare(r, bands) for r in runs], bands, [], 1.0, "t")
+    recorded = read_live_trials(first / "trials.csv")
+    assert list(recorded) == [r.name for r in runs]
+    for cell in runs:
+        again = recorded[cell.name]
+        assert [r.valid for r in again] == [r.valid for r in cell.live]
+        assert [r.admission_drops for r in again] == [r.admission_drops for r in cell.live]
+        assert [r.goodput_bps for r in again] == pytest.approx([r.goodput_bps for r in cell.live])
+    assert "rcv eth0 rx_dropped 1" in recorded["20M-10ms-0.25bdp-nobg"][0].describe()
+    second = tmp_path / "second"
+    code = main(["--live-from", str(first), "--rate-mbps", "20", "--rtt-ms", "10",
+                 "--buffer-bdp", "0.25", "--buffer-bdp", "1", "--background", "without",
+                 "--trial-s", "2", "--omit-s", "1", "--out", str(second)])
+    assert code in (0, 1)
+    assert (second / "cells.csv").read_text().count("\n") == 3
+    assert main(["--live-from", str(tmp_path / "nowhere")]) == 2
