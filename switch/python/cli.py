@@ -33,6 +33,8 @@ Target options (after `--`):
   --port-rate P:BPS         port P's shaper rate, bit/s (0 = unlimited)
   --port-delay P:NS         port P's propagation delay, ns
   --port-overhead P:BYTES   port P's wire overhead per frame, bytes (default 24)
+  --no-jit                  interpret every action and control instead of running them as
+                            machine code compiled at load (the reference, to compare)
 
 Unknown options and bad values are reported on stderr with exit status 2.
 """
@@ -82,6 +84,7 @@ class SwitchConfig:
     drop_port: int = MAX_PORT
     priority_queues: int = 1
     pool_bytes: int | None = None
+    jit: bool = True
     port_models: dict[int, PortModel] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
 
@@ -179,6 +182,7 @@ def target_parser() -> argparse.ArgumentParser:
     p.add_argument("--port-delay", type=_port_value, action="append", default=[], metavar="P:NS")
     p.add_argument("--port-overhead", type=_port_value, action="append", default=[],
                    metavar="P:BYTES")
+    p.add_argument("--no-jit", action="store_true")
     return p
 
 
@@ -230,7 +234,7 @@ def parse_args(argv: list[str], prog: str = "bufferlab-switch") -> SwitchConfig:
         log_file=g.log_file, log_level=g.log_level or default_log_level(prog),
         grpc_address=t.grpc_server_addr, grpc_tls=tls,
         cpu_port=t.cpu_port, drop_port=t.drop_port, priority_queues=t.priority_queues,
-        pool_bytes=t.pool_bytes, port_models=models, ignored=ignored,
+        pool_bytes=t.pool_bytes, jit=not t.no_jit, port_models=models, ignored=ignored,
     )
 
 

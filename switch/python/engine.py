@@ -1,7 +1,7 @@
 """In-process switch engine: load BMv2 JSON, write entries by name, send frames
 in virtual time and read what comes out.
 
-    e = Engine("build/prog.json", seed=1)            # path or JSON text
+    e = Engine("build/prog.json", seed=1)            # path or JSON text (jit=False: interpret)
     e.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.0", 24)},
                 "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:01", "port": 1})
     e.configure_port(1, rate_bps=10**9, delay_ns=5_000)
@@ -100,9 +100,15 @@ class EngineApi:
     switches (`bufferlab.sim`), whose native module carries the engine's class too.
     """
 
-    def __new__(cls, json: str | Path, *, seed: int = 0, pool_bytes: int = DEFAULT_POOL_BYTES) -> EngineApi:
-        """Loads BMv2 JSON from a path or from text."""
-        return super().__new__(cls, _read_json(json), seed, pool_bytes)
+    def __new__(
+        cls, json: str | Path, *, seed: int = 0, pool_bytes: int = DEFAULT_POOL_BYTES, jit: bool = True
+    ) -> EngineApi:
+        """Loads BMv2 JSON from a path or from text; ``jit=False`` interprets every action
+        and control instead of compiling them to machine code (``--no-jit``)."""
+        # Only a request for the interpreter is passed on, so a native class built before
+        # the JIT (its default) still loads.
+        extra = {} if jit else {"jit": False}
+        return super().__new__(cls, _read_json(json), seed, pool_bytes, **extra)
 
     def _keys(self, table: str, match: Mapping[str, Any] | Sequence[Any]) -> list[tuple]:
         spec = self.table_keys(table)

@@ -142,11 +142,23 @@ def load_program(config: SwitchConfig) -> str:
         raise StartupError(f"{config.json_path} is not a BMv2 JSON (not UTF-8 text: {err})") from None
 
 
+def jit_summary(info: dict) -> str:
+    """One log line saying how the program's actions and controls run (`Engine.jit_info`)."""
+    if not info["enabled"]:
+        return "pipeline: interpreted (--no-jit)"
+    total = info["compiled"] + info["interpreted"]
+    line = (f"pipeline: {info['compiled']} of {total} blocks (actions and controls) compiled to "
+            f"machine code in {info['compile_us'] / 1000:.1f} ms")
+    if info["fallbacks"]:
+        line += "; interpreted: " + ", ".join(f"{block} ({why})" for block, why in info["fallbacks"])
+    return line
+
+
 def make_engine(config: SwitchConfig, json_text: str) -> Engine:
     """The engine with the program, CPU and drop ports, queues and port model."""
     kwargs = {} if config.pool_bytes is None else {"pool_bytes": config.pool_bytes}
     try:
-        engine = Engine(json_text, **kwargs)
+        engine = Engine(json_text, jit=config.jit, **kwargs)
     except LoadError as err:
         raise StartupError(f"cannot load the BMv2 JSON {config.json_path}: {err}") from None
     except EngineError as err:
@@ -242,6 +254,7 @@ class SwitchProcess:
             program = "none (--no-p4: every frame is dropped until a P4Runtime client sets a pipeline)"
         log.info("bufferlab-switch: device %d, program %s (%d bytes of JSON)", config.device_id,
                  program, len(json_text))
+        log.info("%s", jit_summary(self.engine.jit_info()))
         for port, iface in sorted(config.interfaces.items()):
             settings = self.engine.port_config(port)
             log.info("port %d: %s (rate %d bit/s (0 = unlimited), delay %d ns, overhead %d"
@@ -266,6 +279,7 @@ class SwitchProcess:
         """A P4Runtime client set a new program: the runtime CLI learns its names."""
         self.executor.program = ProgramInfo.from_json(json_text)
         log.debug("P4Runtime: new pipeline loaded (%d bytes of JSON)", len(json_text))
+        log.info("%s", jit_summary(self.engine.jit_info()))
 
     def _forward_events(self) -> None:
         """Hand packet-ins and digests to the P4Runtime server, the engine's log lines to the log."""

@@ -352,13 +352,14 @@ def load_program(program: Path, include_dirs: list[str], arch: str | None = None
 def run_file(program: Path, stf: Path, include_dirs: list[str] = (),
              trace_level: str | None = None,
              trace_sink: Callable[[str], None] | None = None,
-             arch: str | None = None) -> Result:
+             arch: str | None = None, jit: bool = True) -> Result:
     """Runs `stf` against `program` (compiled for `arch`: v1model, tna, t2na; None: the
     architecture it includes); with `trace_level` (`debug` or `trace`) the engine
     traces every packet as BMv2 does and each line goes to `trace_sink` (virtual time,
-    from 00:00:00.000)."""
+    from 00:00:00.000); `jit=False` interprets the program instead of running its
+    actions and controls as machine code."""
     json_text = load_program(program, list(include_dirs), arch)
-    engine = Engine(json_text)
+    engine = Engine(json_text, jit=jit)
     engine.set_trace(trace_level)
     result = Runner(engine, json_text, str(stf)).run(stf.read_text())
     if trace_level is not None and trace_sink is not None:
@@ -378,10 +379,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="architecture to compile a .p4 for (default: the one it includes)")
     ap.add_argument("-L", "--log-level", choices=TRACE_LEVELS, default=None,
                     help="print every packet's trace, as BMv2 logs it at this level, to stderr")
+    ap.add_argument("--no-jit", action="store_true",
+                    help="interpret every action and control instead of compiling them to machine code")
     args = ap.parse_args(argv)
     try:
         result = run_file(args.program, args.stf, args.include, args.log_level,
-                          lambda line: print(line, file=sys.stderr), args.arch)
+                          lambda line: print(line, file=sys.stderr), args.arch, jit=not args.no_jit)
     except StfError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -179,6 +179,8 @@ pub struct Engine {
     next_packet_id: u64,
     /// Counters.
     pub stats: EngineStats,
+    // Programs are compiled to machine code (false: `--no-jit`).
+    jit: bool,
 }
 
 #[inline]
@@ -189,9 +191,26 @@ pub(crate) fn set(p: &Program, pkt: &mut Packet, f: Option<FieldId>, width_mask:
 }
 
 impl Engine {
-    /// Loads a BMv2 JSON text with a traffic-manager configuration and a random seed.
-    pub fn new(json: &str, mut tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
-        let (main, more, tna) = load_target(json, seed)?;
+    /// Loads a BMv2 JSON text with a traffic-manager configuration and a random seed;
+    /// its actions and controls run as machine code where they compile.
+    pub fn new(json: &str, tm: TmConfig, seed: u64) -> Result<Engine, LoadError> {
+        Engine::with_jit(json, tm, seed, true)
+    }
+
+    /// As [`Engine::new`], with the actions and controls compiled to machine code
+    /// (`jit`) or all interpreted (`--no-jit`).
+    pub fn with_jit(
+        json: &str,
+        mut tm: TmConfig,
+        seed: u64,
+        jit: bool,
+    ) -> Result<Engine, LoadError> {
+        let (mut main, mut more, tna) = load_target(json, seed)?;
+        if jit {
+            for g in std::iter::once(&mut main).chain(more.iter_mut()) {
+                g.set_jit(true);
+            }
+        }
         if let Some(t) = tna.as_deref() {
             // A Tofino program's TM counts its target's cells and has its queues per port.
             tm.cell_bytes = Some(t.info.cell_bytes);
@@ -225,6 +244,7 @@ impl Engine {
             seq: 0,
             next_packet_id: 0,
             stats: EngineStats::default(),
+            jit,
         })
     }
 
@@ -253,6 +273,9 @@ impl Engine {
         for g in std::iter::once(&mut main).chain(more.iter_mut()) {
             g.st.rng = rng.clone();
             g.st.drop_port = drop_port;
+            if self.jit {
+                g.set_jit(true);
+            }
         }
         self.pktgen = generators(tna.as_deref());
         self.main = main;
@@ -284,6 +307,33 @@ impl Engine {
             .trace
             .as_deref_mut()
             .map_or((vec![], 0), Tracer::take)
+    }
+
+    /// Compiles the program's actions and controls to machine code (`on`, kept for
+    /// programs loaded later), or drops it so that everything is interpreted.
+    pub fn set_jit(&mut self, on: bool) {
+        self.jit = on;
+        for g in self.gresses_mut() {
+            g.set_jit(on);
+        }
+    }
+
+    /// Whether programs are compiled to machine code, and what compiling the loaded
+    /// one did, summed over its gresses (blocks named `gress N: ...` past the first).
+    pub fn jit_report(&self) -> (bool, crate::jit::Report) {
+        let mut sum = crate::jit::Report::default();
+        for g in 0..self.gress_count() {
+            let r = &self.gress(g).jit;
+            sum.compiled += r.compiled;
+            sum.interpreted += r.interpreted;
+            sum.compile_us += r.compile_us;
+            sum.fallbacks
+                .extend(r.fallbacks.iter().map(|(b, why)| match g {
+                    0 => (b.clone(), why.clone()),
+                    g => (format!("gress {g}: {b}"), why.clone()),
+                }));
+        }
+        (self.jit, sum)
     }
 
     /// Gress `g` (0 is `main`).

@@ -12,6 +12,8 @@ pub struct Gress {
     pub prog: Program,
     /// Its tables, stateful objects and scratch.
     pub st: State,
+    /// What compiling its blocks to machine code did (empty while interpreted).
+    pub jit: crate::jit::Report,
 }
 
 impl Gress {
@@ -23,6 +25,21 @@ impl Gress {
     ) -> Result<Gress, LoadError> {
         let prog = crate::load::load_value(json, kind)?;
         let st = State::new(&prog, seed);
-        Ok(Gress { prog, st })
+        Ok(Gress {
+            prog,
+            st,
+            jit: Default::default(),
+        })
+    }
+
+    /// Compiles the program's blocks to machine code (`on`), or drops the
+    /// machine code so that everything is interpreted.
+    pub fn set_jit(&mut self, on: bool) {
+        self.jit = if on {
+            crate::jit::compile(&mut self.prog)
+        } else {
+            crate::jit::strip(&mut self.prog);
+            Default::default()
+        };
     }
 }

@@ -11,6 +11,7 @@ pub mod externs;
 pub mod flat;
 pub mod gress;
 pub mod hash;
+pub mod jit;
 pub mod keys;
 pub mod live;
 pub mod load;

@@ -179,19 +179,34 @@ impl PyEngine {
 
 #[pymethods]
 impl PyEngine {
-    /// Loads BMv2 JSON text; `pool_bytes` sizes the shared buffer, `seed` the random generator.
+    /// Loads BMv2 JSON text; `pool_bytes` sizes the shared buffer, `seed` the random
+    /// generator; `jit` compiles actions and controls to machine code (False: `--no-jit`).
     #[new]
-    #[pyo3(signature = (json_text, seed = 0, pool_bytes = bufferlab_tm::DEFAULT_POOL_BYTES))]
-    fn new(json_text: &str, seed: u64, pool_bytes: u64) -> PyResult<Self> {
+    #[pyo3(signature = (json_text, seed = 0, pool_bytes = bufferlab_tm::DEFAULT_POOL_BYTES, jit = true))]
+    fn new(json_text: &str, seed: u64, pool_bytes: u64, jit: bool) -> PyResult<Self> {
         let tm = TmConfig {
             pool_bytes,
             ..TmConfig::default()
         };
-        Engine::new(json_text, tm, seed)
+        Engine::with_jit(json_text, tm, seed, jit)
             .map(|engine| PyEngine {
                 inner: Arc::new(Mutex::new(engine)),
             })
             .map_err(|e| LoadError::new_err(e.0))
+    }
+
+    /// What runs as machine code: a dict with `enabled` (False under `--no-jit`), the
+    /// numbers of blocks (actions and controls) `compiled` and `interpreted`, the
+    /// `fallbacks` as (block, reason) pairs, and `compile_us`, the time compiling took.
+    fn jit_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (enabled, r) = self.engine(py).jit_report();
+        let d = PyDict::new(py);
+        d.set_item("enabled", enabled)?;
+        d.set_item("compiled", r.compiled)?;
+        d.set_item("interpreted", r.interpreted)?;
+        d.set_item("fallbacks", r.fallbacks)?;
+        d.set_item("compile_us", r.compile_us)?;
+        Ok(d)
     }
 
     /// Receives a frame on `port` at `t_ns` (runs everything due up to then first).

@@ -145,6 +145,10 @@ pub struct TableState {
     pub immutable: bool,
 }
 
+/// Byte offset of a [`TableState`]'s entry count (a `usize`): native code
+/// tests an inlined keyless table for entries with one load (`crate::jit`).
+pub(crate) const LEN_OFFSET: usize = std::mem::offset_of!(TableState, len);
+
 impl TableState {
     /// Number of entries.
     pub fn len(&self) -> usize {

@@ -10,11 +10,11 @@ from bufferlab.switch import Engine
 from bufferlab.switch.stf import (
     Runner,
     StfError,
+    load_program,
     main,
     matches,
     packet_bytes,
     parse_masked,
-    run_file,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,10 +35,18 @@ CASES = [_case_param(c) for c in sorted((ROOT / "tests" / "stf").glob("*.stf"))]
 
 @pytest.mark.parametrize("case", CASES)
 def test_stf_case_passes(case):
+    """Each case passes with the program as machine code and interpreted (`--no-jit`),
+    compiled once for both."""
     program = case.name.split(".", 1)[0]
-    result = run_file(ROOT / "tests" / "p4" / f"{program}.p4", case)
-    assert result.failures == []
-    assert result.packets_in > 0 and result.packets_out > 0
+    json_text = load_program(ROOT / "tests" / "p4" / f"{program}.p4", [])
+    for jit in (True, False):
+        engine = Engine(json_text, jit=jit)
+        info = engine.jit_info()
+        assert info["enabled"] == jit
+        assert (info["compiled"] > 0) == jit, info
+        result = Runner(engine, json_text, str(case)).run(case.read_text())
+        assert result.failures == [], f"jit={jit}"
+        assert result.packets_in > 0 and result.packets_out > 0
 
 
 def l3_runner():

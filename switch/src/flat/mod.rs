@@ -10,32 +10,37 @@
 //! conditionals become jumps, and only tables with keys (or entries) go
 //! through [`crate::exec::apply_table`]. Anything rare (stacks, unions,
 //! hashes, clones, logging, wide fields) keeps its tree form and runs
-//! through the interpreter in [`crate::exec`].
+//! through the interpreter in [`crate::exec`]. [`crate::jit`] compiles these
+//! forms to machine code and hands back the ops it leaves to the interpreter
+//! ([`step`]).
 
 mod build;
+#[cfg(test)]
+pub(crate) mod random;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub use build::build;
+pub(crate) use run::{left_to_interpreter, run_from, step, Next};
 pub use run::{run_action, run_control};
 
 use crate::program::{BinOp, Expr, Prim};
 
 /// Registers of the straight-line form; deeper expressions are evaluated
 /// as trees.
-const REGS: usize = 16;
+pub(crate) const REGS: usize = 16;
 
 /// Register index within the register file (the mask keeps indexing free of
 /// bounds checks; the compiler never emits an index past `REGS`).
 #[inline(always)]
-fn r(i: u8) -> usize {
+pub(crate) fn r(i: u8) -> usize {
     usize::from(i) & (REGS - 1)
 }
 
 /// Where a fallback operation's action data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum DataRef {
+pub(crate) enum DataRef {
     /// The data the action was called with.
     Call,
     /// Data fixed at load time (an inlined default action), in [`Code::data`].
@@ -46,7 +51,7 @@ enum DataRef {
 /// take their left operand from `d` and their right from `d + 1` (or a
 /// constant), so registers are allocated as a stack.
 #[derive(Debug, Clone, Copy)]
-enum Op {
+pub(crate) enum Op {
     Const {
         d: u8,
         k: u32,
@@ -263,16 +268,18 @@ enum Op {
 /// The straight-line form of one action or one control.
 #[derive(Debug, Clone, Default)]
 pub struct Code {
-    ops: Vec<Op>,
-    consts: Vec<u128>,
+    pub(crate) ops: Vec<Op>,
+    pub(crate) consts: Vec<u128>,
     exprs: Vec<Expr>,
     prims: Vec<Prim>,
     data: Vec<Vec<u128>>,
-    stores: Vec<(u32, u128)>,
-    locals: Vec<(u32, u16)>,
+    pub(crate) stores: Vec<(u32, u128)>,
+    pub(crate) locals: Vec<(u32, u16)>,
     // Label of each table and conditional node (u32::MAX when not in this control).
-    table_labels: Vec<u32>,
-    cond_labels: Vec<u32>,
+    pub(crate) table_labels: Vec<u32>,
+    pub(crate) cond_labels: Vec<u32>,
+    /// This code compiled to machine code (None: interpreted).
+    pub(crate) native: Option<crate::jit::Native>,
 }
 
 /// Straight-line forms of a program's actions and controls.

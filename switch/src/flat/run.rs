@@ -1,22 +1,27 @@
-//! Running the straight-line form.
+//! Running the straight-line form, and the ops native code leaves to it.
 
 use super::{r, Code, DataRef, Op, REGS};
 use crate::bits::{mask, sign_extend};
 use crate::exec::{apply_table, binop, eval, exec_prim, State};
 use crate::packet::Packet;
-use crate::program::{Node, Program};
+use crate::program::{BinOp, Node, Program};
 
-/// Runs one action's straight-line form with its data.
+/// Runs one action's straight-line form with its data (as native code when
+/// it was compiled).
 pub fn run_action(p: &Program, st: &mut State, pkt: &mut Packet, action: u32, data: &[u128]) {
     if let Some(code) = p.flat.actions.get(action as usize) {
-        run(p, st, pkt, code, data, 0);
+        if !crate::jit::run(p, st, pkt, code, data, 0) {
+            run(p, st, pkt, code, data, 0);
+        }
     }
 }
 
 /// Runs a control's straight-line form (`exit` stops it; the flag is
 /// cleared on the way out, as the control ends there).
 pub fn run_control(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code) {
-    run(p, st, pkt, code, &[], 1);
+    if !crate::jit::run(p, st, pkt, code, &[], 1) {
+        run(p, st, pkt, code, &[], 1);
+    }
     pkt.flags.exit = false;
 }
 
@@ -27,16 +32,162 @@ pub(super) fn run(
     pkt: &mut Packet,
     code: &Code,
     data: &[u128],
+    pc: usize,
+) {
+    run_from(p, st, pkt, code, data, [0; REGS], pc);
+}
+
+/// Action data of a fallback op: the call's, or data fixed at load time.
+#[inline(always)]
+fn data_of<'a>(code: &'a Code, data: &'a [u128], d: DataRef) -> &'a [u128] {
+    match d {
+        DataRef::Call => data,
+        DataRef::Fixed(i) => code.data.get(i as usize).map_or(&[], Vec::as_slice),
+    }
+}
+
+/// Constant `i` of `code`.
+#[inline(always)]
+fn konst(code: &Code, i: u32) -> u128 {
+    code.consts.get(i as usize).copied().unwrap_or(0)
+}
+
+/// Cell `i` of register array `array` (0 out of range).
+#[inline(always)]
+fn register_get(st: &State, array: u32, i: u128) -> u128 {
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| st.registers[array as usize].get(i).copied())
+        .unwrap_or(0)
+}
+
+/// `f = register[i]`; an index out of range leaves `f` as it is.
+#[inline(always)]
+fn register_read(st: &State, pkt: &mut Packet, f: u32, array: u32, i: u128) {
+    if let Some(v) = usize::try_from(i)
+        .ok()
+        .and_then(|i| st.registers[array as usize].get(i).copied())
+    {
+        pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+    }
+}
+
+/// `register[i] = v` cut to the cell's width; an index out of range writes nothing.
+#[inline(always)]
+fn register_write(p: &Program, st: &mut State, array: u32, i: u128, v: u128) {
+    let v = v & mask(p.registers[array as usize].width);
+    if let Some(cell) = usize::try_from(i)
+        .ok()
+        .and_then(|i| st.registers[array as usize].get_mut(i))
+    {
+        *cell = v;
+    }
+}
+
+/// Counts the packet in cell `i` of counter array `array`.
+#[inline(always)]
+fn count(st: &mut State, pkt: &Packet, array: u32, i: u128) {
+    if let Some(c) = usize::try_from(i)
+        .ok()
+        .and_then(|i| st.counters[array as usize].get_mut(i))
+    {
+        c.count(u64::from(pkt.ingress_len));
+    }
+}
+
+/// Applies a table; the label to continue at, or None when `exit` stops the code.
+#[inline(always)]
+fn table(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code, t: u32) -> Option<usize> {
+    let next = apply_table::<false>(p, st, pkt, t);
+    if pkt.flags.exit {
+        return None;
+    }
+    Some(match next {
+        None => 0,
+        Some(Node::Table(t)) => code.table_labels[t as usize] as usize,
+        Some(Node::Cond(c)) => code.cond_labels[c as usize] as usize,
+    })
+}
+
+/// Where code continues after an op run for native code.
+pub(crate) enum Next {
+    /// At this op.
+    At(usize),
+    /// Nowhere: `exit` was set.
+    Stop,
+    /// The op is not one native code leaves to the interpreter.
+    NotLeft,
+}
+
+/// Runs the op at `pc` that native code leaves to the interpreter (tables,
+/// primitives, trees, register arrays, counters, division) on the register
+/// file `regs`.
+pub(crate) fn step(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    data: &[u128],
+    regs: &mut [u128; REGS],
+    pc: usize,
+) -> Next {
+    let Some(op) = code.ops.get(pc) else {
+        return Next::NotLeft;
+    };
+    let field = |pkt: &Packet, f: u32| u128::from(pkt.phv.fields[f as usize]);
+    match *op {
+        Op::Eval { d, e, data: dr } => {
+            if let Some(e) = code.exprs.get(e as usize) {
+                regs[r(d)] = eval(p, st, pkt, data_of(code, data, dr), e);
+            }
+        }
+        Op::Bin { op, d } => regs[r(d)] = binop(op, regs[r(d)], regs[r(d + 1)]),
+        Op::BinK { op, d, k } => regs[r(d)] = binop(op, regs[r(d)], konst(code, k)),
+        Op::BinF { op, d, f } => regs[r(d)] = binop(op, regs[r(d)], field(pkt, f)),
+        Op::FieldBinK { op, d, f, k } => regs[r(d)] = binop(op, field(pkt, f), konst(code, k)),
+        Op::RegisterGet { d, array } => regs[r(d)] = register_get(st, array, regs[r(d)]),
+        Op::RegisterRead { f, array, a } => register_read(st, pkt, f, array, regs[r(a)]),
+        Op::RegisterReadF { f, array, index } => {
+            let i = field(pkt, index);
+            register_read(st, pkt, f, array, i);
+        }
+        Op::RegisterWrite { array, a } => register_write(p, st, array, regs[r(a)], regs[r(a + 1)]),
+        Op::Count { array, a } => count(st, pkt, array, regs[r(a)]),
+        Op::Prim { p: i, data: dr } => {
+            if let Some(prim) = code.prims.get(i as usize) {
+                exec_prim(p, st, pkt, data_of(code, data, dr), prim);
+                if pkt.flags.exit {
+                    return Next::Stop;
+                }
+            }
+        }
+        Op::Table { table: t } => {
+            return table(p, st, pkt, code, t).map_or(Next::Stop, Next::At);
+        }
+        _ => return Next::NotLeft,
+    }
+    Next::At(pc + 1)
+}
+
+/// Whether native code leaves a binary operator to the interpreter (128-bit
+/// division has no instruction).
+pub(crate) fn left_to_interpreter(op: BinOp) -> bool {
+    matches!(op, BinOp::Div | BinOp::Mod)
+}
+
+/// Runs `code` from `pc` with the register file `regs` until `End`, or
+/// until `exit` is set.
+#[inline(always)]
+pub(crate) fn run_from(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    data: &[u128],
+    mut regs: [u128; REGS],
     mut pc: usize,
 ) {
-    let mut regs = [0u128; REGS];
-    let data_of = |d: DataRef| -> &[u128] {
-        match d {
-            DataRef::Call => data,
-            DataRef::Fixed(i) => code.data.get(i as usize).map_or(&[], Vec::as_slice),
-        }
-    };
-    let k = |i: u32| code.consts.get(i as usize).copied().unwrap_or(0);
+    let k = |i: u32| konst(code, i);
     while let Some(op) = code.ops.get(pc) {
         pc += 1;
         match *op {
@@ -111,16 +262,10 @@ pub(super) fn run(
                     v.min(mask(u32::from(w)))
                 };
             }
-            Op::RegisterGet { d, array } => {
-                let i = regs[r(d)];
-                regs[r(d)] = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| st.registers[array as usize].get(i).copied())
-                    .unwrap_or(0);
-            }
-            Op::Eval { d, e, data } => {
+            Op::RegisterGet { d, array } => regs[r(d)] = register_get(st, array, regs[r(d)]),
+            Op::Eval { d, e, data: dr } => {
                 if let Some(e) = code.exprs.get(e as usize) {
-                    regs[r(d)] = eval(p, st, pkt, data_of(data), e);
+                    regs[r(d)] = eval(p, st, pkt, data_of(code, data, dr), e);
                 }
             }
             Op::Store { f, a } => {
@@ -148,39 +293,15 @@ pub(super) fn run(
                 pkt.phv.fields[f as usize] =
                     (u128::from(pkt.phv.fields[src as usize]) & st.fmask[f as usize]) as u64;
             }
-            Op::RegisterRead { f, array, a } => {
-                if let Some(v) = usize::try_from(regs[r(a)])
-                    .ok()
-                    .and_then(|i| st.registers[array as usize].get(i).copied())
-                {
-                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
-                }
-            }
+            Op::RegisterRead { f, array, a } => register_read(st, pkt, f, array, regs[r(a)]),
             Op::RegisterReadF { f, array, index } => {
-                if let Some(v) = usize::try_from(u128::from(pkt.phv.fields[index as usize]))
-                    .ok()
-                    .and_then(|i| st.registers[array as usize].get(i).copied())
-                {
-                    pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
-                }
+                let i = u128::from(pkt.phv.fields[index as usize]);
+                register_read(st, pkt, f, array, i);
             }
             Op::RegisterWrite { array, a } => {
-                let v = regs[r(a + 1)] & mask(p.registers[array as usize].width);
-                if let Some(cell) = usize::try_from(regs[r(a)])
-                    .ok()
-                    .and_then(|i| st.registers[array as usize].get_mut(i))
-                {
-                    *cell = v;
-                }
+                register_write(p, st, array, regs[r(a)], regs[r(a + 1)]);
             }
-            Op::Count { array, a } => {
-                if let Some(c) = usize::try_from(regs[r(a)])
-                    .ok()
-                    .and_then(|i| st.counters[array as usize].get_mut(i))
-                {
-                    c.count(u64::from(pkt.ingress_len));
-                }
-            }
+            Op::Count { array, a } => count(st, pkt, array, regs[r(a)]),
             Op::Jump { t } => pc = t as usize,
             Op::JumpIfZero { a, t } => {
                 if regs[r(a)] == 0 {
@@ -207,9 +328,9 @@ pub(super) fn run(
                     pc = t as usize;
                 }
             }
-            Op::Prim { p: i, data } => {
+            Op::Prim { p: i, data: dr } => {
                 if let Some(prim) = code.prims.get(i as usize) {
-                    exec_prim(p, st, pkt, data_of(data), prim);
+                    exec_prim(p, st, pkt, data_of(code, data, dr), prim);
                     if pkt.flags.exit {
                         return;
                     }
@@ -224,17 +345,10 @@ pub(super) fn run(
                     pc = t as usize;
                 }
             }
-            Op::Table { table } => {
-                let next = apply_table::<false>(p, st, pkt, table);
-                if pkt.flags.exit {
-                    return;
-                }
-                pc = match next {
-                    None => 0,
-                    Some(Node::Table(t)) => code.table_labels[t as usize] as usize,
-                    Some(Node::Cond(c)) => code.cond_labels[c as usize] as usize,
-                };
-            }
+            Op::Table { table: t } => match table(p, st, pkt, code, t) {
+                Some(next) => pc = next,
+                None => return,
+            },
             Op::End => return,
         }
     }

@@ -1,0 +1,810 @@
+//! Translating one block's straight-line form ([`crate::flat::Code`]) to
+//! Cranelift IR.
+//!
+//! The function takes the context ([`super::run::Ctx`]) and the op to start
+//! at, and returns a status ([`super::run::END`], [`super::run::EXIT`], or
+//! [`super::run::LEFT`] plus the index of an op it leaves to the
+//! interpreter). The flat code's registers become SSA variables (128-bit, as
+//! the interpreter's); field loads, compares and stores stay 64-bit, as the
+//! slots are. An op left to the interpreter (tables, primitives, trees,
+//! register arrays, counters, 128-bit division) stores the live registers
+//! into the context and returns; the driver runs the op and calls again at
+//! the next op, whose entry reloads them.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, Block, InstBuilder, JumpTableData, MemFlagsData, Type, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+
+use super::run::{Ctx, END, EXIT, LEFT, NO_RESUME};
+use crate::bits::mask;
+use crate::flat::{left_to_interpreter, r, Code, Op, REGS};
+use crate::program::{BinOp, Program};
+use crate::tables::{TableState, LEN_OFFSET};
+
+/// Sizes the packet and state must have for a block's code: every slot it
+/// touches is below them (checked at load time here, and per call by the driver).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Limits {
+    /// Field slots.
+    pub fields: usize,
+    /// Header validity bits.
+    pub headers: usize,
+    /// Table states.
+    pub tables: usize,
+}
+
+/// How many registers (from 0) are live across an op left to the
+/// interpreter; None for ops compiled in line. Registers are allocated as a
+/// stack, so the live ones are those the op reads or writes and those below.
+fn left(op: &Op) -> Option<usize> {
+    let n = |d: u8, k: usize| Some((usize::from(d) + k).min(REGS));
+    match *op {
+        Op::Eval { d, .. } | Op::RegisterGet { d, .. } => n(d, 1),
+        Op::Bin { op, d } if left_to_interpreter(op) => n(d, 2),
+        Op::BinK { op, d, .. } | Op::BinF { op, d, .. } | Op::FieldBinK { op, d, .. }
+            if left_to_interpreter(op) =>
+        {
+            n(d, 1)
+        }
+        Op::RegisterRead { a, .. } | Op::Count { a, .. } => n(a, 1),
+        Op::RegisterWrite { a, .. } => n(a, 2),
+        Op::RegisterReadF { .. } | Op::Prim { .. } | Op::Table { .. } => Some(0),
+        _ => None,
+    }
+}
+
+/// Checks every slot `code` names against `p`; the limits its calls need.
+pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
+    let fields = p.fields.len();
+    let field = |f: u32| -> Result<(), String> {
+        match p.fields.get(f as usize) {
+            Some(fi) if fi.width <= 64 => Ok(()),
+            Some(fi) => Err(format!("field {} is {} bits wide", fi.name, fi.width)),
+            None => Err(format!("field slot {f} out of range")),
+        }
+    };
+    let header = |h: u32| match (h as usize) < p.headers.len() {
+        true => Ok(()),
+        false => Err(format!("header {h} out of range")),
+    };
+    let table = |t: u32| match (t as usize) < p.tables.len() {
+        true => Ok(()),
+        false => Err(format!("table {t} out of range")),
+    };
+    if code.ops.len() >= (i32::MAX as usize) / 2 || fields >= (i32::MAX as usize) / 8 {
+        return Err("block too large".into());
+    }
+    for op in &code.ops {
+        match *op {
+            Op::Field { f, .. }
+            | Op::SignedField { f, .. }
+            | Op::BinF { f, .. }
+            | Op::FieldBinK { f, .. }
+            | Op::AddF { f, .. }
+            | Op::SubF { f, .. }
+            | Op::FieldEqK { f, .. }
+            | Op::JumpUnlessFieldEqK { f, .. }
+            | Op::JumpUnlessFieldNeK { f, .. }
+            | Op::JumpUnlessFK { f, .. }
+            | Op::Store { f, .. }
+            | Op::StoreConst { f, .. }
+            | Op::StoreLocal { f, .. } => field(f)?,
+            Op::Copy { f, src } => field(f).and(field(src))?,
+            Op::StoreConsts { at, n } => {
+                let run = code.stores.get(at as usize..(at + n) as usize);
+                for &(f, _) in run.unwrap_or(&[]) {
+                    field(f)?;
+                }
+            }
+            Op::StoreLocals { at, n } => {
+                let run = code.locals.get(at as usize..(at + n) as usize);
+                for &(f, _) in run.unwrap_or(&[]) {
+                    field(f)?;
+                }
+            }
+            Op::Valid { h, .. } | Op::JumpIfValid { h, .. } => header(h)?,
+            Op::Inline { table: t, .. } => table(t)?,
+            _ => {}
+        }
+    }
+    let limits = Limits {
+        fields,
+        headers: p.headers.len(),
+        tables: p.tables.len(),
+    };
+    if limits
+        .tables
+        .saturating_mul(std::mem::size_of::<TableState>())
+        >= i32::MAX as usize
+    {
+        return Err("too many tables".into());
+    }
+    Ok(limits)
+}
+
+/// A byte offset into the context.
+fn off(at: usize) -> i32 {
+    at as i32
+}
+
+/// The translation of one block.
+struct Tr<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    code: &'a Code,
+    p: &'a Program,
+    ptr: Type,
+    regs: [Variable; REGS],
+    ctx: Value,
+    fields: Value,
+    valid: Value,
+    data: Value,
+    data_len: Value,
+    tables: Value,
+    // The block of each op that starts one (jump targets, resume points).
+    blocks: Vec<Option<Block>>,
+    end: Block,
+}
+
+/// Translates `code` into the function `b` builds (signature: context
+/// pointer, start op as i32; status as i64).
+pub(super) fn translate(
+    b: &mut FunctionBuilder<'_>,
+    p: &Program,
+    code: &Code,
+    ptr: Type,
+) -> Result<(), String> {
+    let n = code.ops.len();
+    // Resume points: the starts (0 for actions, 1 for controls), each
+    // table's and condition's label, and the op after each one left to the
+    // interpreter (with the registers to reload there).
+    let mut resume: Vec<Option<usize>> = vec![None; n];
+    let mut mark = |pc: usize, live: usize| {
+        if let Some(slot) = resume.get_mut(pc) {
+            *slot = Some(slot.unwrap_or(0).max(live));
+        }
+    };
+    mark(0, 0);
+    mark(1, 0);
+    for &l in code.table_labels.iter().chain(&code.cond_labels) {
+        mark(l as usize, 0);
+    }
+    for (pc, op) in code.ops.iter().enumerate() {
+        if let (Some(live), false) = (left(op), matches!(op, Op::Table { .. })) {
+            mark(pc + 1, live);
+        }
+    }
+    let mut leader: Vec<bool> = resume.iter().map(Option::is_some).collect();
+    for op in &code.ops {
+        if let Some(t) = target(op) {
+            if let Some(l) = leader.get_mut(t as usize) {
+                *l = true;
+            }
+        }
+    }
+
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let (ctx, start) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let regs: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I128));
+    let zero = b.ins().iconst(types::I64, 0);
+    let zero = b.ins().uextend(types::I128, zero);
+    for v in regs {
+        b.def_var(v, zero);
+    }
+    let flags = MemFlagsData::trusted();
+    let load_ptr = |b: &mut FunctionBuilder<'_>, at: usize| b.ins().load(ptr, flags, ctx, off(at));
+    let fields = load_ptr(b, std::mem::offset_of!(Ctx, fields));
+    let valid = load_ptr(b, std::mem::offset_of!(Ctx, valid));
+    let data = load_ptr(b, std::mem::offset_of!(Ctx, data));
+    let data_len = load_ptr(b, std::mem::offset_of!(Ctx, data_len));
+    let tables = load_ptr(b, std::mem::offset_of!(Ctx, tables));
+    let blocks: Vec<Option<Block>> = leader
+        .iter()
+        .map(|&l| l.then(|| b.create_block()))
+        .collect();
+    let end = b.create_block();
+    let mut t = Tr {
+        b,
+        code,
+        p,
+        ptr,
+        regs,
+        ctx,
+        fields,
+        valid,
+        data,
+        data_len,
+        tables,
+        blocks,
+        end,
+    };
+    t.dispatch(start, &resume);
+    t.body()?;
+    t.b.switch_to_block(t.end);
+    t.ret(END);
+    t.b.seal_all_blocks();
+    Ok(())
+}
+
+/// The op a jumping op may continue at.
+fn target(op: &Op) -> Option<u32> {
+    match *op {
+        Op::Jump { t }
+        | Op::JumpIfZero { t, .. }
+        | Op::JumpIfNonZero { t, .. }
+        | Op::JumpUnlessK { t, .. }
+        | Op::JumpUnlessFK { t, .. }
+        | Op::JumpUnlessFieldEqK { t, .. }
+        | Op::JumpUnlessFieldNeK { t, .. }
+        | Op::JumpIfValid { t, .. }
+        | Op::AndSkip { t, .. }
+        | Op::OrSkip { t, .. }
+        | Op::Inline { t, .. } => Some(t),
+        _ => None,
+    }
+}
+
+impl Tr<'_, '_> {
+    /// The entry: a jump table from the start op to its resume block, which
+    /// reloads the registers live there.
+    fn dispatch(&mut self, start: Value, resume: &[Option<usize>]) {
+        let none = self.b.create_block();
+        let mut table = Vec::with_capacity(resume.len());
+        let mut reloads = vec![];
+        for (pc, live) in resume.iter().enumerate() {
+            let to = match (live, self.blocks[pc]) {
+                (Some(0), Some(block)) => block,
+                (Some(live), Some(block)) => {
+                    let reload = self.b.create_block();
+                    reloads.push((reload, *live, block));
+                    reload
+                }
+                _ => none,
+            };
+            table.push(self.b.func.dfg.block_call(to, &[]));
+        }
+        let default = self.b.func.dfg.block_call(none, &[]);
+        let jt = self
+            .b
+            .create_jump_table(JumpTableData::new(default, &table));
+        self.b.ins().br_table(start, jt);
+        for (reload, live, block) in reloads {
+            self.b.switch_to_block(reload);
+            for (i, &var) in self.regs.iter().enumerate().take(live) {
+                let v = self.b.ins().load(
+                    types::I128,
+                    MemFlagsData::trusted(),
+                    self.ctx,
+                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
+                );
+                self.b.def_var(var, v);
+            }
+            self.b.ins().jump(block, &[]);
+        }
+        self.b.switch_to_block(none);
+        self.ret(NO_RESUME);
+    }
+
+    /// Returns `status` from the function.
+    fn ret(&mut self, status: u64) {
+        let v = self.b.ins().iconst(types::I64, status as i64);
+        self.b.ins().return_(&[v]);
+    }
+
+    /// The block an op continues at (past the last op: the end).
+    fn block(&self, t: u32) -> Block {
+        self.blocks
+            .get(t as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(self.end)
+    }
+
+    fn get(&mut self, d: u8) -> Value {
+        self.b.use_var(self.regs[r(d)])
+    }
+
+    fn set(&mut self, d: u8, v: Value) {
+        self.b.def_var(self.regs[r(d)], v);
+    }
+
+    /// A 128-bit constant.
+    fn k128(&mut self, v: u128) -> Value {
+        let lo = self.b.ins().iconst(types::I64, v as u64 as i64);
+        if v >> 64 == 0 {
+            self.b.ins().uextend(types::I128, lo)
+        } else {
+            let hi = self.b.ins().iconst(types::I64, (v >> 64) as u64 as i64);
+            self.b.ins().iconcat(lo, hi)
+        }
+    }
+
+    /// Constant `i` of the code (0 when missing, as the interpreter reads it).
+    fn konst(&self, i: u32) -> u128 {
+        self.code.consts.get(i as usize).copied().unwrap_or(0)
+    }
+
+    /// A field's 64-bit slot.
+    fn field64(&mut self, f: u32) -> Value {
+        self.b.ins().load(
+            types::I64,
+            MemFlagsData::trusted(),
+            self.fields,
+            off(8 * f as usize),
+        )
+    }
+
+    /// A field's value, 128 bits wide.
+    fn field(&mut self, f: u32) -> Value {
+        let v = self.field64(f);
+        self.b.ins().uextend(types::I128, v)
+    }
+
+    /// Stores `v` (64 bits) into field `f`, cut to the field's width.
+    fn store(&mut self, f: u32, v: Value) {
+        let m = mask(self.p.fields[f as usize].width) as u64;
+        let v = if m == u64::MAX {
+            v
+        } else {
+            self.b.ins().band_imm_u(v, m as i64)
+        };
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), v, self.fields, off(8 * f as usize));
+    }
+
+    /// Action parameter `i` (0 past the call's data): the load reads the
+    /// context's zero cell instead of reading past the data.
+    fn local(&mut self, i: u16) -> Value {
+        let inside =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThan, self.data_len, i64::from(i));
+        let at = self.b.ins().iadd_imm_s(self.data, 16 * i64::from(i));
+        let zero = self
+            .b
+            .ins()
+            .iadd_imm_s(self.ctx, std::mem::offset_of!(Ctx, zero) as i64);
+        let at = self.b.ins().select(inside, at, zero);
+        self.b
+            .ins()
+            .load(types::I128, MemFlagsData::trusted(), at, 0)
+    }
+
+    /// `v != 0` as a branch condition.
+    fn nonzero(&mut self, v: Value) -> Value {
+        let z = self.k128(0);
+        self.b.ins().icmp(IntCC::NotEqual, v, z)
+    }
+
+    /// A 0/1 condition as a 128-bit value.
+    fn bool128(&mut self, c: Value) -> Value {
+        self.b.ins().uextend(types::I128, c)
+    }
+
+    /// `c ? x : y` on 128 bits, without a `select`: Cranelift's mid-end turns
+    /// a select over a compare into `umin`/`smin`, which its x64 back end
+    /// has no 128-bit lowering for.
+    fn choose(&mut self, c: Value, x: Value, y: Value) -> Value {
+        let c = self.bool128(c);
+        let all = self.b.ins().ineg(c);
+        let diff = self.b.ins().bxor(x, y);
+        let diff = self.b.ins().band(diff, all);
+        self.b.ins().bxor(y, diff)
+    }
+
+    /// `x op y` on 128 bits as the interpreter computes it; None for the
+    /// operators left to it.
+    fn binop(&mut self, op: BinOp, x: Value, y: Value) -> Option<Value> {
+        let cmp = |t: &mut Self, cc| {
+            let c = t.b.ins().icmp(cc, x, y);
+            t.bool128(c)
+        };
+        Some(match op {
+            BinOp::Add => self.b.ins().iadd(x, y),
+            BinOp::Sub => self.b.ins().isub(x, y),
+            BinOp::Mul => self.b.ins().imul(x, y),
+            BinOp::Div | BinOp::Mod => return None,
+            BinOp::Shl | BinOp::Shr => {
+                let big = self.k128(128);
+                let big = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, y, big);
+                let s = self.b.ins().ireduce(types::I64, y);
+                let v = if op == BinOp::Shl {
+                    self.b.ins().ishl(x, s)
+                } else {
+                    self.b.ins().ushr(x, s)
+                };
+                let z = self.k128(0);
+                self.choose(big, z, v)
+            }
+            BinOp::Sar => {
+                let most = self.k128(127);
+                let big = self.b.ins().icmp(IntCC::UnsignedGreaterThan, y, most);
+                let s = self.choose(big, most, y);
+                let s = self.b.ins().ireduce(types::I64, s);
+                self.b.ins().sshr(x, s)
+            }
+            BinOp::Eq => cmp(self, IntCC::Equal),
+            BinOp::Ne => cmp(self, IntCC::NotEqual),
+            BinOp::Lt => cmp(self, IntCC::UnsignedLessThan),
+            BinOp::Le => cmp(self, IntCC::UnsignedLessThanOrEqual),
+            BinOp::Gt => cmp(self, IntCC::UnsignedGreaterThan),
+            BinOp::Ge => cmp(self, IntCC::UnsignedGreaterThanOrEqual),
+            BinOp::SLt => cmp(self, IntCC::SignedLessThan),
+            BinOp::SLe => cmp(self, IntCC::SignedLessThanOrEqual),
+            BinOp::SGt => cmp(self, IntCC::SignedGreaterThan),
+            BinOp::SGe => cmp(self, IntCC::SignedGreaterThanOrEqual),
+            BinOp::And | BinOp::Or => {
+                let (a, b) = (self.nonzero(x), self.nonzero(y));
+                let c = if op == BinOp::And {
+                    self.b.ins().band(a, b)
+                } else {
+                    self.b.ins().bor(a, b)
+                };
+                self.bool128(c)
+            }
+            BinOp::BitAnd => self.b.ins().band(x, y),
+            BinOp::BitOr => self.b.ins().bor(x, y),
+            BinOp::BitXor => self.b.ins().bxor(x, y),
+        })
+    }
+
+    /// `binop` where the interpreter would never leave the operator to itself.
+    fn binop_inline(&mut self, op: BinOp, x: Value, y: Value) -> Result<Value, String> {
+        self.binop(op, x, y)
+            .ok_or_else(|| format!("{op:?} in a condition"))
+    }
+
+    /// A field compared with a constant, as a 64-bit compare when the
+    /// constant fits (the slot is 64 bits): the condition, or its constant value.
+    fn field_test(&mut self, op: BinOp, f: u32, k: u128) -> Result<Result<Value, bool>, String> {
+        let cc = match op {
+            BinOp::Eq => IntCC::Equal,
+            BinOp::Ne => IntCC::NotEqual,
+            BinOp::Lt => IntCC::UnsignedLessThan,
+            BinOp::Le => IntCC::UnsignedLessThanOrEqual,
+            BinOp::Gt => IntCC::UnsignedGreaterThan,
+            BinOp::Ge => IntCC::UnsignedGreaterThanOrEqual,
+            _ => {
+                let x = self.field(f);
+                let y = self.k128(k);
+                let v = self.binop_inline(op, x, y)?;
+                return Ok(Ok(self.nonzero(v)));
+            }
+        };
+        let Ok(k) = u64::try_from(k) else {
+            // The slot is below the constant.
+            return Ok(Err(matches!(op, BinOp::Ne | BinOp::Lt | BinOp::Le)));
+        };
+        let v = self.field64(f);
+        Ok(Ok(self.b.ins().icmp_imm_u(cc, v, k as i64)))
+    }
+
+    /// Continues at `t` when `c` holds, else at the next op.
+    fn branch(&mut self, c: Value, t: u32) {
+        let next = self.b.create_block();
+        let to = self.block(t);
+        self.b.ins().brif(c, to, &[], next, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// Translates the ops, block by block; ops no block reaches are skipped.
+    fn body(&mut self) -> Result<(), String> {
+        let mut open = false;
+        for pc in 0..self.code.ops.len() {
+            if let Some(block) = self.blocks[pc] {
+                if open {
+                    self.b.ins().jump(block, &[]);
+                }
+                self.b.switch_to_block(block);
+                open = true;
+            }
+            if open {
+                open = self.op(pc)?;
+            }
+        }
+        if open {
+            self.b.ins().jump(self.end, &[]);
+        }
+        Ok(())
+    }
+
+    /// Translates the op at `pc`; whether the code falls through to the next.
+    fn op(&mut self, pc: usize) -> Result<bool, String> {
+        let op = self.code.ops[pc];
+        if let Some(live) = left(&op) {
+            for i in 0..live {
+                let v = self.b.use_var(self.regs[i]);
+                self.b.ins().store(
+                    MemFlagsData::trusted(),
+                    v,
+                    self.ctx,
+                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
+                );
+            }
+            self.ret(LEFT + pc as u64);
+            return Ok(false);
+        }
+        match op {
+            Op::Const { d, k } => {
+                let v = self.k128(self.konst(k));
+                self.set(d, v);
+            }
+            Op::Field { d, f } => {
+                let v = self.field(f);
+                self.set(d, v);
+            }
+            Op::SignedField { d, f, w } => {
+                let v = self.field(f);
+                let v = self.sign_extend(v, u32::from(w));
+                self.set(d, v);
+            }
+            Op::Local { d, i } => {
+                let v = self.local(i);
+                self.set(d, v);
+            }
+            Op::Valid { d, h } => {
+                let v = self.b.ins().load(
+                    types::I8,
+                    MemFlagsData::trusted(),
+                    self.valid,
+                    off(h as usize),
+                );
+                let v = self.bool128(v);
+                self.set(d, v);
+            }
+            Op::Bin { op, d } => {
+                let (x, y) = (self.get(d), self.get(d + 1));
+                let v = self.binop_inline(op, x, y)?;
+                self.set(d, v);
+            }
+            Op::BinK { op, d, k } => {
+                let x = self.get(d);
+                let y = self.k128(self.konst(k));
+                let v = self.binop_inline(op, x, y)?;
+                self.set(d, v);
+            }
+            Op::BinF { op, d, f } => {
+                let x = self.get(d);
+                let y = self.field(f);
+                let v = self.binop_inline(op, x, y)?;
+                self.set(d, v);
+            }
+            Op::FieldBinK { op, d, f, k } => {
+                let x = self.field(f);
+                let y = self.k128(self.konst(k));
+                let v = self.binop_inline(op, x, y)?;
+                self.set(d, v);
+            }
+            Op::AndK { d, k } => {
+                let x = self.get(d);
+                let y = self.k128(self.konst(k));
+                let v = self.b.ins().band(x, y);
+                self.set(d, v);
+            }
+            Op::AddF { d, f } | Op::SubF { d, f } => {
+                let x = self.get(d);
+                let y = self.field(f);
+                let v = match op {
+                    Op::AddF { .. } => self.b.ins().iadd(x, y),
+                    _ => self.b.ins().isub(x, y),
+                };
+                self.set(d, v);
+            }
+            Op::FieldEqK { d, f, k } => {
+                let v = match self.field_test(BinOp::Eq, f, self.konst(k))? {
+                    Ok(c) => self.bool128(c),
+                    Err(c) => self.k128(u128::from(c)),
+                };
+                self.set(d, v);
+            }
+            Op::JumpUnlessFieldEqK { f, k, t } => {
+                return self.jump_unless_field(BinOp::Eq, f, k, t);
+            }
+            Op::JumpUnlessFieldNeK { f, k, t } => {
+                return self.jump_unless_field(BinOp::Ne, f, k, t);
+            }
+            Op::JumpUnlessFK { op, f, k, t } => return self.jump_unless_field(op, f, k, t),
+            Op::JumpUnlessK { op, a, k, t } => {
+                let x = self.get(a);
+                let y = self.k128(self.konst(k));
+                let v = self.binop_inline(op, x, y)?;
+                let c = self.nonzero(v);
+                let (next, to) = (self.b.create_block(), self.block(t));
+                self.b.ins().brif(c, next, &[], to, &[]);
+                self.b.switch_to_block(next);
+            }
+            Op::AndSkip { d, t } | Op::JumpIfZero { a: d, t } => {
+                let v = self.get(d);
+                let c = self.nonzero(v);
+                let (next, to) = (self.b.create_block(), self.block(t));
+                self.b.ins().brif(c, next, &[], to, &[]);
+                self.b.switch_to_block(next);
+            }
+            Op::JumpIfNonZero { a, t } => {
+                let v = self.get(a);
+                let c = self.nonzero(v);
+                self.branch(c, t);
+            }
+            Op::OrSkip { d, t } => {
+                let v = self.get(d);
+                let c = self.nonzero(v);
+                let (one, next) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(c, one, &[], next, &[]);
+                self.b.switch_to_block(one);
+                let v = self.k128(1);
+                self.set(d, v);
+                let to = self.block(t);
+                self.b.ins().jump(to, &[]);
+                self.b.switch_to_block(next);
+            }
+            Op::Not { d } | Op::D2B { d } => {
+                let v = self.get(d);
+                let z = self.k128(0);
+                let cc = match op {
+                    Op::Not { .. } => IntCC::Equal,
+                    _ => IntCC::NotEqual,
+                };
+                let c = self.b.ins().icmp(cc, v, z);
+                let v = self.bool128(c);
+                self.set(d, v);
+            }
+            Op::BitNot { d } => {
+                let v = self.get(d);
+                let v = self.b.ins().bnot(v);
+                self.set(d, v);
+            }
+            Op::TwoCompMod { d, w } => {
+                let v = self.get(d);
+                let v = match w {
+                    0 => self.k128(0),
+                    w => self.sign_extend(v, u32::from(w)),
+                };
+                self.set(d, v);
+            }
+            Op::SatCast { d, w } => {
+                let v = self.get(d);
+                let v = self.sat_cast(v, u32::from(w));
+                self.set(d, v);
+            }
+            Op::USatCast { d, w } => {
+                let v = self.get(d);
+                let z = self.k128(0);
+                let neg = self.b.ins().icmp(IntCC::SignedLessThan, v, z);
+                let m = self.k128(mask(u32::from(w)));
+                let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, v, m);
+                let v = self.choose(over, m, v);
+                let v = self.choose(neg, z, v);
+                self.set(d, v);
+            }
+            Op::Store { f, a } => {
+                let v = self.get(a);
+                let v = self.b.ins().ireduce(types::I64, v);
+                self.store(f, v);
+            }
+            Op::StoreConst { f, k } => {
+                let k = self.konst(k) as u64 as i64;
+                let v = self.b.ins().iconst(types::I64, k);
+                self.b
+                    .ins()
+                    .store(MemFlagsData::trusted(), v, self.fields, off(8 * f as usize));
+            }
+            Op::StoreConsts { at, n } => {
+                let run = self.code.stores.get(at as usize..(at + n) as usize);
+                for &(f, v) in run.unwrap_or(&[]) {
+                    let v = self.b.ins().iconst(types::I64, v as u64 as i64);
+                    self.b.ins().store(
+                        MemFlagsData::trusted(),
+                        v,
+                        self.fields,
+                        off(8 * f as usize),
+                    );
+                }
+            }
+            Op::StoreLocals { at, n } => {
+                let run = self.code.locals.get(at as usize..(at + n) as usize);
+                for &(f, i) in run.unwrap_or(&[]) {
+                    let v = self.local(i);
+                    let v = self.b.ins().ireduce(types::I64, v);
+                    self.store(f, v);
+                }
+            }
+            Op::StoreLocal { f, i } => {
+                let v = self.local(i);
+                let v = self.b.ins().ireduce(types::I64, v);
+                self.store(f, v);
+            }
+            Op::Copy { f, src } => {
+                let v = self.field64(src);
+                self.store(f, v);
+            }
+            Op::Jump { t } => {
+                let to = self.block(t);
+                self.b.ins().jump(to, &[]);
+                return Ok(false);
+            }
+            Op::JumpIfValid { h, valid, t } => {
+                let v = self.b.ins().load(
+                    types::I8,
+                    MemFlagsData::trusted(),
+                    self.valid,
+                    off(h as usize),
+                );
+                let c = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::Equal, v, i64::from(u8::from(valid)));
+                self.branch(c, t);
+            }
+            Op::Inline { table, t } => {
+                let at = table as usize * std::mem::size_of::<TableState>() + LEN_OFFSET;
+                let len =
+                    self.b
+                        .ins()
+                        .load(self.ptr, MemFlagsData::trusted(), self.tables, off(at));
+                let c = self.b.ins().icmp_imm_u(IntCC::NotEqual, len, 0);
+                self.branch(c, t);
+            }
+            Op::Exit => {
+                self.ret(EXIT);
+                return Ok(false);
+            }
+            Op::End => {
+                self.ret(END);
+                return Ok(false);
+            }
+            Op::Eval { .. }
+            | Op::RegisterGet { .. }
+            | Op::RegisterRead { .. }
+            | Op::RegisterReadF { .. }
+            | Op::RegisterWrite { .. }
+            | Op::Count { .. }
+            | Op::Prim { .. }
+            | Op::Table { .. } => return Err(format!("{op:?} not left to the interpreter")),
+        }
+        Ok(true)
+    }
+
+    /// Jumps to `t` unless `field op k`.
+    fn jump_unless_field(&mut self, op: BinOp, f: u32, k: u32, t: u32) -> Result<bool, String> {
+        match self.field_test(op, f, self.konst(k))? {
+            Ok(c) => {
+                let (next, to) = (self.b.create_block(), self.block(t));
+                self.b.ins().brif(c, next, &[], to, &[]);
+                self.b.switch_to_block(next);
+                Ok(true)
+            }
+            Err(true) => Ok(true),
+            Err(false) => {
+                let to = self.block(t);
+                self.b.ins().jump(to, &[]);
+                Ok(false)
+            }
+        }
+    }
+
+    /// The low `w` bits of `v` sign-extended to 128 (all of `v` for 0 or 128 and more).
+    fn sign_extend(&mut self, v: Value, w: u32) -> Value {
+        if w == 0 || w >= 128 {
+            return v;
+        }
+        let s = self.b.ins().iconst(types::I64, i64::from(128 - w));
+        let v = self.b.ins().ishl(v, s);
+        self.b.ins().sshr(v, s)
+    }
+
+    /// `v` saturated into `int<w>`.
+    fn sat_cast(&mut self, v: Value, w: u32) -> Value {
+        let w = w.clamp(1, 128);
+        if w == 128 {
+            return v;
+        }
+        let lo = self.k128((-(1i128 << (w - 1))) as u128);
+        let hi = self.k128(((1i128 << (w - 1)) - 1) as u128);
+        let under = self.b.ins().icmp(IntCC::SignedLessThan, v, lo);
+        let over = self.b.ins().icmp(IntCC::SignedGreaterThan, v, hi);
+        let v = self.choose(over, hi, v);
+        self.choose(under, lo, v)
+    }
+}

@@ -1,0 +1,218 @@
+//! The straight-line form of a program's actions and controls compiled to
+//! machine code with Cranelift when the program is loaded.
+//!
+//! Each block — one action body, or one control with its conditions, its
+//! inlined keyless tables and its jumps — becomes one function. In line:
+//! constants, field and parameter reads, validity tests, every operator but
+//! division and modulo, casts, field stores, conditions and jumps, and the
+//! entry test of an inlined table. Left to the interpreter, one op at a time
+//! (the function returns to [`run`], which runs the op and calls again
+//! after it): keyed tables and what they do (lookup, action, direct
+//! resources), primitives other than assignment, expressions kept as trees,
+//! register arrays, counters, and 128-bit `/` and `%`. A block that cannot
+//! be translated (a slot out of range, a Cranelift error) stays interpreted
+//! as a whole; [`Report`] says which and why. The interpreter
+//! ([`crate::flat`], and [`crate::exec`] while tracing) stays the
+//! reference, and `--no-jit` runs everything there.
+
+mod build;
+mod run;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use run::run;
+pub use run::Native;
+
+use std::time::Instant;
+
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Module};
+
+use crate::flat::Code;
+use crate::program::Program;
+
+/// What compiling a program's blocks did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Blocks (actions and controls) running as machine code.
+    pub compiled: usize,
+    /// Blocks left to the interpreter.
+    pub interpreted: usize,
+    /// Each block left to the interpreter, with the reason.
+    pub fallbacks: Vec<(String, String)>,
+    /// Time spent compiling, µs.
+    pub compile_us: u64,
+}
+
+/// A block of a program: its name and where its code is.
+#[derive(Clone, Copy)]
+enum Block {
+    Action(usize),
+    Ingress,
+    Egress,
+    Ghost,
+}
+
+impl Block {
+    fn code(self, p: &Program) -> &Code {
+        match self {
+            Block::Action(a) => &p.flat.actions[a],
+            Block::Ingress => &p.flat.ingress,
+            Block::Egress => &p.flat.egress,
+            Block::Ghost => &p.flat.ghost,
+        }
+    }
+
+    fn code_mut(self, p: &mut Program) -> &mut Code {
+        match self {
+            Block::Action(a) => &mut p.flat.actions[a],
+            Block::Ingress => &mut p.flat.ingress,
+            Block::Egress => &mut p.flat.egress,
+            Block::Ghost => &mut p.flat.ghost,
+        }
+    }
+
+    fn name(self, p: &Program) -> String {
+        match self {
+            Block::Action(a) => format!("action {}", p.actions[a].name),
+            Block::Ingress => format!("control {}", p.ingress.name),
+            Block::Egress => format!("control {}", p.egress.name),
+            Block::Ghost => format!("control {}", p.ghost.name),
+        }
+    }
+}
+
+/// The blocks of `p` worth compiling: every action, and the controls the program has.
+fn blocks(p: &Program) -> Vec<Block> {
+    let mut v: Vec<Block> = (0..p.flat.actions.len()).map(Block::Action).collect();
+    for (pipe, block) in [
+        (&p.ingress, Block::Ingress),
+        (&p.egress, Block::Egress),
+        (&p.ghost, Block::Ghost),
+    ] {
+        if pipe.init.is_some() {
+            v.push(block);
+        }
+    }
+    v
+}
+
+/// Compiles `p`'s blocks to machine code (replacing any compiled before);
+/// blocks that cannot be compiled stay interpreted.
+pub fn compile(p: &mut Program) -> Report {
+    let t0 = Instant::now();
+    strip(p);
+    let all = blocks(p);
+    let mut report = Report::default();
+    let mut module = match new_module() {
+        Ok(m) => m,
+        Err(why) => {
+            report.interpreted = all.len();
+            report.fallbacks = all.iter().map(|b| (b.name(p), why.clone())).collect();
+            return report;
+        }
+    };
+    let mut done: Vec<(Block, FuncId, build::Limits)> = Vec::with_capacity(all.len());
+    let mut fctx = FunctionBuilderContext::new();
+    let mut ctx = module.make_context();
+    for (i, &block) in all.iter().enumerate() {
+        match define(&mut module, &mut ctx, &mut fctx, p, block, i) {
+            Ok((id, limits)) => done.push((block, id, limits)),
+            Err(why) => report.fallbacks.push((block.name(p), why)),
+        }
+        module.clear_context(&mut ctx);
+    }
+    if let Err(e) = module.finalize_definitions() {
+        report.interpreted = all.len();
+        report.fallbacks = all.iter().map(|b| (b.name(p), e.to_string())).collect();
+        return report;
+    }
+    let memory = run::Memory::new(module);
+    for (block, id, limits) in done {
+        match Native::new(&memory, id, limits) {
+            Some(native) => {
+                block.code_mut(p).native = Some(native);
+                report.compiled += 1;
+            }
+            None => report
+                .fallbacks
+                .push((block.name(p), "no machine code".into())),
+        }
+    }
+    report.interpreted = report.fallbacks.len();
+    report.compile_us = t0.elapsed().as_micros() as u64;
+    report
+}
+
+/// Drops `p`'s machine code: every block runs in the interpreter.
+pub fn strip(p: &mut Program) {
+    for code in p.flat.actions.iter_mut() {
+        code.native = None;
+    }
+    for code in [&mut p.flat.ingress, &mut p.flat.egress, &mut p.flat.ghost] {
+        code.native = None;
+    }
+}
+
+/// A module for the host: optimised for speed, code at fixed addresses.
+fn new_module() -> Result<JITModule, String> {
+    let mut flags = settings::builder();
+    for (k, v) in [
+        ("opt_level", "speed"),
+        ("use_colocated_libcalls", "false"),
+        ("is_pic", "false"),
+    ] {
+        flags
+            .set(k, v)
+            .map_err(|e| format!("cranelift flag {k}: {e}"))?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("host not supported by cranelift: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift: {e}"))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// Translates and defines one block's function.
+fn define(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    p: &Program,
+    block: Block,
+    i: usize,
+) -> Result<(FuncId, build::Limits), String> {
+    let code = block.code(p);
+    let limits = build::check(p, code)?;
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I32));
+    sig.returns.push(AbiParam::new(types::I64));
+    let id = module
+        .declare_anonymous_function(&sig)
+        .map_err(|e| e.to_string())?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, i as u32);
+    let config = module.target_config();
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let built = build::translate(&mut b, p, code, ptr);
+    match built {
+        Ok(()) => b.finalize(config),
+        Err(why) => {
+            // A builder left half way leaves its context dirty.
+            *fctx = FunctionBuilderContext::new();
+            return Err(why);
+        }
+    }
+    module
+        .define_function(id, ctx)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    Ok((id, limits))
+}

@@ -1,0 +1,190 @@
+//! Entering native code: the context it reads, the call, the ops it leaves
+//! to the interpreter between calls, and the lifetime of its memory. All of
+//! the JIT's `unsafe` is here, at the boundary between Rust and the code
+//! Cranelift emitted.
+
+use std::sync::Arc;
+
+use cranelift_jit::JITModule;
+use cranelift_module::FuncId;
+
+use super::build::Limits;
+use crate::exec::State;
+use crate::flat::{run_from, step, Code, Next, REGS};
+use crate::packet::Packet;
+use crate::program::Program;
+use crate::tables::TableState;
+
+/// Status: the code reached its end.
+pub(super) const END: u64 = 0;
+/// Status: the code executed `exit`.
+pub(super) const EXIT: u64 = 1;
+/// Status: the start op is not one the code can start at.
+pub(super) const NO_RESUME: u64 = 2;
+/// Status `LEFT + pc`: the op at `pc` is left to the interpreter.
+pub(super) const LEFT: u64 = 3;
+
+/// What compiled code reads and writes, laid out for it (offsets taken with
+/// `offset_of!`). The pointers are set from the packet, the state and the
+/// action data right before each call.
+#[repr(C)]
+pub(super) struct Ctx {
+    /// The register file, where an op left to the interpreter finds and
+    /// leaves its registers.
+    pub(super) regs: [u128; REGS],
+    /// Always 0: what an action parameter past the call's data reads.
+    pub(super) zero: u128,
+    /// `pkt.phv.fields`.
+    pub(super) fields: *mut u64,
+    /// `pkt.phv.valid`.
+    pub(super) valid: *const bool,
+    /// The action data.
+    pub(super) data: *const u128,
+    /// Its length in values.
+    pub(super) data_len: usize,
+    /// `st.tables`.
+    pub(super) tables: *const TableState,
+}
+
+/// Signature of a compiled block: context and start op; a status.
+type Entry = unsafe extern "C" fn(*mut Ctx, u32) -> u64;
+
+/// The machine code of one program, freed when the last block using it goes.
+pub(super) struct Memory(Option<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never used again but to
+// free its memory on drop; its code is immutable and may run on any thread
+// (it touches only what the context it is given points to).
+unsafe impl Send for Memory {}
+// SAFETY: as above; no method of the module is called through a shared reference.
+unsafe impl Sync for Memory {}
+
+impl Memory {
+    /// Holds `module`, whose definitions are finalized.
+    pub(super) fn new(module: JITModule) -> Arc<Memory> {
+        Arc::new(Memory(Some(module)))
+    }
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.take() {
+            // SAFETY: every entry into this memory is a `Native` holding an
+            // `Arc` of it, so none exists any more and no code of it is running.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// One block compiled to machine code.
+#[derive(Clone)]
+pub struct Native {
+    entry: Entry,
+    limits: Limits,
+    // Keeps the code mapped while this entry exists.
+    _memory: Arc<Memory>,
+}
+
+impl std::fmt::Debug for Native {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Native")
+            .field("entry", &(self.entry as *const u8))
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl Native {
+    /// The finalized function `id` of `memory`'s module, built by
+    /// [`super::build::translate`] for code needing `limits`.
+    pub(super) fn new(memory: &Arc<Memory>, id: FuncId, limits: Limits) -> Option<Native> {
+        let module = memory.0.as_ref()?;
+        let at = module.get_finalized_function(id);
+        // SAFETY: `at` is the start of a finalized (executable) function
+        // whose signature `super::compile` declared as (pointer, i32) -> i64
+        // in the host's default calling convention, which is `extern "C"`;
+        // the `Arc` kept beside it keeps its memory mapped.
+        let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
+        Some(Native {
+            entry,
+            limits,
+            _memory: Arc::clone(memory),
+        })
+    }
+
+    /// Whether the packet and state have the slots this code reads and writes.
+    fn fits(&self, st: &State, pkt: &Packet) -> bool {
+        pkt.phv.fields.len() >= self.limits.fields
+            && pkt.phv.valid.len() >= self.limits.headers
+            && st.tables.len() >= self.limits.tables
+    }
+}
+
+/// Runs `code` from op `pc` as native code, the ops it leaves to the
+/// interpreter run in between; false (nothing run) when `code` has none, or
+/// the packet or state lack a slot it uses.
+pub(crate) fn run(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    data: &[u128],
+    pc: usize,
+) -> bool {
+    let Some(native) = &code.native else {
+        return false;
+    };
+    let mut ctx = Ctx {
+        regs: [0; REGS],
+        zero: 0,
+        fields: std::ptr::null_mut(),
+        valid: std::ptr::null(),
+        data: data.as_ptr(),
+        data_len: data.len(),
+        tables: std::ptr::null(),
+    };
+    let mut at = pc;
+    loop {
+        if !native.fits(st, pkt) {
+            // Only a packet of another program's shape gets here, before the first call.
+            run_from(p, st, pkt, code, data, ctx.regs, at);
+            return true;
+        }
+        let Ok(start) = u32::try_from(at) else {
+            return true;
+        };
+        ctx.fields = pkt.phv.fields.as_mut_ptr();
+        ctx.valid = pkt.phv.valid.as_ptr();
+        ctx.tables = st.tables.as_ptr();
+        // SAFETY: `entry` was compiled from `code` (it is `code.native`) after
+        // `build::check` found every field, header and table it names below
+        // `limits`; `fits` just found the packet's fields and validity and
+        // the state's tables at least that long, and the pointers were taken
+        // from them now, with no Rust code using them until the call returns.
+        // The code reads action data only below `data_len`, and the context
+        // lives on this stack frame for the whole call.
+        let status = unsafe { (native.entry)(&mut ctx, start) };
+        match status {
+            END => return true,
+            EXIT => {
+                pkt.flags.exit = true;
+                return true;
+            }
+            NO_RESUME => {
+                run_from(p, st, pkt, code, data, ctx.regs, at);
+                return true;
+            }
+            s => {
+                let left = usize::try_from(s - LEFT).unwrap_or(usize::MAX);
+                match step(p, st, pkt, code, data, &mut ctx.regs, left) {
+                    Next::At(next) if next < code.ops.len() => at = next,
+                    Next::At(_) | Next::Stop => return true,
+                    Next::NotLeft => {
+                        run_from(p, st, pkt, code, data, ctx.regs, left);
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+}
