@@ -205,6 +205,7 @@ class LiveLab:
             f"    echo 'tm_queue_buffer {port} 0 pool_id={EGRESS_POOL} pool_max_cells=0"
             f" dynamic_baf=50%' | {cli}   (dynamic threshold, BAF 50%)",
             f"    echo 'tm_counter_eg_port {port}' | {cli}   (TM drops at port {port}, packets)",
+            f"    echo 'tm_show' | {cli}   (cell size, pools in cells, PAUSE/XON frames sent)",
             f"    {ctl} read counter queue_tx {slot}  (frames and bytes sent from port {port}"
             " queue 0)",
         ]

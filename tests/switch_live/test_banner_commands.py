@@ -38,6 +38,8 @@ PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 PROMPT = "mininet> "
 #: Seconds the typed senders run before their effects are read.
 TRAFFIC_S = 4.0
+#: Longest wait for the TM's first PAUSE in a Tofino exercise's run, s.
+PAUSE_WAIT_S = 20.0
 
 
 class CliSession:
@@ -152,11 +154,14 @@ def lab_argv(kind: str, tmp_path: Path, prefix: str) -> tuple[list[str], Path]:
         program = ["--program", "tna"] if kind == "cli_demo_tna" else []
         return ([sys.executable, "-m", "bufferlab.experiments.cli_demo", "--build-dir",
                  str(tmp_path / "build"), *program, *common], tmp_path)
-    exercise = ROOT / "exercises" / kind
+    # An exercise's Tofino variant (`make run PROGRAM=tna`) is `<name>_tna`.
+    name, tna = kind.removesuffix("_tna"), kind.endswith("_tna")
+    exercise = ROOT / "exercises" / name
     build = tmp_path / "build"
     build.mkdir()
     json_path, p4info = build / f"{kind}.json", build / f"{kind}.p4.p4info.txtpb"
-    subprocess.run([str(VENV_BIN / "bufferlab-p4c"), str(exercise / "solution" / f"{kind}.p4"),
+    subprocess.run([str(VENV_BIN / "bufferlab-p4c"), *(["--arch", "tna"] if tna else []),
+                    str(exercise / "solution" / f"{kind}.p4"),
                     "-o", str(json_path), "--p4runtime-files", str(p4info)], check=True)
     return ([sys.executable, str(ROOT / "exercises" / "common" / "exercise.py"), "run",
              "--exercise-dir", str(exercise), "--json", str(json_path), "--p4info", str(p4info),
@@ -172,7 +177,7 @@ def run_lab(kind: str, tmp_path: Path, check) -> None:
         banner = session.wait_for_prompt(1)
         commands = host_commands(banner)
         ctl = ctl_lines(banner)
-        assert commands and (ctl or kind == "cli_demo_tna"), banner
+        assert commands and ctl, banner
         typed = {}
         for command in commands:
             answer = session.type(command)
@@ -264,7 +269,8 @@ def test_make_cli_banner_on_tna(tmp_path):
         assert ":5001" in session.type("h3 ss -Hlun")
         tm = tm_lines(banner)
         assert set(tm) == {"tm_counter_queue", "tm_queue_buffer static", "tm_queue_buffer dynamic",
-                           "tm_counter_eg_port"}, banner
+                           "tm_counter_eg_port", "tm_show"}, banner
+        assert "cell size: 80 bytes" in other_shell(tm["tm_show"], cwd)
         assert "80-byte cells" in banner
         # 16 Mbit/s into port 3's 10: the queue holds at its 50 % limit (410 cells) and the
         # TM drops the rest.
@@ -324,3 +330,30 @@ def test_exercise_banner(exercise, tmp_path):
         assert counter_sum(ctl_prefix, counter, cells, cwd) > 0, banner
 
     run_lab(exercise, tmp_path, check)
+
+
+def test_tna_exercise_banner(tmp_path):
+    # `make run PROGRAM=tna` of the two exercises with a Tofino variant: the printed senders
+    # run, and the banner's lines show their effect on the TM's switch.
+    def bcn(session, banner, commands, ctl, cwd, prefix, typed):
+        assert running_in(session, "h1", "bufferlab-gen"), commands
+        ctl_prefix = ctl["read counter queue_tx"].split(" read ")[0]
+        assert counter_sum(ctl_prefix, "bcn_frames", [3 * 8], cwd) > 0, banner
+        assert "80-byte cells" in banner
+
+    def pause(session, banner, commands, ctl, cwd, prefix, typed):
+        assert running_in(session, "h1", "bufferlab.traffic.agents"), commands
+        # On Tofino each sender's port needs its own 75 cells queued before the TM pauses it
+        # (v1model: both senders' frames count against port 3's XOFF), so this takes longer
+        # than TRAFFIC_S once the agents have started: seen after 3 s of their traffic.
+        deadline = time.monotonic() + PAUSE_WAIT_S
+        while True:
+            shown = other_shell(tm_lines(banner)["tm_show"], cwd)
+            if int(re.search(r"XOFF (\d+)", shown).group(1)) > 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert int(re.search(r"XOFF (\d+)", shown).group(1)) > 0, shown
+
+    for name, check in (("bcn_congestion_point_tna", bcn), ("pause_tna", pause)):
+        (tmp_path / name).mkdir()
+        run_lab(name, tmp_path / name, check)
