@@ -79,11 +79,6 @@ def replace_child(parent: ast.Node, old: ast.Node, new: ast.Node) -> None:
     raise ValueError(f"{type(parent).__name__} does not hold that {type(old).__name__}")
 
 
-def parents(root: ast.Node) -> dict[int, ast.Node]:
-    """Each node's parent under `root`, by the child's id."""
-    return {id(c): n for n in walk(root) for c in children(n)}
-
-
 # ---------------------------------------------------------------- effects
 
 

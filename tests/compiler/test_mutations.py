@@ -72,7 +72,7 @@ V1Switch(P(), C(), I(), E(), C(), D()) main;
 
 @pytest.fixture
 def program(tmp_path):
-    """Load the program afresh and list a mutation's sites: (file, checked program)."""
+    """The small program, loaded afresh for each test: (file, checked tree)."""
     path = tmp_path / "prog.p4"
     path.write_text(PROGRAM)
     return str(path), frontend.load(path).program
@@ -84,7 +84,7 @@ def sites(program, name):
 
 
 def site(program, name, what):
-    """Apply the one site of `name` whose description contains `what`; the program's text."""
+    """Apply the one site of `name` whose description contains `what`, and return it."""
     [chosen] = [s for s in sites(program, name) if what in s.what]
     chosen.rewrite()
     return chosen
@@ -119,8 +119,8 @@ def test_introduce_temporaries_for_a_select_key(program):
 
 def test_introduce_temporaries_skips_statements_with_calls(program):
     whats = [s.what for s in sites(program, "introduce_temporaries")]
-    # `m.x = bump(m.y) + (hdr.h.a - k)`: bump changes m.y before `hdr.h.a - k` is read... and
-    # could change anything; constants and bare names never move.
+    # `m.x = bump(m.y) + (hdr.h.a - k)` calls a function with an effect, which must stay
+    # before `hdr.h.a - k` is read; constants and bare names never move.
     assert not any("hdr.h.a - k" in w for w in whats)
     assert not any(w in ("`k` into a temporary", "`3` into a temporary") for w in whats)
     assert "`hdr.h.b * k` into a temporary" in whats
