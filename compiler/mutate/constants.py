@@ -4,15 +4,16 @@ top-level declaration that uses it: `x = y + 8w5;` becomes `const bit<8> mut_con
 
 A constant may stand wherever a literal may (slice bounds, stack indices, keysets, table
 properties, widths of types are compile-time expressions), so every literal the checker
-typed as `bit<W>`, `int<W>` or `int` in code is a site; literals in annotations and in
-written types are left alone.
+typed as `bit<W>`, `int<W>` or `int` in code is a site; literals in annotations, in
+written types and in table keys (whose text is the key's control-plane name) are left
+alone.
 """
 
 from __future__ import annotations
 
 from .. import ast, types
 from .site import Site
-from .tree import Names, children, own_declarations, replace_child, type_node_for
+from .tree import Names, children, key_name_nodes, own_declarations, replace_child, type_node_for
 
 NAME = "name_constants"
 
@@ -20,10 +21,12 @@ NAME = "name_constants"
 def name_constants(program: ast.Program, file: str) -> list[Site]:
     """Every typed integer literal in the code of `file`'s declarations."""
     names = Names(program)
+    keys = key_name_nodes(program)
     sites = []
     for decl in own_declarations(program, file):
         for parent, literal in _literals(decl):
-            sites.append(_site(names, program, decl, parent, literal))
+            if id(literal) not in keys:
+                sites.append(_site(names, program, decl, parent, literal))
     return sites
 
 

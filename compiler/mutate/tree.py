@@ -294,6 +294,16 @@ def statement_lists(program: ast.Program, file: str) -> Iterator[tuple[list, str
             yield place.holder, place.kind
 
 
+def key_name_nodes(program: ast.Program) -> set[int]:
+    """The ids of every node inside a table key written without `@name`: the key's
+    control-plane name is its expression as written (p4c's too), so its text must stay."""
+    out: set[int] = set()
+    for n in walk(program):
+        if isinstance(n, ast.KeyElement) and ast.find_annotation(n.annotations, "name") is None:
+            out.update(id(m) for m in walk(n.expr))
+    return out
+
+
 # ---------------------------------------------------------------- names and types
 
 

@@ -331,3 +331,27 @@ control C(inout hs hdr, inout ms m) {
     assert not [s for s in found if s.pos.line == clone_line and s.mutation == "introduce_temporaries"]
     # A value argument of an extern is still taken.
     assert any(s.what == "`m.x + 1` into a temporary" for s in found)
+
+
+def test_table_keys_written_without_a_name_keep_their_text(tmp_path):
+    # A key's control-plane name is its expression as written, unless @name gives one.
+    path = tmp_path / "keys.p4"
+    path.write_text(PROGRAM.replace("control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) {\n", """\
+control E(inout hs hdr, inout ms m, inout standard_metadata_t sm) {
+    bit<8> sel = 0;
+    table t {
+        key = {
+            hdr.st[1].a : exact;
+            hdr.h.a & hdr.h.b : exact;
+            sel : exact;
+            hdr.h.b & 0xf : exact @name("low");
+        }
+        actions = { NoAction; }
+    }
+""").replace("        mark(m.x, hdr.h.b);\n", "        mark(m.x, hdr.h.b);\n        t.apply();\n"))
+    tree = frontend.load(path).program
+    key_line = next(i for i, line in enumerate(path.read_text().splitlines(), 1) if "hdr.st[1].a : exact" in line)
+    named = [s for s in MUTATIONS["name_constants"](tree, str(path)) if key_line <= s.pos.line <= key_line + 3]
+    assert [s.what for s in named] == ["`0xf` named"]
+    assert not [s for s in MUTATIONS["swap_commutative_operands"](tree, str(path)) if s.pos.line == key_line + 1]
+    assert not [s for s in MUTATIONS["rename_locals"](tree, str(path)) if "`sel`" in s.what]
