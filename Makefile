@@ -206,7 +206,7 @@ run-dctcp: build
 
 # Issue 29 item 2: the same scenario files live (Linux TCP through bufferlab-switch in
 # Mininet, root) and in virtual time (the linux-today TCP model), goodput and drops cell by
-# cell (16 cells, 3 live trials each, ~25 min); QUICK=1 runs 4 cells, 2 trials each.
+# cell (16 cells, 3 live trials each, 20 min here); QUICK=1 runs 4 cells, 2 trials each.
 run-tcp-validation: build
 	$(PY) -m bufferlab.experiments.tcp_validation $(if $(QUICK),--quick)
 
