@@ -25,8 +25,8 @@ TNA_VARIANTS = ["bcn_congestion_point", "pause"]
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.MULTILINE)
 
 
-def make_check(name: str, out: Path, p4: str | None = None,
-               program: str | None = None) -> subprocess.CompletedProcess:
+def make_check(name: str, out: Path, p4: str | None = None, program: str | None = None,
+               target: str | None = None) -> subprocess.CompletedProcess:
     """`make check` in exercises/<name>, its build, logs and captures under `out`."""
     argv = ["make", "-s", "-C", str(ROOT / "exercises" / name), "check",
             f"BUILD_DIR={out}/build", f"LOG_DIR={out}/logs", f"PCAP_DIR={out}/pcaps"]
@@ -34,6 +34,8 @@ def make_check(name: str, out: Path, p4: str | None = None,
         argv.append(f"P4={p4}")
     if program is not None:
         argv.append(f"PROGRAM={program}")
+    if target is not None:
+        argv.append(f"TARGET={target}")
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=300)
     finally:
@@ -83,20 +85,26 @@ def test_the_skeleton_compiles_runs_and_fails_its_check(name, tmp_path):
     assert leftover_namespaces() == []
 
 
+#: Per Tofino generation: its cell size and the exercises' 64,000-byte pool in its cells.
+TARGETS = {"tofino": (80, 800), "tofino2": (176, 363)}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.parametrize("name", TNA_VARIANTS)
-def test_the_tna_solution_passes_its_check(name, tmp_path):
-    done = make_check(name, tmp_path, f"solution/{name}_tna.p4", program="tna")
+def test_the_tna_solution_passes_its_check(name, target, tmp_path):
+    done = make_check(name, tmp_path, f"solution/{name}_tna.p4", program="tna", target=target)
     summary = SUMMARY.findall(done.stdout)
     assert done.returncode == 0 and summary and summary[-1][1] == "0", done.stdout + done.stderr
     assert int(summary[-1][0]) >= 6
     assert "FAIL" not in done.stdout
+    cell, pool = TARGETS[target]
     document = json.loads((tmp_path / "build" / f"{name}_tna.json").read_text())
-    assert document["target_info"]["cell_bytes"] == 80
+    assert document["target_info"]["cell_bytes"] == cell
     assert (tmp_path / "logs" / "s1-p4runtime-requests.txt").read_text().count("[Write]") == 2
     # The TM got the config's pool, and each line was accepted.
     tm = (tmp_path / "logs" / "s1-tm-commands.txt").read_text()
-    assert "tm_pool_cfg EG_APP_POOL_0 size_cells=800\nEG_APP_POOL_0: 800 cells" in tm
-    assert f"program {tmp_path}/build/{name}_tna.json (tna for tofino)" in \
+    assert f"tm_pool_cfg EG_APP_POOL_0 size_cells={pool}\nEG_APP_POOL_0: {pool} cells" in tm
+    assert f"program {tmp_path}/build/{name}_tna.json (tna for {target})" in \
         (tmp_path / "logs" / "s1.log").read_text()
     assert leftover_namespaces() == []
 
