@@ -186,19 +186,32 @@ pub(super) fn translate(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let (ctx, start) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    // A register read before any write reads 0: the frontend puts that 0 in.
     let regs: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I128));
-    let zero = b.ins().iconst(types::I64, 0);
-    let zero = b.ins().uextend(types::I128, zero);
-    for v in regs {
-        b.def_var(v, zero);
-    }
+    // The pointers the ops use, loaded once (a null stands in for one never used).
+    let uses = |f: fn(&Op) -> bool| code.ops.iter().any(f);
     let flags = MemFlagsData::trusted();
-    let load_ptr = |b: &mut FunctionBuilder<'_>, at: usize| b.ins().load(ptr, flags, ctx, off(at));
-    let fields = load_ptr(b, std::mem::offset_of!(Ctx, fields));
-    let valid = load_ptr(b, std::mem::offset_of!(Ctx, valid));
-    let data = load_ptr(b, std::mem::offset_of!(Ctx, data));
-    let data_len = load_ptr(b, std::mem::offset_of!(Ctx, data_len));
-    let tables = load_ptr(b, std::mem::offset_of!(Ctx, tables));
+    let mut load_ptr = |used: bool, at: usize| match used {
+        true => b.ins().load(ptr, flags, ctx, off(at)),
+        false => b.ins().iconst(ptr, 0),
+    };
+    let fields = load_ptr(true, std::mem::offset_of!(Ctx, fields));
+    let valid = load_ptr(
+        uses(|op| matches!(op, Op::Valid { .. } | Op::JumpIfValid { .. })),
+        std::mem::offset_of!(Ctx, valid),
+    );
+    let local = uses(|op| {
+        matches!(
+            op,
+            Op::Local { .. } | Op::StoreLocal { .. } | Op::StoreLocals { .. }
+        )
+    });
+    let data = load_ptr(local, std::mem::offset_of!(Ctx, data));
+    let data_len = load_ptr(local, std::mem::offset_of!(Ctx, data_len));
+    let tables = load_ptr(
+        uses(|op| matches!(op, Op::Inline { .. })),
+        std::mem::offset_of!(Ctx, tables),
+    );
     let blocks: Vec<Option<Block>> = leader
         .iter()
         .map(|&l| l.then(|| b.create_block()))
