@@ -119,7 +119,6 @@ def programmed_engine(config: Config, program: CompiledProgram | None = None, se
     ).apply(config, program.json_text.encode()))
     for port, rate in (rate_bps or {}).items():
         engine.configure_port(port, rate_bps=rate, wire_overhead_bytes=wire_overhead_bytes)
-    correct_tna_wire_time(engine, program, dict.fromkeys(rate_bps or {}, wire_overhead_bytes))
     return engine
 
 
@@ -169,19 +168,6 @@ def _bridged_header_bytes(json_text: str) -> int:
             if header["name"] == "bridged_h":
                 return sum(f[1] for f in header["fields"]) // 8
     return 0
-
-
-def correct_tna_wire_time(engine: EngineApi, program: CompiledProgram,
-                          ports_overhead: Mapping[int, int]) -> None:
-    """Gives a TNA switch's ``ports`` (port → the link's wire overhead, bytes per frame) the
-    overhead that makes a frame's serialisation its wire time. The engine's TM times a
-    frame by the bytes it queued, which on the TNA port include the bridged header that
-    the egress parser strips before the wire (an engine defect, reported); one bridged
-    header less of overhead cancels it for every bridged frame. Nothing on v1model."""
-    overhead = tm_overhead_bytes(program)
-    for port, wire_bytes in ports_overhead.items():
-        if overhead:
-            engine.configure_port(port, wire_overhead_bytes=max(0, wire_bytes - overhead))
 
 
 def cell_bytes(program: CompiledProgram) -> int | None:

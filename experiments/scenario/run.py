@@ -12,7 +12,6 @@ from bufferlab.controller.runtime_json import load_runtime, program_switch
 from bufferlab.experiments.common.buffer_engine import (
     CompiledProgram,
     compiled_program,
-    correct_tna_wire_time,
     program_over_p4runtime,
     programmed_engine,
 )
@@ -57,10 +56,6 @@ def build_simulation(scenario: Scenario, seed: int | None = None) -> Simulator:
     sim = build_from_topology(
         scenario.topology, engines, seed,
         latency_ns={name: spec.latency_ns for name, spec in scenario.switches.items()})
-    for name, spec in scenario.switches.items():
-        correct_tna_wire_time(engines[name], _program(spec), {
-            port: model.wire_overhead_bytes
-            for port, model in scenario.topology.switch_ports(name).items()})
     for source in scenario.sources:
         # A Python reaction model keeps state: each run gets its own copy.
         sim.add_source(copy.deepcopy(source))

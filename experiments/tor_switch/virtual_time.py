@@ -27,14 +27,12 @@ from fractions import Fraction
 import numpy as np
 
 from bufferlab.experiments.common.buffer_engine import (
-    ETHERNET_WIRE_OVERHEAD_BYTES,
     PROGRAM,
     PROGRAMS,
     TM_POOL_FACTOR,
     CompiledProgram,
     cell_bytes,
     compiled_program,
-    correct_tna_wire_time,
     host_mac,
     programmed_engine,
     tm_overhead_bytes,
@@ -154,8 +152,6 @@ class VirtualTimeBackend:
         for name, port in zip((*HOSTS, SINK), ports, strict=True):
             sim.add_host(name, host_mac(SWITCH_ID, port), f"10.0.{SWITCH_ID}.{port}")
             sim.connect((name, None), (SWITCH, port), rate_bps=c.port_rate_bps)
-        correct_tna_wire_time(engine, self._program,
-                              dict.fromkeys(ports, ETHERNET_WIRE_OVERHEAD_BYTES))
         for i, name in enumerate(HOSTS):
             sim.add_source(Source(
                 name, name, SINK, pattern="constant", rate_bps=rates_bps[i],

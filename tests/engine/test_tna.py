@@ -95,8 +95,10 @@ def test_queue_depths_are_counted_in_80_byte_cells_per_packet():
     assert [t["enq_qdepth"] for t in out] == [0, 0, 13, 26, 39]
     # Cells left behind when each starts: the second sees 3 behind it.
     assert [t["deq_qdepth"] for t in out] == [0, 39, 26, 13, 0]
-    # Each waits for the ones ahead: 1,004 + 24 wire bytes at 1 Gbit/s is 8,224 ns.
-    assert [t["deq_timedelta"] for t in out] == [0, 8224, 16448, 24672, 32896]
+    # Each waits for the ones ahead on the wire, where a port spends what egress emits
+    # (not the 1,004 bytes queued): the 1,000-byte frame without its bridge plus the
+    # 21-byte telemetry record, + 24 wire bytes at 1 Gbit/s = 8,360 ns.
+    assert [t["deq_timedelta"] for t in out] == [0, 8360, 16720, 25080, 33440]
     assert {(t["egress_port"], t["egress_qid"], t["pkt_length"]) for t in out} == {(2, 0, 1004)}
 
 

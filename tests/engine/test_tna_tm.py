@@ -151,9 +151,9 @@ def test_a_lossless_ppg_sends_pfc_toward_the_peer_and_resumes():
     # The first frame leaves at once; the next two fill the PPG's 26 cells; the fourth
     # crosses it: XOFF for class 3, sent at 0, 60 + 24 bytes at 1 Gbit/s = 672 ns on the
     # wire; it takes the 13 skid cells and the fifth is dropped. Frames start every
-    # 8,512 ns (1,064 wire bytes); when the third starts (17,024) the PPG holds
-    # 13 = 26 − 13 cells: XON.
-    assert to_peer == [(pfc_frame(0b1000, 0xFFFF), 672), (pfc_frame(0b1000, 0), 17_024 + 672)]
+    # 8,560 ns (egress emits 1,040 + a 6-byte report: 1,070 wire bytes); when the
+    # third starts (17,120) the PPG holds 13 = 26 − 13 cells: XON.
+    assert to_peer == [(pfc_frame(0b1000, 0xFFFF), 672), (pfc_frame(0b1000, 0), 17_120 + 672)]
     assert sum(1 for p, _, _ in out if p == 2) == 4
     assert e.queue_stats(2, 0)["dropped_ingress_pkts"] == 1
     assert (e.stats()["xoff_sent"], e.stats()["xon_sent"]) == (1, 1)
@@ -234,7 +234,7 @@ def test_the_runtime_cli_configures_the_tm_by_tofino_names():
         e.send(1, eth(2, 1, 0x88B5, bytes(1026)), 0)
     e.drain()
     # The same PFC exchange as configured through the Python API above.
-    assert [t for p, _, t in e.received() if p == 1] == [672, 17_024 + 672]
+    assert [t for p, _, t in e.received() if p == 1] == [672, 17_120 + 672]
     shown = x.execute("tm_show").text
     assert "cell size: 80 bytes" in shown and "queues per port: 32" in shown
     assert "EG_APP_POOL_2: size 500 cells, used 0, peak 39" in shown

@@ -191,10 +191,9 @@ def test_the_report_puts_both_programs_side_by_side(tmp_path):
 
 
 def test_frames_leave_the_tna_port_in_their_wire_time():
-    """The engine's TM times a frame by the bytes it queued, the port's bridged header
-    included; with the correction a frame leaves as on v1model: (476 + 24) bytes at
-    1 Gbit/s = 4,000 ns apart. Should the engine time the wire bytes itself, this fails
-    (frames 15 bytes early) and `correct_tna_wire_time` must go."""
+    """The engine's TM buffers the TNA port's bridged header with the frame, but the port
+    is busy only for what egress emits: a frame leaves as on v1model, (476 + 24) bytes
+    at 1 Gbit/s = 4,000 ns apart (the 15 bytes more made it 4,120)."""
     from bufferlab.controller.config import parse_config
     from bufferlab.experiments.common.buffer_engine import (
         PROGRAMS,

@@ -698,7 +698,7 @@ impl Engine {
         let t = d.tx_start;
         self.tna_ghost(d.port, d.queue);
         if self.pool[h as usize].tna.bypass_egress {
-            self.transmit(h, d.port, d.arrival);
+            self.send_as_emitted(h, d.port, d.arrival);
             return;
         }
         let Some(tna) = self.tna.as_deref() else {
@@ -706,6 +706,7 @@ impl Engine {
         };
         let Some(pipe) = tna.pipe_of_port(d.port) else {
             self.stats.dropped_by_program += 1;
+            self.tm.retime_last(d.port, None);
             self.release(h);
             return;
         };
@@ -740,6 +741,7 @@ impl Engine {
         let mirror_session = pkt.tna.mirror_session;
         self.lend_tracer(g);
         let Some(drop_ctl) = self.deparsed(ran, h) else {
+            self.tm.retime_last(d.port, None);
             return;
         };
         let mirror = mirror_session.filter(|_| drop_ctl & NO_MIRROR == 0);
@@ -755,9 +757,21 @@ impl Engine {
                 "Dropping packet at the end of egress (drop_ctl {})",
                 drop_ctl
             );
+            self.tm.retime_last(d.port, None);
             self.release(h);
             return;
         }
-        self.transmit(h, d.port, d.arrival);
+        self.send_as_emitted(h, d.port, d.arrival);
+    }
+
+    /// Transmits what egress emitted, on the wire for its own length: the TM timed
+    /// the frame by what it buffered (a bridged header too), the port sends less.
+    fn send_as_emitted(&mut self, h: u32, port: u16, arrival: u64) {
+        let bytes = u32::try_from(self.pool[h as usize].out.len()).unwrap_or(u32::MAX);
+        let arrival = self
+            .tm
+            .retime_last(port, Some(bytes))
+            .map_or(arrival, |(_, a)| a);
+        self.transmit(h, port, arrival);
     }
 }

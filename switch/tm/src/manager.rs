@@ -355,6 +355,20 @@ impl<T> TrafficManager<T> {
         Some(d)
     }
 
+    /// The wire time of the frame `dequeue` last returned for `port`, redone
+    /// with the bytes that left after egress (`None`: egress dropped it): the
+    /// TM buffers what ingress emitted (a TNA program's bridged header too),
+    /// but the port serialises what egress emits. The new `(tx_end, arrival)`.
+    /// Call it before the next `dequeue`.
+    pub fn retime_last(&mut self, port: u16, wire_bytes: Option<u32>) -> Option<(u64, u64)> {
+        let p = self.ports.get_mut(usize::from(port))?;
+        let tx_end = p.retime_last(wire_bytes)?;
+        let arrival = tx_end.saturating_add(p.cfg.delay_ns);
+        let next = p.next_start();
+        self.calendar.set(port, next);
+        Some((tx_end, arrival))
+    }
+
     /// Counters and depth of one queue, or `None` if the port or queue does not exist.
     pub fn queue_stats(&self, port: u16, queue: u8) -> Option<QueueStats> {
         self.ports

@@ -58,7 +58,19 @@ pub(crate) struct Port<T> {
     not_before: u64,
     /// Bit q set iff queue q holds a frame.
     backlogged: Mask,
+    /// How the last frame started, so its wire time can be redone with the
+    /// bytes egress really sent (`retime_last`).
+    last: Option<LastStart>,
     pub stats: PortStats,
+}
+
+/// The start of a port's last frame: its time, whether it followed the one
+/// before back to back, and the shaper's carry before it.
+#[derive(Debug, Clone, Copy)]
+struct LastStart {
+    start: u64,
+    back_to_back: bool,
+    carry: u64,
 }
 
 impl<T> Port<T> {
@@ -74,6 +86,7 @@ impl<T> Port<T> {
             free_at: 0,
             not_before: 0,
             backlogged: 0,
+            last: None,
             stats: PortStats::default(),
         }
     }
@@ -177,6 +190,11 @@ impl<T> Port<T> {
             self.backlogged &= !(1 << q);
         }
         self.scheduler.served(q, now_empty);
+        self.last = Some(LastStart {
+            start,
+            back_to_back,
+            carry: self.shaper.remainder(),
+        });
         let tx_end = start.saturating_add(self.shaper.serialise_ns(frame.bytes, back_to_back));
         self.free_at = tx_end;
         self.stats.occupancy_bytes -= u64::from(frame.bytes);
@@ -198,6 +216,21 @@ impl<T> Port<T> {
             app_pool_cells: frame.pool_charge,
             ingress: frame.ingress,
         })
+    }
+
+    /// Redoes the wire time of the frame `transmit` started last with the
+    /// `wire_bytes` that really left (None: egress dropped it, the wire stayed
+    /// idle); the new end of its last bit, ns. Must come before the next start.
+    pub(crate) fn retime_last(&mut self, wire_bytes: Option<u32>) -> Option<u64> {
+        let last = self.last.take()?;
+        self.shaper.restore(last.carry);
+        self.free_at = match wire_bytes {
+            Some(bytes) => last
+                .start
+                .saturating_add(self.shaper.serialise_ns(bytes, last.back_to_back)),
+            None => last.start,
+        };
+        Some(self.free_at)
     }
 
     /// Indices of the queues holding frames.

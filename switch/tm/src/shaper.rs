@@ -45,6 +45,16 @@ impl Shaper {
         self.wire_overhead_bytes = wire_overhead_bytes;
     }
 
+    /// The fractional nanosecond carried to the next back-to-back frame.
+    pub(crate) fn remainder(&self) -> u64 {
+        self.remainder
+    }
+
+    /// Puts back the carry `serialise_ns` started from, to serialise that frame again.
+    pub(crate) fn restore(&mut self, remainder: u64) {
+        self.remainder = remainder;
+    }
+
     /// Serialisation time in ns of a frame; `back_to_back` carries the previous
     /// frame's fractional nanosecond, otherwise the port was idle and starts afresh.
     pub(crate) fn serialise_ns(&mut self, frame_bytes: u32, back_to_back: bool) -> u64 {

@@ -245,3 +245,42 @@ fn delay_line_delivers_at_arrival_time() {
     // Port 1's short link delivers both its frames before port 0's long one.
     assert_eq!(got, [(1, 9_192, 1), (1, 17_384, 2), (0, 108_192, 0)]);
 }
+
+#[test]
+fn a_frame_is_on_the_wire_for_the_bytes_egress_sent() {
+    // 1,015 buffered bytes (a 15-byte bridged header in front of 1,000), 1,000 sent:
+    // (1000 + 24) * 8 bits at 1 Gb/s = 8192 ns each, not (1015 + 24) * 8 = 8312.
+    let mut tm = tm_with(
+        10_000_000,
+        3,
+        PortConfig {
+            rate_bps: GBPS,
+            delay_ns: 500,
+            ..PortConfig::default()
+        },
+    );
+    for i in 0..4 {
+        tm.enqueue(0, 3, 0, 1015, i).expect("admitted");
+    }
+    let mut starts = vec![];
+    while let Some(t) = tm.next_event_time() {
+        let Some(d) = tm.dequeue(t) else { continue };
+        assert_eq!(
+            d.tx_end - d.tx_start,
+            8312,
+            "timed as buffered until retimed"
+        );
+        starts.push(d.tx_start);
+        // Egress drops the third frame: the wire stays idle for it.
+        let sent = (d.item != 2).then_some(1000);
+        let (tx_end, arrival) = tm.retime_last(3, sent).expect("a frame was started");
+        assert_eq!(tx_end, d.tx_start + if d.item == 2 { 0 } else { 8192 });
+        assert_eq!(arrival, tx_end + 500);
+    }
+    assert_eq!(starts, vec![0, 8192, 16384, 16384]);
+    assert_eq!(
+        tm.retime_last(3, Some(1000)),
+        None,
+        "retimed once per start"
+    );
+}
