@@ -164,7 +164,26 @@ def port_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Updat
                     for p in ports]
     else:
         updates += quantise_updates(index, config)
+        updates += ghost_queue_updates(index, config)
     return updates
+
+
+def ghost_queue_id(port: int, queue: int) -> int:
+    """The TM's id of (port, queue) as the T2NA ghost thread reports it on bufferlab's engine:
+    the port's low 7 bits, then the queue (0..15). On hardware the id is read from BF
+    Runtime's TM tables instead."""
+    return (port & 0x7F) << 4 | queue
+
+
+def ghost_queue_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
+    """On the T2NA variant, INSERTs of ghost_queue: each configured (port, queue)'s TM queue
+    id, so ingress reads the length of the queue a frame joins (none on the TNA port)."""
+    if not any(t.preamble.name.endswith(".ghost_queue") or t.preamble.name == "ghost_queue"
+               for t in index.p4info.tables):
+        return []
+    return [_update(INSERT, _entry(index, "ghost_queue", {"port": p, "queue": q},
+                                   ("set_ghost_queue", {"qid": ghost_queue_id(p, q)})))
+            for p in sorted(config.ports) for q in range(min(config.priority_queues, 16))]
 
 
 def quantise_inserts(index: P4InfoIndex, port: int, queue: int, bcn: Bcn

@@ -334,3 +334,33 @@ def test_a_tna_port_from_a_v1model_pause_config_sends_pause_and_xon_from_the_tm(
     assert pauses == [("0001", 1000), ("0001", 0)]  # XOFF with the config's quanta, then XON
     assert sum(1 for port, _f, _t in received if port == 3) == 50  # the skid is the pool
     assert engine.stats()["xoff_sent"] == 1 and engine.stats()["xon_sent"] == 1
+
+
+def test_the_t2na_variant_gets_ghost_queue_ids_and_samples_the_queue_a_frame_joins():
+    """On T2NA the controller maps every configured (port, queue) to the TM's queue id in
+    ghost_queue (port's low 7 bits × 16 + queue on the engine), so the ghost thread's
+    lengths reach ingress: a burst into slow port 3 builds a queue above Qeq and the
+    arrivals' samples send BCN frames back out of port 1. Without the entries ingress reads
+    every queue as empty and sends none."""
+    bcn = {"enable": True, "qeq_bytes": 1_024, "sample_bytes": 1_000, "jitter_bytes": 0}
+    raw = parse_config(config(ports={"1": {}, "2": {}, "3": {"bcn": bcn}}))
+    program = compiled_program(TNA_PROGRAM.with_name("buffer_switch_t2na.p4"))
+    assert not any(t.preamble.name.endswith("ghost_queue")
+                   for t in compiled_program(TNA_PROGRAM).index.p4info.tables)
+
+    def bcn_frames(engine: Engine) -> int:
+        for i in range(20):
+            engine.send(1, frame(500), 1000 + i)
+        engine.drain()
+        return sum(1 for port, _frame, _t in engine.received() if port == 1)
+
+    engine = programmed_engine(raw, program, rate_bps={3: 10_000_000})
+    ids = {tuple(k[1] for k in e["keys"]): (e["action"], e["data"])
+           for e in engine.table_entries("ghost_queue")}
+    assert ids == {(p, 0): ("set_ghost_queue", [p << 4]) for p in (1, 2, 3)}
+    assert bcn_frames(engine) > 0
+
+    bare = programmed_engine(raw, program, rate_bps={3: 10_000_000})
+    for e in bare.table_entries("ghost_queue"):
+        bare.table_delete("ghost_queue", e["handle"])
+    assert bcn_frames(bare) == 0
