@@ -363,9 +363,10 @@ def t2na() -> Engine:
 
 
 def test_t2na_samples_arrivals_against_the_ghost_queue_length(t2na):
-    """The ghost thread's register (written here by the control plane: the engine does not
-    run ghost threads yet) gives ingress the queue a frame joins: 100 cells of 176 B are
-    275 pages; the sample is an I2E mirror of the frame as it came in."""
+    """The ghost thread's register (written here by the control plane, so the length is
+    exact; the engine's ghost thread writes it on every queue change) gives ingress the
+    queue a frame joins: 100 cells of 176 B are 275 pages; the sample is an I2E mirror of
+    the frame as it came in."""
     t2na.table_add("ghost_queue", {"port": 3, "queue": 0}, "set_ghost_queue", {"qid": 5})
     t2na.register_write("queue_cells", 5, 100)
     frame = udp_frame(H1, H3, 400)
