@@ -81,8 +81,9 @@ def test_bufferlab_ctl_tm_prints_the_lines_and_the_switch_takes_them(tmp_path, c
     for _ in range(5):
         engine.send(1, frame, 0)
     engine.drain()
-    # PFC for class 3 toward port 1's peer at 672 ns, XON at 17,696 ns (as in
+    # PFC for class 3 toward port 1's peer at 672 ns, XON at 17,792 ns when the third
+    # frame starts (frames start every 1,046 + 24 wire bytes: what egress emits, as in
     # tests/engine/test_tna_tm.py), four frames out of port 2.
     out = engine.received()
-    assert [t for p, _, t in out if p == 1] == [672, 17_696]
+    assert [t for p, _, t in out if p == 1] == [672, 17_792]
     assert sum(1 for p, _, _ in out if p == 2) == 4
