@@ -39,7 +39,7 @@ from bufferlab.controller.config import (
     bcn_section,
     pause_section,
 )
-from bufferlab.controller.p4info import P4InfoIndex
+from bufferlab.controller.p4info import P4InfoIndex, UnknownName
 from bufferlab.controller.runtime_json import load_runtime
 from bufferlab.controller.tofino_mapping import TmPlan, cell_bytes_of, on_tofino, tm_plan
 from bufferlab.controller.values import decode
@@ -178,8 +178,9 @@ def ghost_queue_id(port: int, queue: int) -> int:
 def ghost_queue_updates(index: P4InfoIndex, config: Config) -> list[p4runtime_pb2.Update]:
     """On the T2NA variant, INSERTs of ghost_queue: each configured (port, queue)'s TM queue
     id, so ingress reads the length of the queue a frame joins (none on the TNA port)."""
-    if not any(t.preamble.name.endswith(".ghost_queue") or t.preamble.name == "ghost_queue"
-               for t in index.p4info.tables):
+    try:
+        index.get("table", "ghost_queue")
+    except UnknownName:
         return []
     return [_update(INSERT, _entry(index, "ghost_queue", {"port": p, "queue": q},
                                    ("set_ghost_queue", {"qid": ghost_queue_id(p, q)})))
