@@ -45,6 +45,7 @@ from bufferlab.experiments.common.host_tools import (
     require_congestion_control,
     wait_until,
 )
+from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
 from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
@@ -147,7 +148,7 @@ class _Switch:
             self.connection.close()
 
 
-class EsnetLab:
+class EsnetLab(ClosedOnFailedStart):
     """The network, switches, controller and tools; a context manager (root)."""
 
     def __init__(self, config: EsnetConfig, work_dir: str | Path | None = None,
@@ -165,19 +166,8 @@ class EsnetLab:
         self._lab: LiveLab | None = None
         self._switches: dict[str, _Switch] = {}
 
-    def __enter__(self) -> EsnetLab:
-        """Compile, start the network and the switches, apply the configs."""
-        try:
-            self._start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _start(self) -> None:
+        """Compile, start the network and the switches, apply the configs."""
         c = self.config
         require_congestion_control(c.congestion, *c.extra_congestion)
         program = compiled_program()

@@ -48,6 +48,7 @@ from bufferlab.experiments.common.host_tools import (
     require_congestion_control,
     wait_until,
 )
+from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
 from bufferlab.experiments.common.live_switch import (
     COUNTER_PUBLISH_WAIT_S,
     LiveSwitch,
@@ -148,7 +149,7 @@ class _Worker:
             raise self._error
 
 
-class LiveLab:
+class LiveLab(ClosedOnFailedStart):
     """The network, switch, controller and tools; a context manager (root)."""
 
     def __init__(self, config: QbssConfig, work_dir: str | Path | None = None,
@@ -183,19 +184,8 @@ class LiveLab:
                            "admission"),
         ]
 
-    def __enter__(self) -> LiveLab:
-        """Compile, start the network and the switch, apply the config."""
-        try:
-            self._start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _start(self) -> None:
+        """Compile, start the network and the switch, apply the config."""
         c = self.config
         require_congestion_control(c.congestion)
         self._live = start_live_switch(qbss_topology(c), SWITCH,

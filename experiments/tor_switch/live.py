@@ -34,6 +34,7 @@ from bufferlab.experiments.common.buffer_engine import (
     TM_POOL_FACTOR,
     host_mac,
 )
+from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
 from bufferlab.experiments.common.live_switch import LiveSwitch, pin_neighbour, start_live_switch
 from bufferlab.experiments.common.realtime import REALTIME_PRIORITY
 from bufferlab.experiments.common.wire import FCS_BYTES, IFG_BYTES, PREAMBLE_BYTES, slot_ns
@@ -143,7 +144,7 @@ def burst_lag_ns(trial: TrialResult, frame_ns: float) -> int:
     return int(lag.max())
 
 
-class LiveBackend:
+class LiveBackend(ClosedOnFailedStart):
     """Runs the study's cells on bufferlab-switch in Mininet; a context manager (root)."""
 
     name = "live (Mininet, bufferlab-switch, RFC 2544 tester)"
@@ -186,19 +187,8 @@ class LiveBackend:
             ("source phase", "A and B start at one CLOCK_REALTIME instant (RFC 2544 tester)"),
         ]
 
-    def __enter__(self) -> LiveBackend:
-        """Compile, start the network and the switch, apply the config, set up the tester."""
-        try:
-            self._start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _start(self) -> None:
+        """Compile, start the network and the switch, apply the config, set up the tester."""
         c = self.config
         pct = max(c.thresholds_pct + c.burst_thresholds_pct)
         self._live = start_live_switch(tor_topology(c), SWITCH, switch_config(c, pct),
