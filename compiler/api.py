@@ -35,12 +35,14 @@ def compile_program(
     defines: Iterable[str] = (),
     arch: str | None = None,
     target: str | None = None,
+    emit_externs: bool = False,
 ) -> Compiled:
     """Compile one program for `arch` (None: the architecture it includes, else v1model);
+    `emit_externs` compiles user-declared externs (v1model) as p4c-bm2-ss's `--emit-externs`;
     raises `CompileError` on any error."""
     checked = load(path, include_dirs, defines, arch, target)
     if checked.arch.name == "v1model":
-        document, cp, warnings = lower_to_bmv2(checked, str(path))
+        document, cp, warnings = lower_to_bmv2(checked, str(path), emit_externs)
     else:
         document, cp, warnings = lower_tna(checked, str(path), checked.arch, checked.target)
     info = build_p4info(cp)

@@ -68,6 +68,10 @@ def argument_parser() -> argparse.ArgumentParser:
                         "and a lower bound on the stages; exit 1 when a rule is broken (the device: "
                         "--target, else --arch tna: Tofino 1, t2na: Tofino 2). Outputs are written "
                         "only when -o or --p4runtime-files is given")
+    p.add_argument("--emit-externs", action="store_true",
+                   help="compile user-declared extern objects and functions as p4c-bm2-ss does with "
+                        "this option (extern_instances, _Type_method primitives); simple_switch, and "
+                        "the bufferlab switch, refuse to load such JSON")
     p.add_argument("--Wdisable", action="append", default=[], metavar="WARNING", nargs="?",
                    help="accepted for compatibility; warnings are still printed")
     p.add_argument("--version", action="version", version=f"{PROG} 0.1.0")
@@ -120,7 +124,7 @@ def run(argv: list[str]) -> int:
 
 def compile_to_files(args: argparse.Namespace, source: Path, outputs: list[tuple[Path, str | None]]) -> int:
     """Compile as p4c-bm2-ss does: the JSON (default ./<program>.json) and the P4Info files."""
-    result = compile_program(source, args.include, args.define, args.arch, args.target)
+    result = compile_program(source, args.include, args.define, args.arch, args.target, args.emit_externs)
     for warning in result.warnings:
         print(warning.format(), file=sys.stderr)
     _write_outputs(args, result, Path(args.output) if args.output else Path(source.stem + ".json"),

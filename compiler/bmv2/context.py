@@ -139,6 +139,12 @@ class Context:
         self.register_arrays: list[dict] = []
         self.calculations: list[dict] = []
         self.checksums: list[dict] = []
+        # User-declared extern instances (`--emit-externs`, user_externs.py).
+        self.extern_instances: list[dict] = []
+        self.emit_externs = False
+        # Computed data of update_checksum: (temporary, expression, env), computed at the end
+        # of egress and before every `exit` (checksums.py).
+        self.checksum_data: list[tuple[Any, Any, Any]] = []
         self.actions: list[dict] = []
         self.field_aliases: list[list] = []
         self.action_order: dict[str, tuple] = {}

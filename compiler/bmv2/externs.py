@@ -25,6 +25,7 @@ from .storage import (
     UnionRef,
     header_leaves,
 )
+from .user_externs import UserExterns, is_user_function, user_extern
 
 
 def instance_type_name(decl: Any) -> str:
@@ -70,6 +71,7 @@ class Externs:
         self.calcs = calcs
         self.lists = lists
         self.direct_meter_targets: dict[str, list[str]] = {}
+        self.user = UserExterns(ctx)
 
     def call(self, sl: Any, e: ast.MethodCallExpression, env: Env, node: Any) -> None:
         """Lower one extern call statement through statement lowering `sl`."""
@@ -85,6 +87,9 @@ class Externs:
                 return
             raise unsupported(node, f"the method {name}() here")
         handler = getattr(self, f"fn_{name}", None)
+        if handler is None and call.kind == ast.CallKind.EXTERN_FUNCTION and is_user_function(call.target):
+            self.user.function(sl, name, call, env, node)
+            return
         if handler is None:
             raise unsupported(node, f"the extern function {name}")
         handler(sl, call.args, env, node, call)
@@ -220,6 +225,9 @@ class Externs:
         """Methods of register, counter, meter, direct_counter and direct_meter instances."""
         kind = instance_type_name(inst.decl)
         args = call.args
+        if user_extern(inst.decl) is not None:
+            self.user.method(sl, inst, kind, name, call, env, node)
+            return
         if kind == "register" and name == "read":
             params = [
                 self.lvalue(sl, args[0], env),

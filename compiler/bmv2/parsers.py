@@ -26,7 +26,7 @@ from .context import (
 from .expressions import to_bool, to_data
 from .hexstr import byte_width
 from .model import CpParam, CpValueSet
-from .statements import Frame, Label, StatementLowering
+from .statements import Frame, Label, StatementLowering, has_call
 from .storage import Env, ExprRef, FieldRef, InstanceRef, applied_instance
 
 
@@ -170,15 +170,23 @@ class ParserLowering:
         """One P4 parse state (possibly split around sub-parser calls)."""
         current = self.new_state(names[id(s)])
         sl = StatementLowering(self.ctx, self.externs, in_parser=True)
+        split = [0]
+        holder = {"state": current}
+        self.split_on_short_circuits(sl, holder, names[id(s)], split)
         for storage, value, node in initialisers:
             sl.assign(storage, value, env, node)
+        sl.exprs.short_circuit = None
+        current = holder["state"]
         scope = env.child()
         frame = Frame(end=Label(), outermost=True)
-        split = 0
-        split = [0]
         current, sl = self.components(s.components, current, sl, scope, frame, names[id(s)], prefix, split)
-        self.transitions(current, s, sl, scope, names, accept)
-        current["parser_ops"] = sl.out.prims
+        # A select key's `&&`, `||` or `?:` whose skipped side calls something splits the
+        # state as a statement's would: the transition goes on the last join state.
+        holder = {"state": current}
+        self.split_on_short_circuits(sl, holder, names[id(s)], split)
+        self.transitions(holder, s, sl, scope, names, accept)
+        sl.exprs.short_circuit = None
+        holder["state"]["parser_ops"] = sl.out.prims
 
     def components(
         self,
@@ -204,7 +212,13 @@ class ParserLowering:
             ):
                 continuation = f"{base}_{split[0]}"
                 split[0] += 1
+                # Arguments are evaluated before the call; their short circuits split the
+                # state like any statement's.
+                holder = {"state": current}
+                self.split_on_short_circuits(sl, holder, base, split)
                 sub_start = self.call_subparser(call, scope, continuation, prefix, sl)
+                sl.exprs.short_circuit = None
+                current = holder["state"]
                 current["parser_ops"] = sl.out.prims
                 current["transitions"] = [self.transition("default", None, None, sub_start)]
                 current = self.new_state(continuation)
@@ -348,6 +362,11 @@ class ParserLowering:
         for param, bound in binding.constructor:
             sub_env.bind(param, bound)
         copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.states, sub.locals])}
+        # An argument computed by a call is evaluated once, at the call, into a local (copy-in).
+        copies |= {
+            id(p) for p, a in zip(sub.params, e.call.args, strict=False)
+            if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
+        }
         for param, arg in zip(sub.params, e.call.args, strict=False):
             if isinstance(strip_type(param.p4type), t.Extern) or arg is None:
                 continue
@@ -392,15 +411,19 @@ class ParserLowering:
 
     def transitions(
         self,
-        state: dict,
+        holder: dict,
         s: ast.ParserState,
         sl: StatementLowering,
         env: Env,
         names: dict[int, str],
         accept: str | None,
     ) -> None:
-        """Fill `transitions` and `transition_key` of `state` from the P4 transition."""
+        """Fill `transitions` and `transition_key` of the state in `holder` from the P4
+        transition (lowering the select keys may split the state: `holder` then holds the
+        last part)."""
         tr = s.transition
+        if not isinstance(tr, ast.SelectExpression):
+            state = holder["state"]
         if tr is None:
             if self.reject_state is None:
                 self.ctx.warn(s.pos, f"{s.name}: implicit transition to `reject'; {REJECT_WARNING}")
@@ -413,10 +436,14 @@ class ParserLowering:
             return
         keys: list[dict] = []
         widths: list[int] = []
-        for key in tr.exprs:
-            operand, width = self.select_key(key, sl, env)
+        for index, key in enumerate(tr.exprs):
+            # Keys are evaluated left to right: a field read before a later key's call must
+            # keep the value it had (the transition reads the key fields at its end).
+            later_calls = any(sl.exprs.calls_in(k) for k in tr.exprs[index + 1:])
+            operand, width = self.select_key(key, sl, env, copy_fields=later_calls)
             keys.append(operand)
             widths.append(width)
+        state = holder["state"]
         state["transition_key"] = keys
         out: list[dict] = []
         for case in tr.cases:
@@ -507,13 +534,17 @@ class ParserLowering:
             return value
         raise CompileError(e.pos, "select keysets must be compile-time constants")
 
-    def select_key(self, e: ast.Expression, sl: StatementLowering, env: Env) -> tuple[dict, int]:
-        """Transition-key operand and width for one select expression."""
+    def select_key(
+        self, e: ast.Expression, sl: StatementLowering, env: Env, copy_fields: bool = False
+    ) -> tuple[dict, int]:
+        """Transition-key operand and width for one select expression; with `copy_fields`
+        a field's value is copied into a temporary now instead of read at the transition."""
         width = field_width(strip_type(e.type)) if not isinstance(strip_type(e.type), t.Bool) else 1
         operand = sl.exprs.value(e, env)
-        if operand.get("type") in ("field", "lookahead", "stack_field"):
+        if operand.get("type") == "lookahead" or (
+                operand.get("type") in ("field", "stack_field") and not copy_fields):
             return operand, width
-        if operand.get("type") == "expression" and operand["value"].get("op") == "d2b":
+        if operand.get("type") == "expression" and operand["value"].get("op") == "d2b" and not copy_fields:
             inner = operand["value"]["right"]
             if inner.get("type") in ("field", "stack_field"):
                 return inner, width

@@ -102,10 +102,17 @@ class ControlLowering:
             setter(name)
         self.pending = []
 
-    def lower(self, name: str, decl: ast.ControlDeclaration, env: Env) -> dict:
-        """The pipeline JSON object called `name` for control `decl`."""
+    def lower(self, name: str, decl: ast.ControlDeclaration, env: Env,
+              epilogue: list[tuple[FieldRef, ast.Expression, Env]] = ()) -> dict:
+        """The pipeline JSON object called `name` for control `decl`; `epilogue` values are
+        stored into their temporaries after everything else (the checksum update's data)."""
         self.pending = [self._set_init]
         self.control_body(decl, env)
+        if epilogue:
+            writer = StatementLowering(self.ctx, self.externs)
+            for target, expr, data_env in epilogue:
+                writer.store(target, writer.exprs.value(expr, data_env), expr)
+            self.primitives_node(writer.out.resolve(), epilogue[0][1])
         self.link(None)
         self.check_reapplied()
         pipeline: dict = {"name": name, "id": self.ctx.next_id("control")}
@@ -537,6 +544,11 @@ class ControlLowering:
         for param, bound in inst.constructor:
             sub_env.bind(param, bound)
         copies = {id(p) for p in copied_parameters(sub.params, e.call.args, [sub.body, sub.locals])}
+        # An argument computed by a call is evaluated once, at the call, into a local (copy-in).
+        copies |= {
+            id(p) for p, a in zip(sub.params, e.call.args, strict=False)
+            if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
+        }
         pairs = []
         for param, arg in zip(sub.params, e.call.args, strict=False):
             if arg is None:

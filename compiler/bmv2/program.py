@@ -11,7 +11,7 @@ from ..arch import v1model
 from ..diagnostics import CompileError, SourcePos
 from .actions import Actions, DeclaredIn
 from .calculations import Calculations
-from .checksums import lower_checksum_control
+from .checksums import checksum_temporaries, lower_checksum_control
 from .context import (
     Context,
     annotation_int,
@@ -137,20 +137,24 @@ class ProgramLowering:
         self.block_args = constructor_arguments(checked)
         parser_env = self.block_env(parser, storages, "p")
         parsers = [ParserLowering(ctx, self.externs, self.stateful.instantiate).lower(parser, parser_env)]
+        compute_env = self.block_env(compute, storages, "ck")
+        temps = checksum_temporaries(ctx, compute, compute_env)
         pipelines = []
         for rank, (name, decl, kind) in enumerate((("ingress", ingress, "ig"), ("egress", egress, "eg")), start=1):
             self.actions.control_rank = rank
             env = self.block_env(decl, storages, kind)
-            pipelines.append(ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env))
+            epilogue = ctx.checksum_data if name == "egress" else []
+            pipelines.append(
+                ControlLowering(ctx, self.actions, self.stateful, self.externs).lower(name, decl, env, epilogue))
         ctx.renumber_actions(pipelines)
         self.check_unique_names(pipelines)
-        lower_checksum_control(ctx, self.calcs, self.externs, compute, self.block_env(compute, storages, "ck"), False)
+        lower_checksum_control(ctx, self.calcs, self.externs, compute, compute_env, False, temps)
         lower_checksum_control(ctx, self.calcs, self.externs, verify, self.block_env(verify, storages, "vr"), True)
         deparsers = [lower_deparser(ctx, deparser, self.block_env(deparser, storages, "dep"))]
         self.controller_headers()
         self.pkg_info()
         self.stateful.drop_unused_direct()
-        document = self.sections(parsers, deparsers, pipelines, [])
+        document = self.sections(parsers, deparsers, pipelines, ctx.extern_instances)
         document["program"] = ctx.program_path
         # Format 2.23 as p4c writes it; the compiler field names us, not p4c (BMv2 ignores it).
         document["__meta__"] = {"version": [2, 23], "compiler": "bufferlab-p4c"}
@@ -389,9 +393,11 @@ def _end_of(path: str) -> SourcePos | None:
     return SourcePos(path, max(lines, 1), 1)
 
 
-def lower_to_bmv2(checked: Any, program_path: str) -> tuple[dict, ControlPlane, list]:
-    """Lower a checked program: (BMv2 JSON document, control-plane model, warnings)."""
+def lower_to_bmv2(checked: Any, program_path: str, emit_externs: bool = False) -> tuple[dict, ControlPlane, list]:
+    """Lower a checked program: (BMv2 JSON document, control-plane model, warnings);
+    `emit_externs` compiles user-declared externs as p4c-bm2-ss's `--emit-externs` does."""
     lowering = ProgramLowering(checked, program_path)
+    lowering.ctx.emit_externs = emit_externs
     document, cp = lowering.lower()
     return document, cp, lowering.ctx.warnings
 

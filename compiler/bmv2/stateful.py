@@ -19,6 +19,7 @@ from .context import (
 from .externs import enum_member, instance_type_name
 from .model import CpCounter, CpMeter, CpRegister
 from .storage import ConstRef, Env, InstanceRef
+from .user_externs import UserExterns, user_extern
 
 COUNTER_UNITS = {"packets": "PACKETS", "bytes": "BYTES", "packets_and_bytes": "BOTH"}
 METER_UNITS = {"packets": "PACKETS", "bytes": "BYTES"}
@@ -93,6 +94,7 @@ class Stateful:
         self.profiles: dict[str, dict] = {}
         # Extern instances made so far, by declaration and control-plane name.
         self.made: dict[tuple[int, str], InstanceRef] = {}
+        self.user = UserExterns(ctx)
 
     def instantiate(self, decl: ast.Instantiation, env: Env) -> InstanceRef:
         """Create whatever `decl` instantiates and bind it in `env`."""
@@ -113,9 +115,13 @@ class Stateful:
             env.bind(decl, made)
             return made
         handler = getattr(self, f"new_{kind}", None)
-        if handler is None:
+        extern = user_extern(decl)
+        if extern is not None:
+            self.user.instance(decl, extern, name)
+        elif handler is None:
             raise unsupported(decl, f"the extern {kind}")
-        handler(decl, name)
+        else:
+            handler(decl, name)
         ref = InstanceRef(decl, name, kind)
         self.made[(id(decl), name)] = ref
         env.bind(decl, ref)

@@ -267,6 +267,9 @@ class StatementLowering:
         if isinstance(s, ast.ExitStatement):
             if self.in_parser:
                 raise unsupported(s, "exit inside a parser")
+            # Egress stops at `exit`: the checksum update's computed data is computed first.
+            for target, expr, data_env in self.ctx.checksum_data:
+                self.store(target, self.exprs.value(expr, data_env), expr)
             self.emit("exit", [], s)
             if frame.outermost and frame.depth == 0:
                 return True
