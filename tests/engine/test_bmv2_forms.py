@@ -194,6 +194,17 @@ def deparser_primitive_lookahead(doc: dict) -> None:
         {"op": "assign", "parameters": [SUM, {"type": "lookahead", "value": [0, 8]}]}]
 
 
+def user_extern_instance(doc: dict) -> None:
+    # What p4c-bm2-ss --emit-externs writes for a user-declared extern; simple_switch
+    # registers no extern type.
+    doc["extern_instances"] = [{"name": "I.tally", "id": 0, "type": "Tally", "attribute_values": []}]
+
+
+def user_extern_function_primitive(doc: dict) -> None:
+    first_action_with_primitives(doc)["primitives"][0] = {
+        "op": "trace_value", "parameters": [SUM]}
+
+
 # Each damage and the message BMv2's loader gives for it (the engine adds where it is).
 REFUSALS = [
     (extract_vl_length("hexstr"),
@@ -229,6 +240,8 @@ REFUSALS = [
     (conditional_untyped_operand, "Invalid 'type' in expression: ''"),
     (checksum_condition_register_array, "Invalid 'type' in expression: 'register_array'"),
     (deparser_primitive_lookahead, "Parameter type 'lookahead' not supported"),
+    (user_extern_instance, "Invalid reference to extern type 'Tally'"),
+    (user_extern_function_primitive, "Unknown primitive action: trace_value"),
 ]
 
 

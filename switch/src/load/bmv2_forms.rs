@@ -24,7 +24,8 @@
 //!   `expression`; a transition key element: `field`, `stack_field`,
 //!   `union_stack_field`, `lookahead`;
 //! - a calculation's input: `field`, `hexstr`, `header`, `payload`; a field list's
-//!   element: `field`, `hexstr`.
+//!   element: `field`, `hexstr`;
+//! - `extern_instances`: none (simple_switch registers no extern type).
 
 use serde_json::Value;
 
@@ -32,6 +33,15 @@ use super::{arr, err, obj_ctx, R};
 
 /// Refuses any operand encoding BMv2's loader refuses.
 pub(super) fn check(root: &Value) -> R<()> {
+    // simple_switch registers no extern type of its own, so every extern instance (a
+    // user-declared extern, p4c-bm2-ss --emit-externs) is refused as BMv2 refuses it.
+    if let Some(x) = arr(root, "extern_instances").first() {
+        let ty = x.get("type").and_then(Value::as_str).unwrap_or("");
+        return err(
+            &obj_ctx("extern_instances", 0, x),
+            format!("Invalid reference to extern type '{ty}'"),
+        );
+    }
     for (i, ht) in arr(root, "header_types").iter().enumerate() {
         if let Some(exp) = ht.get("length_exp") {
             expression(exp, &obj_ctx("header_types", i, ht))?;
