@@ -7,10 +7,12 @@ from typing import Any
 
 from .. import ast
 from .. import types as t
+from ..printer import print_expression
+from .aliasing import WRITING, copied_parameters
 from .context import Context, annotation_int, annotation_text, field_width, strip_type
 from .model import CpAction, CpParam
 from .stateful import cp_name
-from .statements import StatementLowering
+from .statements import StatementLowering, has_call
 from .storage import Env, ExprRef, RuntimeDataRef
 
 
@@ -22,12 +24,13 @@ class DeclaredIn:
 
 
 def ast_text(e: Any) -> str:
-    """A stable text for an argument expression (to compare bindings)."""
+    """A stable text for an argument expression (to compare bindings): the same expression
+    written in an action list and in `default_action` binds one action."""
     if isinstance(e, ast.PathExpression):
         return e.name
     if isinstance(e, ast.MemberExpression):
         return f"{ast_text(e.expr)}.{e.member}"
-    return repr(e)
+    return print_expression(e)
 
 
 def is_data_param(param: ast.Parameter) -> bool:
@@ -93,8 +96,17 @@ class Actions:
             return known
         name = cp_name(decl, home)
         body_env = home.child()
+        sl = StatementLowering(self.ctx, self.externs)
+        # An `in` argument the body could see change, or computed by a call, is copied in
+        # once when the action starts (otherwise each read would evaluate it again).
+        copies = {id(p) for p in copied_parameters(decl.params, bound or [], [decl.body])}
         for param, arg in directional:
-            body_env.bind(param, ExprRef(arg, env))
+            if param.direction not in WRITING and (id(param) in copies or has_call(arg)):
+                storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
+                sl.assign(storage, arg, env, arg)
+                body_env.bind(param, storage)
+            else:
+                body_env.bind(param, ExprRef(arg, env))
         runtime_data = []
         cp_params = []
         index = 0
@@ -112,7 +124,6 @@ class Actions:
         self.ctx.actions.append(entry)
         self.ctx.action_order[name] = self.sort_key(decl, home)
         self._known[key] = (name, entry["id"])
-        sl = StatementLowering(self.ctx, self.externs)
         entry["primitives"] = sl.lower_action(decl, body_env)
         annotations = [annotation_text(a) for a in decl.annotations if a.name not in ("name", "id")]
         if (id(decl), id(home)) in self._lowered:
