@@ -173,7 +173,7 @@ class LiveRunner:
                     pin_neighbour(self.netns(a.name), b.ip.split("/")[0], b.mac)
 
     def _route_options(self, host: str, options: dict[str, str]) -> None:
-        """Adds ``options`` (initcwnd, rto_min) to every route of ``host``'s eth0."""
+        """Adds ``options`` (congctl, initcwnd, rto_min) to every route of ``host``'s eth0."""
         netns = self.netns(host)
         routes = json.loads(_run(["ip", "-n", netns, "-j", "route", "show", "dev", "eth0"]))
         for route in routes:

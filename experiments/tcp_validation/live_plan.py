@@ -10,7 +10,8 @@ in Mininet (pure: no processes here, so every rule is unit-tested).
 * **TCP flows** are the kernel's TCP, one iperf3 client and server per flow: the
   profile's congestion control (`linux-today` CUBIC, `newreno` Reno, `dctcp` DCTCP),
   `-M` for ``mss_bytes``, `--fq-rate` for ``pacing_bps``, the sender's route for the
-  initial window and the minimum RTO, sysctls for ECN, SACK and RACK-TLP. TCP timestamps
+  congestion control the connection starts with (`congctl`), the initial window and the
+  minimum RTO, sysctls for ECN, SACK and RACK-TLP. TCP timestamps
   are off in every host: the host models send no TCP options on data segments, so the
   frames are the same size in both worlds. What has no live equivalent is refused,
   naming the key.
@@ -138,6 +139,9 @@ def _flow_plan(i: int, flow: TcpFlow, omit_s: int, duration_ns: int,
                              ("delayed_ack", "Linux always delays ACKs")):
         if getattr(flow, unsupported) is not None:
             raise ScenarioError(f"{key}.{unsupported}", f"live: not available ({why})")
+    if flow.prr is False:
+        raise ScenarioError(f"{key}.prr", "live: Linux always reduces its window by PRR in "
+                            "fast recovery")
     if flow.hystart is False:
         raise ScenarioError(f"{key}.hystart", "live: HyStart is tcp_cubic's module parameter, "
                             "one for the whole machine (not a host's)")
@@ -159,6 +163,14 @@ def _flow_plan(i: int, flow: TcpFlow, omit_s: int, duration_ns: int,
     if flow.rack_tlp is not None:
         for name, on in (("net.ipv4.tcp_recovery", "1"), ("net.ipv4.tcp_early_retrans", "3")):
             _setting(tables, sender, name, on if flow.rack_tlp else "0", f"{key}.rack_tlp")
+    # The connection must start with its own congestion control: iperf3 sets
+    # TCP_CONGESTION only after connect(), so the kernel's default (bbr on this machine)
+    # initialises first, and bbr's init turns the socket's pacing on for good; the
+    # "CUBIC" that follows is paced (2x / 1.2x cwnd/SRTT) and HyStart's ACK train waits
+    # a whole RTT instead of half (README "Where the worlds differed"). The route's
+    # congctl makes the kernel start with the flow's algorithm.
+    _setting(plan.route_options, sender, "congctl", KERNEL_CONGESTION[algorithm],
+             f"{key}.algorithm")
     if flow.initial_window_segments is not None:
         _setting(plan.route_options, sender, "initcwnd", str(flow.initial_window_segments),
                  f"{key}.initial_window_segments")

@@ -41,6 +41,8 @@ class TcpFlow:
     rto_min_ns: int | None = None
     #: CUBIC's HyStart (on in the profiles that run CUBIC, but linux-2010's).
     hystart: bool | None = None
+    #: Proportional rate reduction in fast recovery (on in every profile but linux-2010).
+    prr: bool | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -55,5 +57,6 @@ class TcpFlow:
             raise ValueError(f"tcp flow {self.name}: start_ns must be at least 0")
 
     def arguments(self) -> dict[str, Any]:
-        """Keyword arguments of the native ``add_tcp_flow`` (after the simulator)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """Keyword arguments of the native ``add_tcp_flow`` (after the simulator): the
+        fields that are set (None keeps the profile's value there too)."""
+        return {k: v for k in self.__dataclass_fields__ if (v := getattr(self, k)) is not None}

@@ -134,6 +134,10 @@ def test_live_plan_runs_the_kernels_cubic_with_the_models_frames(tmp_path):
     assert argv[argv.index("--set-mss") + 1] == "1460"
     assert plan.sysctls[SENDER]["net.ipv4.tcp_timestamps"] == "0"
     assert plan.sysctls[RECEIVER]["net.ipv4.tcp_timestamps"] == "0"
+    # The connection starts as CUBIC (the route's congctl), not as the machine's default
+    # that iperf3's late TCP_CONGESTION would replace (bbr's init leaves pacing on).
+    assert plan.route_options[SENDER] == {"congctl": "cubic"}
+    assert RECEIVER not in plan.route_options
     (source,) = plan.sources
     # 16 frames of 1,518 bytes (with FCS) per 10-ms tick: 16 × 1,538 × 8 / 10 ms.
     assert (source.burst_frames, source.frame_bytes, source.rate_bps) == (16, 1518, 19_686_400)
@@ -162,7 +166,7 @@ def test_live_plan_maps_the_flows_settings_and_refuses_what_it_cannot_run(tmp_pa
     assert plan.flows[0].congestion == "dctcp"
     assert plan.sysctls["h1"]["net.ipv4.tcp_ecn"] == "1"
     assert plan.sysctls["h1"]["net.ipv4.tcp_recovery"] == "0"
-    assert plan.route_options["h1"] == {"initcwnd": "4"}
+    assert plan.route_options["h1"] == {"congctl": "dctcp", "initcwnd": "4"}
     assert "--fq-rate" in plan.flows[0].extra_argv
     cases = [
         ([{"name": "a", "sender": "h1", "receiver": "h2", "profile": "linux-2010"}],
@@ -176,6 +180,11 @@ def test_live_plan_maps_the_flows_settings_and_refuses_what_it_cannot_run(tmp_pa
          "tcp_flows[0].start_ns"),
         ([{"name": "a", "sender": "h1", "receiver": "h2", "hystart": False}],
          "tcp_flows[0].hystart"),
+        ([{"name": "a", "sender": "h1", "receiver": "h2", "prr": False}],
+         "tcp_flows[0].prr"),
+        ([{"name": "a", "sender": "h1", "receiver": "h2"},
+          {"name": "b", "sender": "h1", "receiver": "h2", "profile": "newreno"}],
+         "tcp_flows[1].algorithm"),
     ]
     for flows, key in cases:
         with pytest.raises(ScenarioError) as error:

@@ -17,6 +17,11 @@ pub struct TcpConfig {
     pub initial_window_segments: u32,
     /// SACK (RFC 2018) with RFC 6675 loss recovery; without it, NewReno's (RFC 6582).
     pub sack: bool,
+    /// Proportional rate reduction in fast recovery (RFC 6937 with Linux's slow-start
+    /// reduction bound, Linux 3.2 and later): the window comes down to ssthresh in
+    /// step with what the peer delivers. Without it, cwnd drops to ssthresh at once and
+    /// the sender sends whenever pipe < cwnd (RFC 6675).
+    pub prr: bool,
     /// RACK-TLP (RFC 8985) for loss detection instead of RFC 6675's DupThresh rule.
     pub rack_tlp: bool,
     /// ECN (RFC 3168; DCTCP's feedback when the algorithm is DCTCP).
@@ -60,6 +65,7 @@ impl TcpConfig {
             mss_bytes: 1460,
             initial_window_segments: 10,
             sack: true,
+            prr: true,
             rack_tlp: true,
             ecn: false,
             pacing: Pacing::Off,
@@ -85,6 +91,8 @@ impl TcpConfig {
                 }),
                 initial_window_segments: 3,
                 rack_tlp: false,
+                // PRR came with Linux 3.2 (2011); 2.6.3x halved its rate its own way.
+                prr: false,
                 // Linux 2.6.3x's RTO before a sample was 3 s (RFC 2988's value).
                 rto_initial_ns: 3000 * MS,
                 ..today

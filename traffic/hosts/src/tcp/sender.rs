@@ -48,6 +48,56 @@ struct Recovery {
     point: u64,
 }
 
+/// Proportional rate reduction's counters for one fast recovery (RFC 6937), bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Prr {
+    /// cwnd when recovery began (RecoverFS's stand-in, as Linux's prior_cwnd).
+    prior_cwnd: u64,
+    /// Bytes the peer newly delivered (cumulatively or by SACK) since then.
+    delivered: u64,
+    /// Bytes sent since then.
+    out: u64,
+}
+
+impl Prr {
+    /// The window after an ACK that delivered `delivered` bytes, with `pipe` bytes in
+    /// flight: Linux's tcp_cwnd_reduction. Above ssthresh the sender sends ssthresh /
+    /// prior_cwnd of what was delivered; at or below it, what was delivered and one more
+    /// segment when snd_una advanced without a new loss, up to ssthresh (the slow-start
+    /// reduction bound). At least one segment goes out first: the fast retransmission.
+    fn window(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        w: &Window,
+        una_advanced: bool,
+        newly_lost: bool,
+    ) -> Option<u64> {
+        if delivered == 0 {
+            return None;
+        }
+        self.delivered += delivered;
+        let send = if pipe > w.ssthresh {
+            // Linux counts whole segments and rounds the share up.
+            let due = (u128::from(w.ssthresh) * u128::from(self.delivered))
+                .div_ceil(u128::from(self.prior_cwnd.max(1)))
+                .div_ceil(u128::from(w.mss))
+                * u128::from(w.mss);
+            u64::try_from(due)
+                .unwrap_or(u64::MAX)
+                .saturating_sub(self.out)
+        } else {
+            let mut send = self.delivered.saturating_sub(self.out).max(delivered);
+            if una_advanced && !newly_lost {
+                send += w.mss;
+            }
+            send.min(w.ssthresh - pipe)
+        };
+        let send = if self.out == 0 { send.max(w.mss) } else { send };
+        Some((pipe + send).max(w.mss))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Probe {
     end: u64,
@@ -104,6 +154,7 @@ pub struct TcpSender {
     rtt: RttEstimator,
     rack: Rack,
     recovery: Option<Recovery>,
+    prr: Option<Prr>,
     timeout_una: Option<u64>,
     dupacks: u64,
     ecn_recover: u64,
@@ -156,6 +207,7 @@ impl TcpSender {
             ),
             rack: Rack::default(),
             recovery: None,
+            prr: None,
             timeout_una: None,
             dupacks: 0,
             ecn_recover: 0,
@@ -401,6 +453,9 @@ impl TcpSender {
             });
         }
         self.cwnd_limited = true;
+        if let Some(prr) = self.prr.as_mut() {
+            prr.out += end - start;
+        }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += end - start;
         let mut seg = Segment::empty();
@@ -532,6 +587,7 @@ impl TcpSender {
             self.win.ssthresh = self.cc.on_rto(&self.win, now_ns);
         }
         self.timeout_una = Some(self.una);
+        self.prr = None;
         self.win.cwnd = self.win.mss;
         self.board.mark_all_lost();
         self.dupacks = 0;
@@ -630,10 +686,22 @@ impl TcpSender {
                 });
             }
         }
+        let sacked_before_ack = self.board.sacked_bytes();
         let out = if ack > self.una {
             self.board.ack(ack)
         } else {
             Default::default()
+        };
+        // What this ACK newly delivered, as Linux counts it for PRR: SACKed now, or
+        // acknowledged cumulatively without having been SACKed before; without SACK a
+        // duplicate ACK stands for one segment.
+        let delivered = if self.sack_ok {
+            let sacked_earlier = sacked_before_ack - self.board.sacked_bytes();
+            newly_sacked + out.acked_bytes - sacked_earlier.min(out.acked_bytes)
+        } else if ack == self.una && seg.payload == 0 && self.una < self.nxt {
+            self.win.mss
+        } else {
+            out.acked_bytes
         };
         if let Some(d) = out.newest {
             self.rack.delivered(d, now_ns, min_rtt);
@@ -657,6 +725,7 @@ impl TcpSender {
             ece,
             ack,
             snd_nxt: self.nxt,
+            paced: self.cfg.pacing != Pacing::Off,
         };
         self.cc.observe(&sample);
         if rtt_ns.is_some() {
@@ -694,6 +763,7 @@ impl TcpSender {
             reduced = true;
         }
         // Loss detection.
+        let lost_before = self.board.lost_bytes();
         if self.sack_ok {
             self.detect_loss(now_ns);
         } else {
@@ -710,7 +780,13 @@ impl TcpSender {
             if ack >= r.point && ack > before {
                 self.recovery = None;
                 if r.kind == RecoveryKind::Fast {
-                    self.win.cwnd = self.win.cwnd.min(self.win.ssthresh).max(self.win.mss);
+                    // Linux's tcp_end_cwnd_reduction: PRR ends at ssthresh.
+                    self.win.cwnd = if self.prr.take().is_some() {
+                        self.win.ssthresh
+                    } else {
+                        self.win.cwnd.min(self.win.ssthresh)
+                    }
+                    .max(self.win.mss);
                 }
                 self.dupacks = 0;
             }
@@ -718,6 +794,8 @@ impl TcpSender {
         if !reduced && self.maybe_enter_recovery_with(now_ns, flight_before) {
             reduced = true;
         }
+        let newly_lost = self.board.lost_bytes() > lost_before;
+        self.proportional_rate_reduction(delivered, ack > before, newly_lost);
         let growing = self
             .recovery
             .is_none_or(|r| r.kind == RecoveryKind::Timeout);
@@ -776,14 +854,46 @@ impl TcpSender {
 
     fn maybe_enter_recovery(&mut self, now_ns: u64) {
         let flight = self.pipe_bytes();
-        self.maybe_enter_recovery_with(now_ns, flight);
+        if self.maybe_enter_recovery_with(now_ns, flight) {
+            // Linux's RACK reordering timer counts one segment delivered when it starts a
+            // recovery (tcp_rack_reo_timeout), so PRR lets the retransmission go.
+            self.proportional_rate_reduction(self.win.mss, false, false);
+        }
+    }
+
+    /// PRR's window for an ACK (or timer) that delivered `delivered` bytes, in a fast
+    /// recovery that runs PRR; nothing otherwise.
+    fn proportional_rate_reduction(
+        &mut self,
+        delivered: u64,
+        una_advanced: bool,
+        newly_lost: bool,
+    ) {
+        let pipe = self.pipe_bytes();
+        if let Some(prr) = self.prr.as_mut() {
+            if let Some(cwnd) = prr.window(delivered, pipe, &self.win, una_advanced, newly_lost) {
+                self.win.cwnd = cwnd;
+            }
+        }
     }
 
     fn maybe_enter_recovery_with(&mut self, now_ns: u64, flight: u64) -> bool {
         if self.recovery.is_some() || self.board.lost_bytes() == 0 {
             return false;
         }
-        self.reduce_for_loss(now_ns, flight);
+        if self.cfg.prr {
+            // PRR brings cwnd down from here, ACK by ACK; ssthresh is set now.
+            let prior_cwnd = self.win.cwnd;
+            self.reduce_for_loss(now_ns, flight);
+            self.win.cwnd = prior_cwnd;
+            self.prr = Some(Prr {
+                prior_cwnd,
+                delivered: 0,
+                out: 0,
+            });
+        } else {
+            self.reduce_for_loss(now_ns, flight);
+        }
         self.recovery = Some(Recovery {
             kind: RecoveryKind::Fast,
             point: self.nxt,
@@ -802,5 +912,101 @@ impl TcpSender {
         if self.ecn_ok {
             self.cwr_pending = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn window(ssthresh_segments: u64) -> Window {
+        Window {
+            cwnd: 0,
+            ssthresh: ssthresh_segments * MSS,
+            mss: MSS,
+            flight: 0,
+        }
+    }
+
+    #[test]
+    fn prr_sends_ssthresh_over_prior_cwnd_of_each_delivery_above_ssthresh() {
+        // prior_cwnd 20, ssthresh 14 (CUBIC's 0.7), one segment lost: pipe 19. Each ACK
+        // SACKs one segment; the sender then sends what cwnd = pipe + sndcnt allows.
+        // sndcnt = ceil(14 k / 20) − sent so far: 1, 1, 1, 0, 1, 1, 0, 1, 1, 0; pipe
+        // stays above 14 throughout.
+        let mut prr = Prr {
+            prior_cwnd: 20 * MSS,
+            delivered: 0,
+            out: 0,
+        };
+        let w = window(14);
+        let mut pipe = 19 * MSS;
+        let mut sends = Vec::new();
+        for _ in 0..10 {
+            pipe -= MSS;
+            let cwnd = prr.window(MSS, pipe, &w, false, false).unwrap();
+            let send = (cwnd - pipe) / MSS;
+            prr.out += send * MSS;
+            pipe += send * MSS;
+            sends.push(send);
+        }
+        assert_eq!(sends, [1, 1, 1, 0, 1, 1, 0, 1, 1, 0]);
+        assert_eq!(pipe, 16 * MSS);
+    }
+
+    #[test]
+    fn prr_below_ssthresh_sends_what_was_delivered_and_one_more_when_una_advances() {
+        // ssthresh 14, pipe 10 (more was lost), 5 segments sent and 4 delivered so far;
+        // an ACK delivers 2 more. Conservation sends max(6 − 5, 2) = 2; with snd_una
+        // advanced and no new loss one more (3); never past ssthresh.
+        let w = window(14);
+        let state = Prr {
+            prior_cwnd: 20 * MSS,
+            delivered: 4 * MSS,
+            out: 5 * MSS,
+        };
+        let mut advanced = state;
+        assert_eq!(
+            advanced.window(2 * MSS, 10 * MSS, &w, true, false),
+            Some(13 * MSS)
+        );
+        let mut held = state;
+        assert_eq!(
+            held.window(2 * MSS, 10 * MSS, &w, false, false),
+            Some(12 * MSS)
+        );
+        let mut lossy = state;
+        assert_eq!(
+            lossy.window(2 * MSS, 10 * MSS, &w, true, true),
+            Some(12 * MSS)
+        );
+        // The bound: pipe 13 leaves room for one segment whatever was delivered.
+        let mut bound = state;
+        assert_eq!(
+            bound.window(2 * MSS, 13 * MSS, &w, true, false),
+            Some(14 * MSS)
+        );
+        // An ACK that delivers nothing leaves cwnd alone.
+        let mut nothing = state;
+        assert_eq!(nothing.window(0, 10 * MSS, &w, true, false), None);
+        assert_eq!(nothing, state);
+    }
+
+    #[test]
+    fn prr_lets_the_fast_retransmission_go_first() {
+        // Entering recovery far above ssthresh: ceil(14 × 1 / 100) = 1, and even a
+        // delivery that earns nothing yet sends one segment while none has gone out.
+        let w = window(14);
+        let mut prr = Prr {
+            prior_cwnd: 1000 * MSS,
+            delivered: 0,
+            out: 0,
+        };
+        assert_eq!(
+            prr.window(MSS, 500 * MSS, &w, false, false),
+            Some(501 * MSS)
+        );
     }
 }

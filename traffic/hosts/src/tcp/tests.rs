@@ -464,3 +464,57 @@ fn dctcp_holds_the_queue_near_k_without_loss_and_alpha_settles() {
     assert!(run.dropped > 0);
     assert!(run.max_queue > 190_000);
 }
+
+/// Data segments the sender sent in reply to each of the first `acks` ACKs after the
+/// fast retransmission of the segment at `offset`, and ssthresh (segments) after.
+fn recovery_replies(prr: bool, offset: u64, acks: usize) -> (Vec<usize>, u64) {
+    let mut c = cfg("linux-today");
+    c.prr = prr;
+    c.quickack_segments = 1_000_000;
+    c.algorithm = Algorithm::Cubic(super::cc::CubicParams {
+        hystart: false,
+        ..Default::default()
+    });
+    let path = Path {
+        drop: drop_first_send_of(vec![offset]),
+        ..fat_path(5 * MS)
+    };
+    let mut run = Run::new(&c, None, path);
+    run.run_until(200 * MS);
+    let fast = run.sends_of(wire(offset))[1];
+    let replies = run
+        .cwnds
+        .iter()
+        .filter(|(t, _)| *t > fast)
+        .take(acks)
+        .map(|&(t, _)| run.log.iter().filter(|l| l.0 == t).count())
+        .collect();
+    (replies, run.tx.ssthresh_bytes() / MSS)
+}
+
+#[test]
+fn prr_spreads_the_reduction_over_the_recovery_and_rfc6675_waits_for_pipe() {
+    // Slow start from IW 10 with an ACK per segment on a path that never queues; the
+    // segment at 150 kB is lost. When SACKs reveal it cwnd is 160 segments and CUBIC's
+    // ssthresh 112. With PRR each delivered segment lets about
+    // 0.7 of a segment go: in the 20 ACKs after the fast retransmission the sender sends
+    // ceil(0.7 × k) in total, 14 (the retransmission went on the ACK that began the
+    // recovery). Without PRR (RFC 6675: cwnd = ssthresh at once) pipe stays above cwnd
+    // for those ACKs and nothing goes.
+    let (with, ssthresh) = recovery_replies(true, 150 * MSS, 20);
+    let sent: usize = with.iter().sum();
+    assert!(
+        (13..=15).contains(&sent),
+        "PRR sent {sent} in 20 ACKs: {with:?}"
+    );
+    assert!(
+        with.iter().all(|&n| n <= 1),
+        "never more than one per ACK: {with:?}"
+    );
+    let (without, ssthresh_6675) = recovery_replies(false, 150 * MSS, 20);
+    assert_eq!(without.iter().sum::<usize>(), 0, "{without:?}");
+    assert_eq!(
+        ssthresh, ssthresh_6675,
+        "the same reduction, reached differently"
+    );
+}

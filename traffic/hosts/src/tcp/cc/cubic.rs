@@ -154,9 +154,8 @@ impl CongestionControl for Cubic {
     }
 
     fn acked(&mut self, w: &mut Window, ack: &AckSample) {
-        if let (true, Some(rtt)) = (self.p.hystart, ack.rtt_ns) {
-            self.hystart
-                .on_ack(w, ack.now_ns, rtt, ack.ack, ack.snd_nxt, ack.srtt_ns);
+        if self.p.hystart {
+            self.hystart.on_ack(w, ack);
         }
     }
 }
@@ -215,6 +214,7 @@ mod tests {
                     ece: false,
                     ack: 0,
                     snd_nxt: 0,
+                    paced: false,
                 },
             );
             acks.push(w.cwnd);

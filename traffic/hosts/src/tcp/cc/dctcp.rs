@@ -86,6 +86,7 @@ mod tests {
             ece,
             ack: at,
             snd_nxt: nxt,
+            paced: false,
         }
     }
 

@@ -42,6 +42,9 @@ pub struct AckSample {
     pub ack: u64,
     /// The sender's next new byte (stream offset).
     pub snd_nxt: u64,
+    /// Whether the sender paces (Linux: the socket's pacing status is not NONE, from
+    /// internal pacing, fq or SO_MAX_PACING_RATE); HyStart's ACK train depends on it.
+    pub paced: bool,
 }
 
 /// A congestion-control algorithm.
