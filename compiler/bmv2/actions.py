@@ -160,18 +160,6 @@ class Actions:
         self.ctx.action_order[name] = self.hidden_key()
         return name, entry["id"]
 
-    def hidden_copies(self, pairs: list[tuple[Any, Any]], env: Env, base: str) -> tuple[str, int]:
-        """A synthesized action copying arguments into locals (copy-in of inlined calls)."""
-        name = self.ctx.unique(base)
-        entry: dict = {"name": name, "id": self.ctx.next_id("actions"), "runtime_data": [], "primitives": []}
-        self.ctx.actions.append(entry)
-        self.ctx.action_order[name] = self.hidden_key()
-        sl = StatementLowering(self.ctx, self.externs)
-        for target, expr in pairs:
-            sl.assign(target, expr, env, expr)
-        entry["primitives"] = sl.out.resolve()
-        return name, entry["id"]
-
     def hidden_assignments(
         self, pairs: list[tuple[Any, Any]], env: Env, base: str, overrides: dict[int, Any] | None = None
     ) -> tuple[str, int]:

@@ -374,7 +374,9 @@ class ParserLowering:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
                 sl.assign(storage, arg, env, arg)
                 sub_env.bind(param, storage)
-            elif isinstance(arg, ast.DontCareExpression):
+            elif isinstance(arg, ast.DontCareExpression) or (
+                    param.direction in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(arg)):
+                # An l-value whose index calls something is evaluated once, at the call.
                 sub_env.bind(param, sl.exprs.resolve(arg, env))
             else:
                 sub_env.bind(param, ExprRef(arg, env))

@@ -549,21 +549,24 @@ class ControlLowering:
             id(p) for p, a in zip(sub.params, e.call.args, strict=False)
             if a is not None and p.direction not in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(a)
         }
-        pairs = []
+        # Copy-in and l-values whose indices call something are evaluated once, left to
+        # right, in a synthesized action before the body (`c.apply(hdr.s[f()])` calls f once).
+        writer = StatementLowering(self.ctx, self.externs)
         for param, arg in zip(sub.params, e.call.args, strict=False):
             if arg is None:
                 continue
             if id(param) in copies:
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
-                pairs.append((storage, arg))
+                writer.assign(storage, arg, env, arg)
                 sub_env.bind(param, storage)
             elif isinstance(arg, ast.DontCareExpression):
                 sub_env.bind(param, self.exprs.resolve(arg, env))
+            elif param.direction in (ast.Direction.OUT, ast.Direction.INOUT) and has_call(arg):
+                sub_env.bind(param, writer.exprs.resolve(arg, env))
             else:
                 sub_env.bind(param, ExprRef(arg, env))
-        if pairs:
-            name, action_id = self.actions.hidden_copies(pairs, env, self.ctx.hidden_action_base(e))
-            self.hidden_table(f"tbl_{name}", name, action_id, [], e)
+        if writer.out.prims:
+            self.primitives_node(writer.out.resolve(), e)
         self.control_body(sub, sub_env)
 
     # ---------------------------------------------------------------- tables
