@@ -98,13 +98,16 @@ class Actions:
         body_env = home.child()
         sl = StatementLowering(self.ctx, self.externs)
         # An `in` argument the body could see change, or computed by a call, is copied in
-        # once when the action starts (otherwise each read would evaluate it again).
+        # once when the action starts (otherwise each read would evaluate it again); an
+        # `out`/`inout` l-value whose index calls something is evaluated then too.
         copies = {id(p) for p in copied_parameters(decl.params, bound or [], [decl.body])}
         for param, arg in directional:
             if param.direction not in WRITING and (id(param) in copies or has_call(arg)):
                 storage = self.ctx.local_storage(self.ctx.local_name(param.name), param.p4type or arg.type)
                 sl.assign(storage, arg, env, arg)
                 body_env.bind(param, storage)
+            elif param.direction in WRITING and has_call(arg):
+                body_env.bind(param, sl.exprs.resolve(arg, env))
             else:
                 body_env.bind(param, ExprRef(arg, env))
         runtime_data = []

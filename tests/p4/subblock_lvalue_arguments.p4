@@ -1,5 +1,5 @@
-// `out`/`inout` arguments of a sub-control and a sub-parser whose run-time stack index calls a
-// function (issue 30, item 2's class): the l-value is evaluated once, at the call, and the
+// `out`/`inout` arguments of a sub-control, a sub-parser and an action a table's action list
+// binds, whose run-time stack index calls a function (issue 30, item 2's class): the l-value is evaluated once, at the call, and the
 // callee reads and writes that one element however often it uses the parameter. `next_i`
 // counts its calls in `calls` and returns `i`.
 #include <core.p4>
@@ -33,12 +33,19 @@ parser P(packet_in pkt, out hs hdr, inout ms meta, inout standard_metadata_t sm)
 control I(inout hs hdr, inout ms meta, inout standard_metadata_t sm) {
     Inner() inner;
     InnerField() inner_field;
+    action add_11(inout bit<8> x) { x = x + 1; x = x + 0x10; }
+    table bound {
+        actions = { add_11(hdr.s[next_i(hdr.h)].v); }
+        default_action = add_11(hdr.s[next_i(hdr.h)].v);
+    }
     apply {
         sm.egress_spec = 1;
         inner.apply(hdr.s[next_i(hdr.h)]);
         // A different element: `i` moves on before the call.
         hdr.h.i = hdr.h.i + 1;
         inner_field.apply(hdr.s[next_i(hdr.h)].v);
+        hdr.h.i = hdr.h.i + 1;
+        bound.apply();
     }
 }
 control VC(inout hs hdr, inout ms meta) { apply { } }
