@@ -624,7 +624,10 @@ class ExpressionLowering:
                 raise unsupported(e, "lookahead outside a parser")
             width = t.bit_width(strip_type(e.type))
             return {"type": "lookahead", "value": [self.lookahead_offset, width]}
-        if call.kind == ast.CallKind.FUNCTION and return_expression(call.target) is not None:
+        if call.kind == ast.CallKind.FUNCTION and return_expression(call.target) is not None and not (
+                self.inline_call is not None and any(a is not None and self.calls_in(a) for a in call.args)):
+            # `return expr;` read in place, unless an argument calls something: that one is
+            # computed once, through the statement lowering's copy-in (below).
             return self.inline_function(e, env)
         if self.computed_call(e):
             binding = self.inline_call(e, env)
