@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
@@ -49,6 +50,8 @@ SWITCH_FRAME_BYTES = FRAME_BYTES - 4
 SETTLE_TIMEOUT_S = 20.0
 #: Time between two reads of an occupancy register while traffic runs, s.
 WATCH_INTERVAL_S = 0.002
+#: Time between two checks of whether every frame is delivered or dropped, s.
+SETTLE_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -121,31 +124,39 @@ class ExerciseLab(LiveLab):
         ports. `watch` = (register, index) is read every WATCH_INTERVAL_S meanwhile."""
         ports = {host: port for port, host in self.host_ports(SWITCH).items()}
         total = sum(count for _, count, _ in flows.values())
+        queues = range(self.configs[SWITCH].priority_queues)
 
         def accounted() -> int:
-            out = sum(self.counter("queue_tx", ports[r] * 8 + q)[0]
-                      for r in receivers for q in range(self.configs[SWITCH].priority_queues))
+            out = self.packets_in(SWITCH, "queue_tx", [ports[r] * 8 + q for r in receivers
+                                                        for q in queues])
             return out + sum(self.drops(ports[r]) for r in receivers)
 
         before = accounted()
-        seen: list[int] = []
         listeners = {r: Receiver(DATA_PORT, netns=self.netns(r)) for r in receivers}
+        stop_watching = threading.Event()
         try:
             start_ns = time.time_ns() + 100_000_000
-            with ThreadPoolExecutor(max_workers=len(flows)) as pool:
-                runs = {host: pool.submit(send, self.host_ip(dst), DATA_PORT,
-                                          frame_size=FRAME_BYTES, count=count, dscp=dscp,
-                                          start_realtime_ns=start_ns, flow=i + 1,
-                                          netns=self.netns(host))
-                        for i, (host, (dst, count, dscp)) in enumerate(flows.items())}
-                deadline = time.monotonic() + SETTLE_TIMEOUT_S
-                while time.monotonic() < deadline:
-                    if watch is not None:
-                        seen.append(self.register(*watch))
-                    if all(r.done() for r in runs.values()) and accounted() - before >= total:
-                        break
-                    time.sleep(WATCH_INTERVAL_S)
-                sent = {host: run.result().sent_frames for host, run in runs.items()}
+            with ThreadPoolExecutor(max_workers=len(flows) + 1) as pool:
+                # The watch has a thread of its own: on a loaded machine each P4Runtime read
+                # takes milliseconds, and reads of the settle poll between two samples left
+                # gaps longer than the burst, so a check could see no occupancy at all.
+                watching = (pool.submit(self._watch, watch, stop_watching)
+                            if watch is not None else None)
+                try:
+                    runs = {host: pool.submit(send, self.host_ip(dst), DATA_PORT,
+                                              frame_size=FRAME_BYTES, count=count, dscp=dscp,
+                                              start_realtime_ns=start_ns, flow=i + 1,
+                                              netns=self.netns(host))
+                            for i, (host, (dst, count, dscp)) in enumerate(flows.items())}
+                    deadline = time.monotonic() + SETTLE_TIMEOUT_S
+                    while time.monotonic() < deadline:
+                        if all(r.done() for r in runs.values()) and accounted() - before >= total:
+                            break
+                        time.sleep(SETTLE_POLL_S)
+                    sent = {host: run.result().sent_frames for host, run in runs.items()}
+                finally:
+                    stop_watching.set()
+                seen = watching.result() if watching is not None else []
             received = {}
             for name, receiver in listeners.items():
                 receiver.start(idle_timeout_s=0.5)
@@ -157,6 +168,14 @@ class ExerciseLab(LiveLab):
                 receiver.close()
         flow_of = {host: i + 1 for i, host in enumerate(flows)}
         return Traffic(sent, received, seen, flow_of)
+
+    def _watch(self, watch: tuple[str, int], stop: threading.Event) -> list[int]:
+        """Read one register cell of s1 back to back until `stop` is set; every value read."""
+        seen: list[int] = []
+        while not stop.is_set():
+            seen.append(self.register(*watch))
+            stop.wait(WATCH_INTERVAL_S)
+        return seen
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ HINTS = [
     " --duration-s 60 &",
     "Port 3's occupancy should sit at its share (8,000 bytes) while its drops grow.",
 ]
-FRAMES_PER_SENDER = 40
+# Long enough that port 3 sits at its share for ~90 ms: many reads of its occupancy land there.
+FRAMES_PER_SENDER = 100
 POOL_BYTES = 32_000
 SHARE_BYTES = POOL_BYTES * 25 // 100
 
@@ -37,9 +38,9 @@ def check(lab: ExerciseLab) -> list[Outcome]:
                lab.counter("queue_drops", 3 * 8) == (drops, drop_bytes),
                "drops are counted in bytes too, and per queue (queue_drops[24])"),
         expect(peak <= SHARE_BYTES, "port 3 never holds more than its share",
-               f"largest occupancy seen {peak} bytes, share {SHARE_BYTES} bytes"),
+               f"largest occupancy seen {peak} bytes in {len(t.watched)} reads, share {SHARE_BYTES} bytes"),
         expect(peak > SHARE_BYTES - 2 * SWITCH_FRAME_BYTES, "port 3 fills up to its share",
-               f"largest occupancy seen {peak} bytes"),
+               f"largest occupancy seen {peak} bytes in {len(t.watched)} reads"),
         expect(lab.counter("port_drops", 1)[0] == lab.counter("port_drops", 2)[0] == 0,
                "nothing is dropped on the senders' ports"),
         expect(lab.register("pool_occupancy", 0) == 0,

@@ -3,7 +3,8 @@
 `make cli` and the exercises run this: the program's BMv2 JSON and P4Info (compiled
 beforehand, as `make build` does), a `topology.json` and one controller config per switch
 (`sN-config.json`, `bufferlab.controller.config`). `LiveLab` starts the network (hosts
-paced with tc where the topology's links say so), installs the pipeline and writes the
+paced with tc where the topology's links say so; every switch process SCHED_FIFO,
+`realtime.py`), installs the pipeline and writes the
 config over P4Runtime as `bufferlab-ctl apply` does, logging each request to
 `logs/<sw>-p4runtime-requests.txt` as the tutorials do, and keeps a read-only connection
 per switch for counters and registers. `banner()` says where everything is and how to change
@@ -32,6 +33,7 @@ from bufferlab.controller.tofino_mapping import EGRESS_POOL, cell_bytes_of, cell
 from bufferlab.controller.values import decode
 from bufferlab.controller.view.cli import start_view
 from bufferlab.controller.view.server import LiveView
+from bufferlab.experiments.common.realtime import make_realtime
 from bufferlab.mininet.network import (
     GRPC_BASE_PORT,
     THRIFT_BASE_PORT,
@@ -86,6 +88,11 @@ class LiveLab:
         """Bring the network up and configure every switch; on failure, take it down again."""
         try:
             self.network.start()
+            for name in self.configs:
+                # On a busy machine an ordinary switch process stalls for tens of ms; frames
+                # piled up in its sockets then arrive at once and overflow the buffer that
+                # PAUSE or admission was protecting (a check's drops the program did not make).
+                make_realtime(self.switch_pid(name))
             for name, config in self.configs.items():
                 self._configure(name, config)
                 self.readers[name] = SwitchConnection(self.network.grpc_address(name),
@@ -94,6 +101,10 @@ class LiveLab:
             self.stop()
             raise
         return self
+
+    def switch_pid(self, switch: str) -> int:
+        """The process id of a running switch."""
+        return self.network.host(switch).process.pid
 
     def device_id(self, switch: str) -> int:
         """A switch's P4Runtime device id."""
@@ -140,6 +151,13 @@ class LiveLab:
         (found,) = self.readers[switch].read(entity(entities.counter_entry(self.index, name,
                                                                            index)))
         return found.counter_entry.data.packet_count, found.counter_entry.data.byte_count
+
+    def packets_in(self, switch: str, name: str, indices: list[int]) -> int:
+        """The packet counts of several cells of one counter summed, in one P4Runtime read
+        (a check polls this while traffic runs: one round trip, not one per cell)."""
+        found = self.readers[switch].read(*(entity(entities.counter_entry(self.index, name, i))
+                                            for i in indices))
+        return sum(f.counter_entry.data.packet_count for f in found)
 
     def register(self, switch: str, name: str, index: int) -> int:
         """One register cell, read over P4Runtime."""

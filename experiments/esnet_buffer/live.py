@@ -49,7 +49,7 @@ from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
 from bufferlab.experiments.common.live_lab import LiveLab, Program
 from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.ports import free_port_block
-from bufferlab.experiments.common.realtime import REALTIME_PRIORITY, make_realtime
+from bufferlab.experiments.common.realtime import REALTIME_PRIORITY
 from bufferlab.experiments.common.traffic_tools import (
     iperf_client_argv,
     iperf_server_argv,
@@ -189,7 +189,6 @@ class EsnetLab(ClosedOnFailedStart):
                             Program(json_path, p4info_path), options).start()
         network = self._lab.network
         for sw in self.names:
-            make_realtime(self.switch_pid(sw))
             raise_packet_thread(self.switch_pid(sw))
             connection = SwitchConnection(network.grpc_address(sw), self._lab.device_id(sw))
             if not connection.connect():
@@ -238,7 +237,7 @@ class EsnetLab(ClosedOnFailedStart):
         """The process id of switch ``name``."""
         if self._lab is None:
             raise RuntimeError("the lab is not started (use it as a context manager)")
-        return self._lab.network.host(name).process.pid
+        return self._lab.switch_pid(name)
 
     def netns(self, host: str) -> str:
         """The named namespace of ``host``."""
