@@ -26,6 +26,15 @@ def primitives(doc: dict) -> list[dict]:
     return [p for a in doc["actions"] for p in a["primitives"]]
 
 
+def function_only_program(tmp_path: Path) -> Path:
+    """The program without the extern object: only the extern function is left."""
+    source = PROGRAM.read_text().replace('    Tally(16w1024, "ingress tally") tally;\n', "").replace(
+        "        tally.add(hdr.h.a, hdr.h.b + 1);\n        tally.fill(meta.m);\n", "")
+    path = tmp_path / "fn_only.p4"
+    path.write_text(source)
+    return path
+
+
 def test_instance_is_an_extern_instances_entry_with_its_constructor_arguments(document):
     assert document["extern_instances"] == [{
         "name": "I.tally", "id": 0, "type": "Tally",
@@ -62,10 +71,7 @@ def test_without_emit_externs_the_instance_is_refused_where_it_is_declared():
 
 
 def test_without_emit_externs_an_extern_function_is_refused(tmp_path):
-    source = PROGRAM.read_text().replace('    Tally(16w1024, "ingress tally") tally;\n', "").replace(
-        "        tally.add(hdr.h.a, hdr.h.b + 1);\n        tally.fill(meta.m);\n", "")
-    path = tmp_path / "fn_only.p4"
-    path.write_text(source)
+    path = function_only_program(tmp_path)
     with pytest.raises(CompileError) as refused:
         compile_program(path)
     assert "unknown extern function trace_value" in str(refused.value)
@@ -87,10 +93,7 @@ def test_switch_refuses_the_extern_type_as_simple_switch_does(document):
 
 
 def test_switch_refuses_an_unknown_extern_function_primitive(tmp_path):
-    source = PROGRAM.read_text().replace('    Tally(16w1024, "ingress tally") tally;\n', "").replace(
-        "        tally.add(hdr.h.a, hdr.h.b + 1);\n        tally.fill(meta.m);\n", "")
-    path = tmp_path / "fn_only.p4"
-    path.write_text(source)
+    path = function_only_program(tmp_path)
     doc = compile_program(path, emit_externs=True).json
     with pytest.raises(LoadError) as refused:
         Engine(json.dumps(doc))
