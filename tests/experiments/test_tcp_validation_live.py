@@ -24,8 +24,9 @@ PREFIX = "bl-tcpv-test-"
 #: Not the study's s61: the test may run beside a run of the study.
 INDEX = 62
 CONFIG = ValidationConfig(trial_s=6, omit_s=2, lead_s=1)
-#: A cell the model matches within both bands in the full run (README "Measured here").
-CELL = Cell(100 * MBIT, 10 * MS, 0.25, False)
+#: A cell the model matches within both bands in the full run (README "Measured here");
+#: the quarter-BDP cells are where the worlds' goodput differs most (8 %).
+CELL = Cell(100 * MBIT, 10 * MS, 1.0, False)
 
 
 def leftovers():
@@ -45,9 +46,9 @@ def test_one_cell_live_matches_its_virtual_twin_within_the_bands(tmp_path):
     assert trial.notes[f"s{INDEX}_packet_thread_cpu"] > 0
     (flow,) = trial.flows
     assert flow.seconds == pytest.approx(CONFIG.trial_s, abs=0.2)
-    # TCP alone through a quarter BDP: most of the link (1,460 of 1,538 wire bytes full),
-    # and CUBIC overflows the buffer in both worlds.
-    assert trial.goodput_bps > 0.85 * 100e6 * 1460 / 1538
+    # TCP alone through one BDP of buffer fills the link (1,460 of 1,538 wire bytes),
+    # and CUBIC overflows the buffer in both worlds (HyStart's exit, then CUBIC's probing).
+    assert trial.goodput_bps > 0.97 * 100e6 * 1460 / 1538
     assert trial.admission_drops > 0 and virtual.admission_drops > 0
     bands = drop_band([], None, CONFIG.drop_floor_frames, CONFIG.goodput_tolerance)
     judged = compare(CellRuns(CELL.name, (trial,), virtual, CELL), bands)

@@ -3,6 +3,13 @@
 //! seconds since the epoch began; per ACK cwnd moves a share of the way to
 //! W_cubic(t + RTT), and never below the Reno-friendly estimate W_est. Windows are
 //! computed in segments (f64) and applied in bytes with the remainder carried.
+//!
+//! Where Linux's `tcp_cubic.c` (the `linux-*` profiles' CUBIC) says more than RFC 9438,
+//! the model does what Linux does: the RTT of the look-ahead is the least RTT seen
+//! (`delay_min`), not SRTT; until the first congestion event the window grows by at least
+//! 5 % per RTT (Linux caps `cnt` at 20 while `last_max_cwnd` is 0: the path's capacity is
+//! not known yet); and a retransmission timeout forgets W_max (`bictcp_reset` in the Loss
+//! state), so the growth after it is that of a fresh connection.
 
 use super::hystart::{Exit, HyStart};
 use super::{slow_start, AckSample, CongestionControl, Window};
@@ -34,6 +41,10 @@ impl Default for CubicParams {
     }
 }
 
+/// Least growth per acknowledged segment before the first congestion event (Linux:
+/// cnt at most 20, 5 % per RTT).
+const UNKNOWN_CAPACITY_GROWTH: f64 = 1.0 / 20.0;
+
 /// K, s: how long W_cubic takes from `cwnd_epoch` back to `w_max` (segments).
 pub fn k_seconds(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
     ((w_max - cwnd_epoch).max(0.0) / c).cbrt()
@@ -54,6 +65,10 @@ pub struct Cubic {
     w_est: f64,
     carry_bytes: f64,
     hystart: HyStart,
+    /// A congestion event has set W_max (Linux: last_max_cwnd is not 0).
+    w_max_known: bool,
+    /// The least RTT sample, ns (Linux's delay_min).
+    delay_min_ns: Option<u64>,
 }
 
 impl Cubic {
@@ -67,6 +82,8 @@ impl Cubic {
             w_est: 0.0,
             carry_bytes: 0.0,
             hystart: HyStart::default(),
+            w_max_known: false,
+            delay_min_ns: None,
         }
     }
 
@@ -92,6 +109,7 @@ impl Cubic {
         } else {
             cwnd
         };
+        self.w_max_known = true;
         self.epoch_start_ns = None;
         self.carry_bytes = 0.0;
         ((w.cwnd as f64 * self.p.beta) as u64).max(2 * w.mss)
@@ -121,10 +139,14 @@ impl CongestionControl for Cubic {
             ack.now_ns
         });
         let t = ack.now_ns.saturating_sub(epoch) as f64 / 1e9;
-        let rtt = ack.srtt_ns.unwrap_or(0) as f64 / 1e9;
+        let rtt = self.delay_min_ns.or(ack.srtt_ns).unwrap_or(0) as f64 / 1e9;
         let target = w_cubic(t + rtt, self.k_s, self.w_max, self.p.c).clamp(cwnd, 1.5 * cwnd);
         let acked = rest as f64 / mss;
-        let mut next = cwnd + (target - cwnd) / cwnd * acked;
+        let mut per_acked = (target - cwnd) / cwnd;
+        if !self.w_max_known {
+            per_acked = per_acked.max(UNKNOWN_CAPACITY_GROWTH);
+        }
+        let mut next = cwnd + per_acked * acked;
         if self.p.reno_friendly {
             let beta = self.p.beta;
             let alpha = if self.w_est >= self.w_max {
@@ -150,10 +172,23 @@ impl CongestionControl for Cubic {
     fn on_rto(&mut self, w: &Window, _now_ns: u64) -> u64 {
         // Slow start runs again after a timeout, and Linux watches it again.
         self.hystart.restart();
-        self.congestion(w)
+        let ssthresh = self.congestion(w);
+        // Linux's Loss state resets CUBIC (bictcp_reset): W_max and the least RTT are
+        // forgotten.
+        self.w_max = 0.0;
+        self.k_s = 0.0;
+        self.w_max_known = false;
+        self.delay_min_ns = None;
+        ssthresh
     }
 
     fn acked(&mut self, w: &mut Window, ack: &AckSample) {
+        if let Some(rtt) = ack.rtt_ns {
+            let rtt = rtt.max(1);
+            if self.delay_min_ns.is_none_or(|m| rtt < m) {
+                self.delay_min_ns = Some(rtt);
+            }
+        }
         if self.p.hystart {
             self.hystart.on_ack(w, ack);
         }
@@ -229,6 +264,114 @@ mod tests {
         let first = acks[700] - acks[0];
         let last = acks[acks.len() - 1] - acks[acks.len() - 701];
         assert!(first > 3 * last, "{first} vs {last}");
+    }
+
+    /// cwnd (segments) after `acks` ACKs of one segment each in congestion avoidance,
+    /// `gap_ns` apart from `start_ns`, with RTT sample `rtt_ns` and SRTT `srtt_ns`.
+    fn grow(
+        cubic: &mut Cubic,
+        w: &mut Window,
+        start_ns: u64,
+        acks: u64,
+        gap_ns: u64,
+        rtt_ns: u64,
+        srtt_ns: u64,
+    ) -> f64 {
+        for i in 0..acks {
+            let a = AckSample {
+                now_ns: start_ns + i * gap_ns,
+                acked_bytes: w.mss,
+                srtt_ns: Some(srtt_ns),
+                rtt_ns: Some(rtt_ns),
+                ece: false,
+                ack: 0,
+                snd_nxt: 0,
+                paced: false,
+            };
+            cubic.acked(w, &a);
+            cubic.on_ack(w, &a);
+        }
+        w.cwnd as f64 / w.mss as f64
+    }
+
+    fn ca_window(segments: u64) -> Window {
+        Window {
+            cwnd: segments * 1000,
+            ssthresh: segments * 1000,
+            mss: 1000,
+            flight: segments * 1000,
+        }
+    }
+
+    #[test]
+    fn before_the_first_loss_the_window_grows_at_least_five_percent_per_rtt() {
+        // Slow start left at 100 segments without a loss (HyStart): W_max unknown, so
+        // Linux grows cwnd by at least 1/20 of a segment per acknowledged segment: one
+        // RTT of ACKs (100) adds 5. After a loss at 100 segments, the same ACKs at 100
+        // segments (W_max: CUBIC's plateau, W(0.2 s) = 100.003) add nothing.
+        let p = CubicParams {
+            reno_friendly: false,
+            hystart: false,
+            ..CubicParams::default()
+        };
+        let mut fresh = Cubic::new(p);
+        let grown = grow(
+            &mut fresh,
+            &mut ca_window(100),
+            S,
+            100,
+            1_000_000,
+            100_000_000,
+            100_000_000,
+        );
+        assert!((104.9..105.1).contains(&grown), "{grown}");
+        let mut after_loss = Cubic::new(p);
+        after_loss.on_loss(&ca_window(100), 0);
+        let mut w = ca_window(100);
+        let grown = grow(
+            &mut after_loss,
+            &mut w,
+            S,
+            100,
+            1_000_000,
+            100_000_000,
+            100_000_000,
+        );
+        assert!(grown < 100.01, "{grown}");
+        // A timeout forgets W_max (Linux's Loss state): the 5 % floor is back.
+        after_loss.on_rto(&w, 0);
+        assert_eq!(after_loss.w_max(), 0.0);
+        let mut w = ca_window(100);
+        let grown = grow(
+            &mut after_loss,
+            &mut w,
+            3 * S,
+            100,
+            1_000_000,
+            100_000_000,
+            100_000_000,
+        );
+        assert!((104.9..105.1).contains(&grown), "{grown}");
+    }
+
+    #[test]
+    fn the_look_ahead_is_the_least_rtt_not_srtt() {
+        // W_max 100, cwnd 70 at the epoch's start (K = 4.2172 s). The target one RTT
+        // ahead is W(0.01 s) = 70.216 with the least RTT of 10 ms, W(0.1 s) = 72.09 with
+        // the SRTT of 100 ms. 70 ACKs at the epoch's start (1 µs apart), each moving cwnd
+        // 1/cwnd of the way to the target, close 1 − e⁻¹ of the gap: 0.137 segments, not
+        // 1.32.
+        let p = CubicParams {
+            reno_friendly: false,
+            hystart: false,
+            ..CubicParams::default()
+        };
+        let mut cubic = Cubic::new(p);
+        let mut w = ca_window(100);
+        w.cwnd = cubic.on_loss(&w, 0);
+        w.ssthresh = w.cwnd;
+        let grown = grow(&mut cubic, &mut w, S, 70, 1_000, 10_000_000, 100_000_000);
+        assert!((70.13..70.14).contains(&grown), "{grown}");
     }
 
     #[test]

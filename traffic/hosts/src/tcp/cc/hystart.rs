@@ -56,10 +56,12 @@ impl HyStart {
         self.found
     }
 
-    /// Forgets a found exit and the round (after a timeout slow start runs again).
+    /// Forgets a found exit, the round and the least RTT (after a timeout slow start
+    /// runs again; Linux's bictcp_reset clears delay_min with the rest).
     pub fn restart(&mut self) {
         self.found = None;
         self.started = false;
+        self.delay_min_ns = None;
     }
 
     fn new_round(&mut self, now_ns: u64, snd_nxt: u64) {
