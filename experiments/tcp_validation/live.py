@@ -41,6 +41,7 @@ from bufferlab.experiments.common.host_tools import (
     require_congestion_control,
     wait_until,
 )
+from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
 from bufferlab.experiments.common.live_switch import COUNTER_PUBLISH_WAIT_S, pin_neighbour
 from bufferlab.experiments.common.realtime import make_realtime
 from bufferlab.experiments.common.traffic_tools import iperf_server_argv, parse_iperf_json
@@ -105,7 +106,7 @@ class _Cpu:
     at: float
 
 
-class LiveRunner:
+class LiveRunner(ClosedOnFailedStart):
     """The scenario's network up, hosts set for its flows; ``run()`` one trial at a time.
     A context manager (root)."""
 
@@ -124,17 +125,6 @@ class LiveRunner:
         self._clis: dict[str, RuntimeCliConnection] = {}
         self._index = compiled_program().index
 
-    def __enter__(self) -> LiveRunner:
-        try:
-            self._start()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @property
     def _lab(self) -> LabNetwork:
         if self._live.lab is None:
@@ -151,6 +141,7 @@ class LiveRunner:
         return self._lab.host(switch).process.pid
 
     def _start(self) -> None:
+        """Bring the scenario's network up, the switches SCHED_FIFO, the hosts set."""
         require_congestion_control(*{f.congestion for f in self.plan.flows})
         self._live.start()
         lab = self._lab
