@@ -170,8 +170,12 @@ pub fn run_pipeline(
 ) {
     if st.trace.is_some() {
         walk::run_control_traced(p, st, pkt, pipe);
-    } else {
+    } else if pipe.init.is_some() {
         crate::flat::run_control(p, st, pkt, code);
+    } else {
+        // An empty control (v1model's egress of a forwarding program): nothing
+        // to run, and `exit` cleared on the way out as the control does.
+        pkt.flags.exit = false;
     }
 }
 
