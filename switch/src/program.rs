@@ -77,6 +77,10 @@ pub struct HeaderInfo {
     /// Whole bytes of plain fields, each within one 16-byte window from its
     /// first byte: the deparser assembles it in place instead of bit by bit.
     pub packed: bool,
+    /// Its packed wire form assembled by machine code (None: interpreted).
+    pub native_emit: Option<crate::jit::Packer>,
+    /// Its fields extracted by machine code (None: interpreted).
+    pub native_extract: Option<crate::jit::Unpacker>,
 }
 
 /// A header stack.
@@ -491,6 +495,8 @@ pub struct PackedInputs {
     pub bytes: u32,
     /// Each field with its bit offset in the concatenation.
     pub fields: Vec<(FieldId, u32)>,
+    /// The concatenation assembled by machine code (None: interpreted).
+    pub native: Option<crate::jit::Packer>,
 }
 
 impl Calculation {
@@ -531,6 +537,7 @@ impl PackedInputs {
             header: header?,
             bytes: at.is_multiple_of(8).then_some(at / 8)?,
             fields,
+            native: None,
         })
     }
 }

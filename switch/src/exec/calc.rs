@@ -19,6 +19,13 @@ pub(crate) fn pack_inputs(p: &Program, pkt: &Packet, c: &Calculation, buf: &mut 
         // Fields of an invalid header are skipped: with it, all of them.
         Some(pk) if !pkt.phv.valid[pk.header as usize] => true,
         Some(pk) => w.push_packed(pk.bytes as usize, |b| {
+            if pk
+                .native
+                .as_ref()
+                .is_some_and(|n| n.pack(&pkt.phv.fields, b))
+            {
+                return;
+            }
             // Offsets grow in input order, so a whole-byte field may be one 8-byte
             // store (which zeroes the bytes after it, not yet written).
             for &(f, at) in &pk.fields {

@@ -35,6 +35,13 @@ pub(crate) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWri
     let fields = hi.first_field as usize..(hi.first_field + hi.num_fields) as usize;
     if hi.packed
         && w.push_packed(hi.fixed_bits as usize / 8, |buf| {
+            if hi
+                .native_emit
+                .as_ref()
+                .is_some_and(|n| n.pack(&pkt.phv.fields, buf))
+            {
+                return;
+            }
             for (wf, &lo) in p.wire[fields.clone()]
                 .iter()
                 .zip(&pkt.phv.fields[fields.clone()])

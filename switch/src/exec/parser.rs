@@ -39,6 +39,16 @@ fn extract(p: &Program, pkt: &mut Packet, h: HeaderId, vl_bits: Option<u32>) -> 
     if start + total_bits > pkt.data.len() * 8 {
         return Err(ec.packet_too_short);
     }
+    if vl_bits.is_none() {
+        if let Some(native) = &hi.native_extract {
+            let input = pkt.data.get(pkt.cursor..).unwrap_or(&[]);
+            if native.extract(input, &mut pkt.phv.fields) {
+                set_valid(p, pkt, h);
+                pkt.cursor += total_bits / 8;
+                return Ok(());
+            }
+        }
+    }
     let mut off = start;
     let first = hi.first_field as usize;
     for (k, wf) in p.wire[first..first + hi.num_fields as usize]

@@ -11,17 +11,24 @@
 //! resources), primitives other than assignment, expressions kept as trees,
 //! register arrays, counters, and 128-bit `/` and `%`. A block that cannot
 //! be translated (a slot out of range, a Cranelift error) stays interpreted
-//! as a whole; [`Report`] says which and why. The interpreter
+//! as a whole; [`Report`] says which and why.
+//!
+//! Beside the blocks, [`pack`] compiles how fields move between the PHV and
+//! bytes: packed headers' wire forms (the deparser), their extraction (the
+//! parser) and calculations' packed inputs (checksums, hashes), each used
+//! through [`Packer`] or [`Unpacker`] where the interpreter would pack or
+//! extract them field by field. The interpreter
 //! ([`crate::flat`], and [`crate::exec`] while tracing) stays the
 //! reference, and `--no-jit` runs everything there.
 
 mod build;
+mod pack;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use run::run;
-pub use run::Native;
+pub use run::{Native, Packer, Unpacker};
 
 use std::time::Instant;
 
@@ -125,6 +132,19 @@ pub fn compile(p: &mut Program) -> Report {
         }
         module.clear_context(&mut ctx);
     }
+    let mut packed: Vec<(Packed, FuncId, pack::Plan)> = vec![];
+    for (i, (what, plan)) in packing_plans(p).into_iter().enumerate() {
+        let direction = match what {
+            Packed::Extract(_) => pack::Direction::Extract,
+            _ => pack::Direction::Pack,
+        };
+        // Should Cranelift refuse a function of plain loads and stores, that
+        // layout stays interpreted, as it is without the JIT.
+        if let Ok(id) = pack::define(&mut module, &mut ctx, &mut fctx, &plan, direction, i as u32) {
+            packed.push((what, id, plan));
+        }
+        module.clear_context(&mut ctx);
+    }
     if let Err(e) = module.finalize_definitions() {
         report.interpreted = all.len();
         report.fallbacks = all.iter().map(|b| (b.name(p), e.to_string())).collect();
@@ -142,12 +162,28 @@ pub fn compile(p: &mut Program) -> Report {
                 .push((block.name(p), "no machine code".into())),
         }
     }
+    for (what, id, plan) in packed {
+        let packer = || Packer::new(&memory, id, plan.fields(), plan.written());
+        match what {
+            Packed::Header(h) => p.headers[h].native_emit = packer(),
+            Packed::Inputs(c) => {
+                if let Some(pk) = p.calculations[c].packed.as_mut() {
+                    pk.native = packer();
+                }
+            }
+            Packed::Extract(h) => {
+                p.headers[h].native_extract =
+                    Unpacker::new(&memory, id, plan.fields(), plan.read());
+            }
+        }
+    }
     report.interpreted = report.fallbacks.len();
     report.compile_us = t0.elapsed().as_micros() as u64;
     report
 }
 
-/// Drops `p`'s machine code: every block runs in the interpreter.
+/// Drops `p`'s machine code: every block, header and calculation runs in
+/// the interpreter.
 pub fn strip(p: &mut Program) {
     for code in p.flat.actions.iter_mut() {
         code.native = None;
@@ -155,6 +191,46 @@ pub fn strip(p: &mut Program) {
     for code in [&mut p.flat.ingress, &mut p.flat.egress, &mut p.flat.ghost] {
         code.native = None;
     }
+    for h in p.headers.iter_mut() {
+        h.native_emit = None;
+        h.native_extract = None;
+    }
+    for pk in p.calculations.iter_mut().filter_map(|c| c.packed.as_mut()) {
+        pk.native = None;
+    }
+}
+
+/// Where a function moving fields goes: a header's wire form, a
+/// calculation's inputs, or a header's extraction.
+#[derive(Clone, Copy)]
+enum Packed {
+    Header(usize),
+    Inputs(usize),
+    Extract(usize),
+}
+
+/// The functions moving fields worth compiling: every packed header's wire
+/// form (emitted by the deparser, or hashed whole) and extraction, and
+/// every calculation's packed inputs, whose fields fit their 64-bit slots.
+fn packing_plans(p: &Program) -> Vec<(Packed, pack::Plan)> {
+    let headers = p.headers.iter().enumerate().flat_map(|(h, hi)| {
+        let plan = pack::Plan::of_header(p, hi);
+        let extract = plan
+            .as_ref()
+            .filter(|plan| plan.extractable())
+            .map(|plan| (Packed::Extract(h), plan.clone()));
+        plan.map(|plan| (Packed::Header(h), plan))
+            .into_iter()
+            .chain(extract)
+    });
+    let inputs = p.calculations.iter().enumerate().filter_map(|(c, calc)| {
+        let plan = pack::Plan::of_inputs(p, calc.packed.as_ref()?)?;
+        Some((Packed::Inputs(c), plan))
+    });
+    headers
+        .chain(inputs)
+        .filter(|(_, plan)| plan.fields() < i32::MAX as usize / 8)
+        .collect()
 }
 
 /// A module for the host, code at fixed addresses. The mid-end optimiser is

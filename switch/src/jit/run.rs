@@ -188,3 +188,137 @@ pub(crate) fn run(
         }
     }
 }
+
+/// Signature of a packing function: field slots, output bytes.
+type PackEntry = unsafe extern "C" fn(*const u64, *mut u8);
+
+/// Fields packed into bytes by machine code ([`super::pack`]): a header's
+/// wire form, or a calculation's inputs.
+#[derive(Clone)]
+pub struct Packer {
+    entry: PackEntry,
+    // Field slots read: every slot named is below this.
+    fields: usize,
+    // Bytes written: the output rounded up to whole 8-byte words.
+    written: usize,
+    // Keeps the code mapped while this entry exists.
+    _memory: Arc<Memory>,
+}
+
+impl std::fmt::Debug for Packer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Packer")
+            .field("entry", &(self.entry as *const u8))
+            .field("fields", &self.fields)
+            .field("written", &self.written)
+            .finish()
+    }
+}
+
+impl Packer {
+    /// The finalized packing function `id` of `memory`'s module, built by
+    /// [`super::pack::define`] for a plan reading slots below `fields` and
+    /// writing `written` bytes.
+    pub(super) fn new(
+        memory: &Arc<Memory>,
+        id: FuncId,
+        fields: usize,
+        written: usize,
+    ) -> Option<Packer> {
+        let module = memory.0.as_ref()?;
+        let at = module.get_finalized_function(id);
+        // SAFETY: `at` is the start of a finalized function declared by
+        // `super::pack::define` as (pointer, pointer) -> () in the host's
+        // default calling convention, which is `extern "C"`; the `Arc` kept
+        // beside it keeps its memory mapped.
+        let entry = unsafe { std::mem::transmute::<*const u8, PackEntry>(at) };
+        Some(Packer {
+            entry,
+            fields,
+            written,
+            _memory: Arc::clone(memory),
+        })
+    }
+
+    /// Writes the packed bytes to the start of `out`, and zeros up to the
+    /// next 8-byte boundary; false (nothing written) when `fields` lacks a
+    /// slot the plan reads or `out` is shorter than what it writes.
+    #[inline]
+    pub(crate) fn pack(&self, fields: &[u64], out: &mut [u8]) -> bool {
+        if fields.len() < self.fields || out.len() < self.written {
+            return false;
+        }
+        // SAFETY: the function reads only field slots below `self.fields`
+        // and writes only the first `self.written` bytes of its output, both
+        // checked just now against the slices the pointers come from, which
+        // are borrowed for the whole call.
+        unsafe { (self.entry)(fields.as_ptr(), out.as_mut_ptr()) };
+        true
+    }
+}
+
+/// Signature of an extraction function: input bytes, field slots.
+type ExtractEntry = unsafe extern "C" fn(*const u8, *mut u64);
+
+/// A header's fields extracted from bytes by machine code ([`super::pack`]).
+#[derive(Clone)]
+pub struct Unpacker {
+    entry: ExtractEntry,
+    // Field slots written: every slot named is below this.
+    fields: usize,
+    // Bytes read from the header's start.
+    read: usize,
+    // Keeps the code mapped while this entry exists.
+    _memory: Arc<Memory>,
+}
+
+impl std::fmt::Debug for Unpacker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unpacker")
+            .field("entry", &(self.entry as *const u8))
+            .field("fields", &self.fields)
+            .field("read", &self.read)
+            .finish()
+    }
+}
+
+impl Unpacker {
+    /// The finalized extraction function `id` of `memory`'s module, built by
+    /// [`super::pack::define`] for a plan writing slots below `fields` and
+    /// reading `read` bytes.
+    pub(super) fn new(
+        memory: &Arc<Memory>,
+        id: FuncId,
+        fields: usize,
+        read: usize,
+    ) -> Option<Unpacker> {
+        let module = memory.0.as_ref()?;
+        let at = module.get_finalized_function(id);
+        // SAFETY: as for `Packer::new`: a finalized (pointer, pointer) -> ()
+        // function, its memory kept mapped by the `Arc`.
+        let entry = unsafe { std::mem::transmute::<*const u8, ExtractEntry>(at) };
+        Some(Unpacker {
+            entry,
+            fields,
+            read,
+            _memory: Arc::clone(memory),
+        })
+    }
+
+    /// Extracts the header whose wire form starts `input` into its slots of
+    /// `fields`; false (nothing written) when `input` is shorter than what
+    /// the function reads (the last fields' 8-byte windows may reach past the
+    /// header) or `fields` lacks a slot it writes.
+    #[inline]
+    pub(crate) fn extract(&self, input: &[u8], fields: &mut [u64]) -> bool {
+        if input.len() < self.read || fields.len() < self.fields {
+            return false;
+        }
+        // SAFETY: the function reads only the first `self.read` bytes of its
+        // input and writes only field slots below `self.fields`, both
+        // checked just now against the slices the pointers come from, which
+        // are borrowed for the whole call.
+        unsafe { (self.entry)(input.as_ptr(), fields.as_mut_ptr()) };
+        true
+    }
+}

@@ -114,6 +114,8 @@ impl Loader {
                 union: None,
                 wide_range: (wide_start, self.p.wide_bytes - wide_start),
                 packed: false,
+                native_emit: None,
+                native_extract: None,
             });
             self.wire(hid);
         }
