@@ -52,6 +52,11 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// Whether departures are planned in time (a rate) rather than all due at once.
+    pub fn is_paced(&self) -> bool {
+        self.rate_bps.is_some()
+    }
+
     /// Build a schedule; `rate_bps` is line bit/s (None = back-to-back, as fast as possible),
     /// `burst_frames` frames share each departure time (1 = no bursts).
     pub fn new(

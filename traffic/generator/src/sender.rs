@@ -273,11 +273,16 @@ pub fn run(cfg: &SendConfig, mut schedule: Schedule, stop: &AtomicBool) -> io::R
     let mut last_send_mono = 0u64;
     let mut last_frame_bits = 0.0;
 
-    // Back-to-back schedules plan every frame for offset 0, so the duration is also
-    // measured on the clock: a run never outlives it, whatever the schedule says.
+    // Back-to-back schedules plan every frame for offset 0, so their duration is measured
+    // on the clock: such a run never outlives it. A paced run is bounded by its plan
+    // instead: a thread held back near the end catches up on the frames due before the
+    // limit, as it does mid-run, so a trial's frame count does not depend on the machine.
+    let paced = schedule.is_paced();
     let out_of_time = |now: u64| {
-        cfg.duration_ns
-            .is_some_and(|limit| now.saturating_sub(t0_mono) >= limit)
+        !paced
+            && cfg
+                .duration_ns
+                .is_some_and(|limit| now.saturating_sub(t0_mono) >= limit)
     };
     while let Some(departure) = next {
         if stop.load(Ordering::Relaxed) || out_of_time(monotonic_ns()) {
