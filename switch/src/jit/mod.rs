@@ -238,12 +238,21 @@ fn packing_plans(p: &Program) -> Vec<(Packed, pack::Plan)> {
 /// blocks: about 60 ms without it, 110 to 200 ms with it, on a loaded
 /// machine), and the translation already folds what it would (constants into
 /// ops, 64-bit compares of fields); register allocation stays the thorough one.
+/// Cranelift's IR verifier runs in debug builds (the tests) only: in a release
+/// build it was a few per cent of a simulation's CPU time, each switch's
+/// program checked again at every load.
 fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
     for (k, v) in [
         ("opt_level", "none"),
         ("use_colocated_libcalls", "false"),
         ("is_pic", "false"),
+        ("enable_verifier", verify),
     ] {
         flags
             .set(k, v)
