@@ -3,6 +3,7 @@ with a deadline, and never left running when the trial ends."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Callable
@@ -66,3 +67,31 @@ def require_congestion_control(*names: str) -> None:
     if missing:
         raise RuntimeError(f"TCP congestion control {', '.join(missing)} is not available "
                            f"here (available: {available.strip()})")
+
+
+def set_route_options(netns: str, options: dict[str, str], dev: str = "eth0") -> None:
+    """Add ``options`` (``congctl``, ``initcwnd``, ``rto_min``, ...) to every route of ``dev``
+    in ``netns``; RuntimeError with ip's message if one is refused.
+
+    ``congctl`` is how a host's connections start with the algorithm a trial names: iperf3
+    sets TCP_CONGESTION only after connect(), so without it a connection begins as the
+    machine's default (bbr here) and keeps the pacing BBR switched on.
+    """
+    routes = json.loads(_ip(["-n", netns, "-j", "route", "show", "dev", dev]))
+    for route in routes:
+        argv = ["-n", netns, "route", "change", route["dst"], "dev", dev]
+        for key in ("proto", "scope"):
+            if key in route:
+                argv += [key, str(route[key])]
+        if "prefsrc" in route:
+            argv += ["src", route["prefsrc"]]
+        for name, value in options.items():
+            argv += [name, value]
+        _ip(argv)
+
+
+def _ip(args: list[str]) -> str:
+    done = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"ip {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout

@@ -43,6 +43,7 @@ from bufferlab.experiments.common.host_tools import (
     HostProcesses,
     output_of,
     require_congestion_control,
+    set_route_options,
     wait_until,
 )
 from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
@@ -345,6 +346,7 @@ class EsnetLab(ClosedOnFailedStart):
                 time.sleep(BACKGROUND_LEAD_S)
             iperf = None
             if spec.tcp:
+                set_route_options(self.netns(SENDER), {"congctl": spec.congestion})
                 client = procs.start(self.netns(SENDER), [
                     *iperf_client_argv(host_ip(RECEIVER), IPERF_PORT, 0, spec.trial_s,
                                        spec.congestion, streams=spec.streams),

@@ -46,6 +46,7 @@ from bufferlab.experiments.common.host_tools import (
     HostProcesses,
     output_of,
     require_congestion_control,
+    set_route_options,
     wait_until,
 )
 from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
@@ -194,6 +195,7 @@ class LiveLab(ClosedOnFailedStart):
         for host, peer in ((SENDER, RECEIVER), (RECEIVER, SENDER)):
             pin_neighbour(self._live.lab.netns(host), host_ip(peer),
                           host_mac(SWITCH_ID, HOST_PORTS[peer]))
+        set_route_options(self._live.lab.netns(SENDER), {"congctl": c.congestion})
         self._cli = RuntimeCliConnection(port=self._live.thrift_port)
 
     def close(self) -> None:

@@ -39,6 +39,7 @@ from bufferlab.experiments.common.host_tools import (
     HostProcesses,
     output_of,
     require_congestion_control,
+    set_route_options,
     wait_until,
 )
 from bufferlab.experiments.common.lifecycle import ClosedOnFailedStart
@@ -156,27 +157,12 @@ class LiveRunner(ClosedOnFailedStart):
                 _run(["ip", "netns", "exec", self.netns(host), "sysctl", "-qw",
                       f"{name}={value}"])
         for host, options in self.plan.route_options.items():
-            self._route_options(host, options)
+            set_route_options(self.netns(host), options)
         hosts = list(topo.hosts.values())
         for a in hosts:
             for b in hosts:
                 if a is not b:
                     pin_neighbour(self.netns(a.name), b.ip.split("/")[0], b.mac)
-
-    def _route_options(self, host: str, options: dict[str, str]) -> None:
-        """Adds ``options`` (congctl, initcwnd, rto_min) to every route of ``host``'s eth0."""
-        netns = self.netns(host)
-        routes = json.loads(_run(["ip", "-n", netns, "-j", "route", "show", "dev", "eth0"]))
-        for route in routes:
-            argv = ["ip", "-n", netns, "route", "change", route["dst"], "dev", "eth0"]
-            for key in ("proto", "scope"):
-                if key in route:
-                    argv += [key, str(route[key])]
-            if "prefsrc" in route:
-                argv += ["src", route["prefsrc"]]
-            for name, value in options.items():
-                argv += [name, value]
-            _run(argv)
 
     def close(self) -> None:
         """Takes the network down (safe to call twice)."""
