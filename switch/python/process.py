@@ -225,6 +225,14 @@ class SwitchProcess:
                                    inject=self.live.inject, lock=self.lock,
                                    on_pipeline=self._pipeline_changed,
                                    drain_timeout_s=PIPELINE_DRAIN_TIMEOUT_S)
+        # The runtime CLI listens before P4Runtime does: tools take an open P4Runtime port as
+        # "the switch is up" and may use the runtime CLI at once (a TNA lab's TM settings).
+        try:
+            self.cli = RuntimeCliServer(self.executor, port=config.thrift_port, lock=self.lock)
+        except OSError as err:
+            raise StartupError(f"runtime CLI: cannot listen on 127.0.0.1:{config.thrift_port}"
+                               f" (--thrift-port): {err.strerror}") from None
+        self.cli.start()
         try:
             self.grpc = serve(self.target, config.device_id, config.grpc_address, config.grpc_tls)
         except (OSError, RuntimeError) as err:
@@ -233,12 +241,6 @@ class SwitchProcess:
                                    ) from None
             raise StartupError(f"P4Runtime server: cannot listen on {config.grpc_address}"
                                f" (is the port in use?): {err}") from None
-        try:
-            self.cli = RuntimeCliServer(self.executor, port=config.thrift_port, lock=self.lock)
-        except OSError as err:
-            raise StartupError(f"runtime CLI: cannot listen on 127.0.0.1:{config.thrift_port}"
-                               f" (--thrift-port): {err.strerror}") from None
-        self.cli.start()
         self._origin_wall_s = time.time() - self.live.now_ns() / 1e9
         self.live.start()
         self._events = threading.Thread(target=self._forward_events, name="events", daemon=True)
