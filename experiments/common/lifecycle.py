@@ -7,18 +7,21 @@ must be torn down before the error propagates, or the next run finds `s1-eth1` t
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Self
 
 
-class ClosedOnFailedStart:
-    """Mixin: `with lab:` runs `_start()`, and `close()` on exit or when `_start()` fails."""
+class ClosedOnFailedStart(ABC):
+    """Base of a live lab: `with lab:` runs `_start()`, and `close()` on exit or when
+    `_start()` fails."""
 
+    @abstractmethod
     def _start(self) -> None:
-        raise NotImplementedError
+        """Bring the lab up (network, switches, tools)."""
 
+    @abstractmethod
     def close(self) -> None:
         """Tear down whatever `_start()` brought up; safe after a partial start."""
-        raise NotImplementedError
 
     def __enter__(self) -> Self:
         try:

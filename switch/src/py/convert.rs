@@ -98,6 +98,20 @@ pub(super) fn keys(e: &Engine, table: &str, v: Vec<PyKey<'_>>) -> PyResult<Vec<M
     e.table_key_parts(table, values).map_err(rt)
 }
 
+/// The two rates of a meter cell from Python's (cir, cburst, pir, pburst).
+pub(super) fn rates_pair(cir: u64, cburst: u64, pir: u64, pburst: u64) -> [MeterRate; 2] {
+    [
+        MeterRate {
+            units_per_s: cir,
+            burst: cburst,
+        },
+        MeterRate {
+            units_per_s: pir,
+            burst: pburst,
+        },
+    ]
+}
+
 /// A meter's two rates as Python's (CIR, CBS, PIR, PBS) tuple.
 pub(super) fn rates_tuple(r: Option<[MeterRate; 2]>) -> Option<(u64, u64, u64, u64)> {
     r.map(|[c, p]| (c.units_per_s, c.burst, p.units_per_s, p.burst))

@@ -3,11 +3,11 @@
 
 use pyo3::prelude::*;
 
-use super::convert::rates_tuple;
+use super::convert::{rates_pair, rates_tuple};
 use super::errors::{invalid, rt};
 use super::PyEngine;
 use crate::externs::{LpfMode, LpfSpec, WredSpec};
-use crate::state::{CounterCell, MeterRate};
+use crate::state::CounterCell;
 
 #[pymethods]
 impl PyEngine {
@@ -50,16 +50,7 @@ impl PyEngine {
         pir: u64,
         pburst: u64,
     ) -> PyResult<()> {
-        let r = [
-            MeterRate {
-                units_per_s: cir,
-                burst: cburst,
-            },
-            MeterRate {
-                units_per_s: pir,
-                burst: pburst,
-            },
-        ];
+        let r = rates_pair(cir, cburst, pir, pburst);
         self.engine(py).meter_set(name, index, Some(r)).map_err(rt)
     }
 

@@ -4,11 +4,11 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{keys, kind_name, match_tuple, rates_tuple, PyKey};
+use super::convert::{keys, kind_name, match_tuple, rates_pair, rates_tuple, PyKey};
 use super::errors::rt;
 use super::PyEngine;
 use crate::runtime::Object;
-use crate::state::{CounterCell, MeterRate};
+use crate::state::CounterCell;
 use crate::tables::EntryAction;
 
 #[pymethods]
@@ -237,16 +237,7 @@ impl PyEngine {
         pir: u64,
         pburst: u64,
     ) -> PyResult<()> {
-        let r = [
-            MeterRate {
-                units_per_s: cir,
-                burst: cburst,
-            },
-            MeterRate {
-                units_per_s: pir,
-                burst: pburst,
-            },
-        ];
+        let r = rates_pair(cir, cburst, pir, pburst);
         self.engine(py)
             .table_meter_set(table, handle, r)
             .map_err(rt)
