@@ -24,9 +24,12 @@ PREFIX = "bl-tcpv-test-"
 #: Not the study's s61: the test may run beside a run of the study.
 INDEX = 62
 CONFIG = ValidationConfig(trial_s=6, omit_s=2, lead_s=1)
-#: A cell the model matches within both bands in the full run (README "Measured here");
+#: A cell the model matches within both bands in the full run (README "Measured here") and
+#: whose live drops repeat in a 6-s trial: 44-45 in 9 trials here, 4 of them at load 2.4
+#: (virtual 44). Not 10 ms / 1 BDP: there one live trial drops 12-14 or 22-60 (CI saw 60
+#: and 37) as Linux's slow start ends early or late, so one trial cannot judge the model;
 #: the quarter-BDP cells are where the worlds' goodput differs most (8 %).
-CELL = Cell(100 * MBIT, 10 * MS, 1.0, False)
+CELL = Cell(100 * MBIT, 50 * MS, 1.0, False)
 
 
 def leftovers():
@@ -47,7 +50,8 @@ def test_one_cell_live_matches_its_virtual_twin_within_the_bands(tmp_path):
     (flow,) = trial.flows
     assert flow.seconds == pytest.approx(CONFIG.trial_s, abs=0.2)
     # TCP alone through one BDP of buffer fills the link (1,460 of 1,538 wire bytes),
-    # and CUBIC overflows the buffer in both worlds (HyStart's exit, then CUBIC's probing).
+    # and CUBIC overflows the buffer in both worlds (its first probe past the path, HyStart
+    # having left slow start below it).
     assert trial.goodput_bps > 0.97 * 100e6 * 1460 / 1538
     assert trial.admission_drops > 0 and virtual.admission_drops > 0
     bands = drop_band([], None, CONFIG.drop_floor_frames, CONFIG.goodput_tolerance)
