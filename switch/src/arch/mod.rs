@@ -3,6 +3,5 @@
 //! externs' state, the traffic manager, ports and clocks) is shared; a module here says
 //! what differs.
 
-pub mod pktgen;
 pub(crate) mod tna;
 mod v1model;

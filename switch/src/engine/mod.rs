@@ -20,9 +20,9 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use bufferlab_tm::{TmConfig, TrafficManager};
 
-use crate::arch::pktgen::PacketGenerator;
 use crate::arch::tna::TnaTarget;
 use crate::error::{LoadError, RuntimeError};
+use crate::externs::pktgen::PacketGenerator;
 use crate::gress::Gress;
 use crate::packet::Packet;
 use crate::program::{FieldId, Program};

@@ -1,9 +1,9 @@
 //! Loading a JSON document as the engine's target: v1model, or TNA/T2NA
 //! with its gresses and packet generators.
 
-use crate::arch::pktgen::{Generation, PacketGenerator};
 use crate::arch::tna::TnaTarget;
 use crate::error::LoadError;
+use crate::externs::pktgen::{Generation, PacketGenerator};
 use crate::gress::Gress;
 use crate::program::ProgramKind;
 

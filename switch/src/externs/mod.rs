@@ -4,6 +4,7 @@
 //! Externs that mean what a BMv2 primitive means (counters, meters, `Hash.get`,
 //! `Random.get`, `Register.read`/`write`, `RegisterParam.read`) are loaded as those
 //! primitives instead. The control plane's side of the filters is in `runtime::filters`.
+//! Each pipe's packet generator ([`pktgen`]) is here too: the engine's clock runs it.
 
 mod checksum;
 mod direct;
@@ -11,6 +12,7 @@ mod emit;
 mod lpf;
 mod math_unit;
 mod parser_counter;
+pub mod pktgen;
 mod register_action;
 mod wred;
 

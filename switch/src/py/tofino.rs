@@ -9,7 +9,7 @@ use bufferlab_tm::FlowControlMode;
 
 use super::errors::{invalid, rt};
 use super::PyEngine;
-use crate::arch::pktgen::{AppConfig, Trigger};
+use crate::externs::pktgen::{AppConfig, Trigger};
 use crate::runtime::tofino_tm::{baf, eg_app_pool, ig_app_pool};
 
 #[pymethods]
