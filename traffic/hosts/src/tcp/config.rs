@@ -28,6 +28,10 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Pacing.
     pub pacing: Pacing,
+    /// Linux's GSO buffers and TSO deferral (`tso`): an unpaced sender holds new data
+    /// back until it can send about a millisecond of its rate at once, as Linux 3.12
+    /// and later do. Off: one segment at a time, as soon as the windows allow.
+    pub gso: bool,
     /// RTO before any RTT sample, ns (RFC 6298: 1 s).
     pub rto_initial_ns: u64,
     /// Smallest RTO, ns (Linux: 200 ms).
@@ -69,6 +73,7 @@ impl TcpConfig {
             rack_tlp: true,
             ecn: false,
             pacing: Pacing::Off,
+            gso: true,
             rto_initial_ns: 1000 * MS,
             rto_min_ns: 200 * MS,
             rto_max_ns: 120_000 * MS,
@@ -93,12 +98,17 @@ impl TcpConfig {
                 rack_tlp: false,
                 // PRR came with Linux 3.2 (2011); 2.6.3x halved its rate its own way.
                 prr: false,
+                // GSO buffers sized by the rate came with Linux 3.12 (2013).
+                gso: false,
                 // Linux 2.6.3x's RTO before a sample was 3 s (RFC 2988's value).
                 rto_initial_ns: 3000 * MS,
                 ..today
             }),
             "newreno" => Ok(TcpConfig {
                 algorithm: Algorithm::NewReno,
+                // Validated against Linux (experiments/tcp_validation) only with CUBIC;
+                // the studies using this profile were measured sending per segment.
+                gso: false,
                 ..today
             }),
             "dctcp" => Ok(TcpConfig {
@@ -107,6 +117,8 @@ impl TcpConfig {
                     initial_alpha: 1.0,
                 },
                 ecn: true,
+                // As newreno: the DCTCP study was measured sending per segment.
+                gso: false,
                 ..today
             }),
             other => Err(format!(

@@ -17,6 +17,7 @@
 //! | `rack` | RACK's reference segment and reordering window (RFC 8985) |
 //! | `cc` | congestion control: NewReno, CUBIC, DCTCP |
 //! | `pacing` | spacing segments in time |
+//! | `tso` | Linux's GSO buffer sizing and TSO deferral (bursts) |
 //! | `sender`, `receiver` | the two ends |
 //! | `config` | settings and profiles |
 
@@ -31,6 +32,7 @@ pub mod scoreboard;
 pub mod segment;
 pub mod sender;
 pub mod seq;
+pub mod tso;
 
 #[cfg(test)]
 mod tests;

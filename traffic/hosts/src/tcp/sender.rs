@@ -15,6 +15,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
 use super::segment::{ecn, flags, frame_bytes_for, Segment, SynOptions};
 use super::seq::{unwrap, wrap};
+use super::tso::{self, DeferCheck, Sizing};
 
 /// Segments of cwnd a flight may leave unused and still count as filling it (Linux's
 /// tcp_max_burst: the reordering degree, 3).
@@ -167,6 +168,10 @@ pub struct TcpSender {
     fast_retransmit_due: bool,
     pacer: Pacer,
     cwnd_limited: bool,
+    /// Segments left of the GSO buffer being sent (`cfg.gso`).
+    gso_left: u64,
+    /// When the last data segment went, ns (Linux's tcp_wstamp_ns).
+    last_sent_ns: u64,
     completed_ns: Option<u64>,
     stats: SenderStats,
 }
@@ -220,6 +225,8 @@ impl TcpSender {
             fast_retransmit_due: false,
             pacer: Pacer::default(),
             cwnd_limited: true,
+            gso_left: 0,
+            last_sent_ns: 0,
             completed_ns: None,
             stats: SenderStats::default(),
             cfg: cfg.clone(),
@@ -322,8 +329,11 @@ impl TcpSender {
             SenderState::SynSent => self.syn_due.then_some(now_ns),
             SenderState::Done => None,
             SenderState::Established => {
-                if !self.probe_due && self.what_next().is_none() {
-                    return None;
+                if !self.probe_due {
+                    let next = self.what_next()?;
+                    if !next.2 && self.defers_new_data(now_ns) {
+                        return None;
+                    }
                 }
                 Some(self.pacer.release_ns().max(now_ns))
             }
@@ -427,7 +437,23 @@ impl TcpSender {
             }
         } else {
             match self.what_next() {
-                Some(next) => (next.0, next.1, next.2, false),
+                Some(next) if !next.2 && self.defers_new_data(now_ns) => {
+                    // Linux's TSO deferral: held by cwnd unless the receive window
+                    // holds it tighter.
+                    self.cwnd_limited = self.cwnd_room() <= self.window_room();
+                    return None;
+                }
+                Some(next) => {
+                    if !next.2 && self.cfg.gso {
+                        if self.gso_left == 0 {
+                            self.gso_left = self
+                                .gso_buffer_segments()
+                                .min(self.cwnd_room().min(self.window_room()) / self.win.mss);
+                        }
+                        self.gso_left = self.gso_left.saturating_sub(1);
+                    }
+                    (next.0, next.1, next.2, false)
+                }
                 None => {
                     // Held by cwnd (limited) or by the receive window / the application.
                     self.cwnd_limited = self.can_send_ignoring_cwnd();
@@ -453,6 +479,7 @@ impl TcpSender {
             });
         }
         self.cwnd_limited = true;
+        self.last_sent_ns = now_ns;
         if let Some(prr) = self.prr.as_mut() {
             prr.out += end - start;
         }
@@ -498,6 +525,59 @@ impl TcpSender {
             .min(self.unsent())
             .min(self.win.cwnd.saturating_sub(pipe));
         pipe + ready + MAX_BURST_SEGMENTS * self.win.mss >= self.win.cwnd
+    }
+
+    /// What cwnd leaves for new segments now, bytes.
+    fn cwnd_room(&self) -> u64 {
+        self.win.cwnd.saturating_sub(self.pipe_bytes())
+    }
+
+    /// What the receive window leaves for new data now, bytes.
+    fn window_room(&self) -> u64 {
+        (self.una + self.peer_window).saturating_sub(self.nxt)
+    }
+
+    /// Segments in one of Linux's GSO buffers now (`tso::autosize_segments`).
+    fn gso_buffer_segments(&self) -> u64 {
+        let srtt = self.rtt.srtt_ns().unwrap_or(self.cfg.rto_initial_ns);
+        tso::autosize_segments(&Sizing {
+            cwnd: self.win.cwnd,
+            ssthresh: self.win.ssthresh,
+            outstanding: self.nxt - self.una,
+            srtt_ns: srtt,
+            min_rtt_ns: self.rtt.min_rtt_ns().unwrap_or(srtt),
+            mss: self.win.mss,
+        })
+    }
+
+    /// Whether Linux's TSO deferral holds the next new segment back at `now_ns`: with
+    /// `cfg.gso`, unpaced, outside recovery, between GSO buffers, and not the flow's
+    /// last data (Linux sends the buffer that carries the FIN at once).
+    fn defers_new_data(&self, now_ns: u64) -> bool {
+        if !self.cfg.gso
+            || self.gso_left > 0
+            || self.cfg.pacing != Pacing::Off
+            || self.recovery.is_some()
+        {
+            return false;
+        }
+        let Some(srtt_ns) = self.rtt.srtt_ns() else {
+            return false;
+        };
+        let room = self.cwnd_room().min(self.window_room());
+        if self.unsent() <= room {
+            return false;
+        }
+        tso::should_defer(&DeferCheck {
+            now_ns,
+            last_sent_ns: self.last_sent_ns,
+            oldest_sent_ns: self.board.segments().front().map(|s| s.xmit_ns),
+            room,
+            cwnd: self.win.cwnd,
+            peer_window: self.peer_window,
+            buffer: self.gso_buffer_segments() * self.win.mss,
+            srtt_ns,
+        })
     }
 
     fn can_send_ignoring_cwnd(&self) -> bool {

@@ -518,3 +518,63 @@ fn prr_spreads_the_reduction_over_the_recovery_and_rfc6675_waits_for_pipe() {
         "the same reduction, reached differently"
     );
 }
+
+/// Sizes of the bursts (segments sent at the same instant) between `from` and `to`, and
+/// the gaps before each burst, ns.
+fn bursts(run: &Run, from: u64, to: u64) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut last: Option<u64> = None;
+    for &(t, _, _) in run.log.iter().filter(|l| (from..to).contains(&l.0)) {
+        match out.last_mut() {
+            Some(b) if last == Some(t) => b.0 += 1,
+            _ => out.push((1, last.map_or(0, |l| t - l))),
+        }
+        last = Some(t);
+    }
+    out
+}
+
+#[test]
+fn linux_gso_sends_a_millisecond_at_once_where_a_per_segment_sender_sends_per_ack() {
+    // 100 Mbit/s, 10 ms RTT, 200 kB of buffer (189 frames; the BDP is 119): 1,054-byte
+    // frames leave the bottleneck every 84 µs, so ACKs of two segments come every
+    // 169 µs. Between 2 and 3 s CUBIC grows from ~283 to ~303 segments with no loss,
+    // the flight queued: RTT ≈ 290 frames / 11,860 per s = 24.5 ms. A GSO buffer is
+    // 120 % × 290,000 B / 24.5 ms >> 10 = 13.9 kB, 13 segments (12-15 over the second).
+    let path = || Path {
+        rate_bps: 100_000_000,
+        buffer_bytes: 200_000,
+        ..fat_path(5 * MS)
+    };
+    let mut per_segment = cfg("linux-today");
+    per_segment.gso = false;
+    let mut plain = Run::new(&per_segment, None, path());
+    plain.run_until(3000 * MS);
+    let plain = bursts(&plain, 2000 * MS, 3000 * MS);
+    let most = plain.iter().map(|b| b.0).max().unwrap();
+    assert!(most <= 3, "per ACK: 2 segments, 3 when cwnd grows ({most})");
+
+    let mut gso = Run::new(&cfg("linux-today"), None, path());
+    gso.run_until(3000 * MS);
+    let cwnd = gso.cwnd_at(3000 * MS);
+    assert!((280..=310).contains(&cwnd), "cwnd {cwnd}");
+    assert_eq!(gso.tx.stats().fast_recoveries, 1, "one, in slow start");
+    let bursts = bursts(&gso, 2000 * MS, 3000 * MS);
+    let sent: u64 = bursts.iter().map(|b| b.0).sum();
+    let plain_sent: u64 = plain.iter().map(|b| b.0).sum();
+    assert!(
+        sent.abs_diff(plain_sent) * 100 < plain_sent,
+        "the same rate, the link's: {sent} and {plain_sent} segments in the second"
+    );
+    for &(size, gap) in &bursts[1..] {
+        // Either a whole buffer (room for it came before the millisecond was up), or
+        // what a millisecond and one ACK's wait (169 µs) of ACKs let go.
+        assert!(
+            (12..=15).contains(&size) || (gap > MS && gap <= MS + 170_000),
+            "a burst of {size} after {gap} ns"
+        );
+        assert!(size <= 15, "at most one buffer at once: {size}");
+    }
+    let mean = sent as f64 / bursts.len() as f64;
+    assert!(mean >= 10.0, "mean burst {mean}");
+}
