@@ -92,9 +92,12 @@ fn a_finite_flow_crosses_the_switch_as_tcp_frames_and_completes() {
     assert_eq!(f.rx.delivered_bytes(), 1_000_000);
     let rx_done = f.rx.completed_ns().expect("last byte arrived");
     // RTT 200 µs (four 50 µs hops): the handshake, then slow start from 10 segments
-    // (10, 20, 40, 80, 160, 320: 685 segments of 1460 bytes in six rounds).
+    // (10, 20, 40, 80, 160, 320: 685 segments of 1460 bytes in six rounds). Linux's
+    // TSO deferral (linux-today's `gso`, traffic/hosts tcp::tso) holds segments back
+    // until a GSO buffer's worth of the window is free, which stretches the rounds:
+    // 1.86 ms here (9.3 RTTs) with it, under 9 RTTs before it came in.
     assert!(
-        rx_done > 7 * 200_000 && rx_done < 9 * 200_000,
+        rx_done > 7 * 200_000 && rx_done < 10 * 200_000,
         "last byte at {rx_done} ns"
     );
     // An odd last segment waits for the receiver's 40 ms delayed-ACK timer (as Linux's

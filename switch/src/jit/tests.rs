@@ -218,7 +218,10 @@ fn a_panic_in_an_op_called_back_from_machine_code_reaches_the_caller() {
         ],
     );
     p.flat = crate::flat::build(&p);
-    assert!(matches!(p.flat.actions[a as usize].ops[1], Op::Count { .. }));
+    assert!(matches!(
+        p.flat.actions[a as usize].ops[1],
+        Op::Count { .. }
+    ));
     let mut native = p.clone();
     compile(&mut native);
     assert!(native.flat.actions[a as usize].native.is_some());
