@@ -200,7 +200,7 @@ run-esnet: build
 	$(PY) -m bufferlab.experiments.esnet_buffer $(if $(FULL),,--quick)
 
 # DCTCP against CUBIC at 10 Gbit/s in the network simulator: the queue at K with full
-# throughput, N -> 1 incast beside long flows (~1.5 min); QUICK=1 runs a shorter grid.
+# throughput, N -> 1 incast beside long flows (~25 s); QUICK=1 runs a shorter grid.
 run-dctcp: build
 	$(PY) -m bufferlab.experiments.dctcp $(if $(QUICK),--quick)
 

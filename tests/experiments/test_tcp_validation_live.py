@@ -28,7 +28,7 @@ CONFIG = ValidationConfig(trial_s=6, omit_s=2, lead_s=1)
 #: whose live drops repeat in a 6-s trial: 44-45 in 9 trials here, 4 of them at load 2.4
 #: (virtual 44). Not 10 ms / 1 BDP: there one live trial drops 12-14 or 22-60 (CI saw 60
 #: and 37) as Linux's slow start ends early or late, so one trial cannot judge the model;
-#: the quarter-BDP cells are where the worlds' goodput differs most (8 %).
+#: the quarter-BDP cells are where the worlds' live trials vary most (bimodal at 200 Mbit/s).
 CELL = Cell(100 * MBIT, 50 * MS, 1.0, False)
 
 
