@@ -1,6 +1,7 @@
 """The receiver on a veth pair: kernel RX timestamps, classes, duplicates, reordering and
 frames that are not bufferlab's."""
 
+import contextlib
 import json
 import os
 import signal
@@ -97,12 +98,27 @@ def test_port_in_use_and_bad_namespace_are_clear_errors(veth_pair):
         rx.stop()
 
 
+@contextlib.contextmanager
+def ctrl_c_not_ignored():
+    """Children started inside get Ctrl-C's default action, as at a terminal, even when
+    this process was started with SIGINT ignored (a shell's background job is: Python then
+    never installs its KeyboardInterrupt handler, and the receiver would wait out its run)."""
+    was = signal.getsignal(signal.SIGINT)
+    if was == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, was)
+
+
 def test_ctrl_c_ends_the_command_line_receiver_with_its_summary(veth_pair):
-    recv = subprocess.Popen(
-        [sys.executable, "-m", "bufferlab.traffic.receive", "--netns", veth_pair.rx.netns,
-         "--port", str(PORT), "--duration-s", "600"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    with ctrl_c_not_ignored():
+        recv = subprocess.Popen(
+            [sys.executable, "-m", "bufferlab.traffic.receive", "--netns",
+             veth_pair.rx.netns, "--port", str(PORT), "--duration-s", "600"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
     try:
         assert recv.stderr.readline().startswith("bufferlab-recv: receiving on UDP port")
         generate.send(veth_pair.rx.ip, PORT, count=20, rate_bps=1e6, flow=4,
