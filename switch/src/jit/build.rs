@@ -6,22 +6,16 @@
 //! [`super::run::LEFT`] plus the index of an op it leaves to the
 //! interpreter). The flat code's registers become SSA variables (128-bit, as
 //! the interpreter's); field loads, compares and stores stay 64-bit, as the
-//! slots are. An op left to the interpreter (primitives, trees, register
-//! arrays, counters, 128-bit division) stores the live registers into the
-//! context and calls the interpreter back for that one op
-//! ([`super::run::run_left`]), then reloads the registers and the packet's
-//! pointers and goes on: no return to the driver and no new entry per op. A
-//! table stores them and returns: the driver applies it and calls again at
-//! the label the table chose, whose entry reloads them.
+//! slots are. An op left to the interpreter (tables, primitives, trees,
+//! register arrays, counters, 128-bit division) stores the live registers
+//! into the context and returns; the driver runs the op and calls again at
+//! the next op, whose entry reloads them.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{
-    types, AbiParam, Block, InstBuilder, JumpTableData, MemFlagsData, SigRef, Signature, Type,
-    Value,
-};
+use cranelift_codegen::ir::{types, Block, InstBuilder, JumpTableData, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
-use super::run::{run_left, Ctx, CONTINUE, END, EXIT, LEFT, NO_RESUME};
+use super::run::{Ctx, END, EXIT, LEFT, NO_RESUME};
 use crate::bits::mask;
 use crate::flat::{left_to_interpreter, r, Code, Op, REGS};
 use crate::program::{BinOp, Program};
@@ -141,18 +135,11 @@ struct Tr<'a, 'b> {
     ptr: Type,
     regs: [Variable; REGS],
     ctx: Value,
-    // The packet's and state's pointers: variables, as a call back into the
-    // interpreter hands out fresh ones.
-    fields: Variable,
-    valid: Variable,
-    tables: Variable,
-    // Which of those the code uses (an unused one stays null).
-    uses_valid: bool,
-    uses_tables: bool,
+    fields: Value,
+    valid: Value,
     data: Value,
     data_len: Value,
-    // The signature of [`run_left`].
-    left_sig: SigRef,
+    tables: Value,
     // The block of each op that starts one (jump targets, resume points).
     blocks: Vec<Option<Block>>,
     end: Block,
@@ -201,13 +188,18 @@ pub(super) fn translate(
     let (ctx, start) = (b.block_params(entry)[0], b.block_params(entry)[1]);
     // A register read before any write reads 0: the frontend puts that 0 in.
     let regs: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I128));
-    // The pointers the ops use (a null stands in for one never used).
+    // The pointers the ops use, loaded once (a null stands in for one never used).
     let uses = |f: fn(&Op) -> bool| code.ops.iter().any(f);
     let flags = MemFlagsData::trusted();
     let mut load_ptr = |used: bool, at: usize| match used {
         true => b.ins().load(ptr, flags, ctx, off(at)),
         false => b.ins().iconst(ptr, 0),
     };
+    let fields = load_ptr(true, std::mem::offset_of!(Ctx, fields));
+    let valid = load_ptr(
+        uses(|op| matches!(op, Op::Valid { .. } | Op::JumpIfValid { .. })),
+        std::mem::offset_of!(Ctx, valid),
+    );
     let local = uses(|op| {
         matches!(
             op,
@@ -216,12 +208,10 @@ pub(super) fn translate(
     });
     let data = load_ptr(local, std::mem::offset_of!(Ctx, data));
     let data_len = load_ptr(local, std::mem::offset_of!(Ctx, data_len));
-    let [fields, valid, tables] = std::array::from_fn(|_| b.declare_var(ptr));
-    let mut sig = Signature::new(b.func.signature.call_conv);
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(types::I32));
-    sig.returns.push(AbiParam::new(types::I64));
-    let left_sig = b.import_signature(sig);
+    let tables = load_ptr(
+        uses(|op| matches!(op, Op::Inline { .. })),
+        std::mem::offset_of!(Ctx, tables),
+    );
     let blocks: Vec<Option<Block>> = leader
         .iter()
         .map(|&l| l.then(|| b.create_block()))
@@ -236,16 +226,12 @@ pub(super) fn translate(
         ctx,
         fields,
         valid,
-        tables,
-        uses_valid: uses(|op| matches!(op, Op::Valid { .. } | Op::JumpIfValid { .. })),
-        uses_tables: uses(|op| matches!(op, Op::Inline { .. })),
         data,
         data_len,
-        left_sig,
+        tables,
         blocks,
         end,
     };
-    t.load_pointers();
     t.dispatch(start, &resume);
     t.body()?;
     t.b.switch_to_block(t.end);
@@ -298,7 +284,15 @@ impl Tr<'_, '_> {
         self.b.ins().br_table(start, jt);
         for (reload, live, block) in reloads {
             self.b.switch_to_block(reload);
-            self.reload(live);
+            for (i, &var) in self.regs.iter().enumerate().take(live) {
+                let v = self.b.ins().load(
+                    types::I128,
+                    MemFlagsData::trusted(),
+                    self.ctx,
+                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
+                );
+                self.b.def_var(var, v);
+            }
             self.b.ins().jump(block, &[]);
         }
         self.b.switch_to_block(none);
@@ -346,11 +340,10 @@ impl Tr<'_, '_> {
 
     /// A field's 64-bit slot.
     fn field64(&mut self, f: u32) -> Value {
-        let fields = self.b.use_var(self.fields);
         self.b.ins().load(
             types::I64,
             MemFlagsData::trusted(),
-            fields,
+            self.fields,
             off(8 * f as usize),
         )
     }
@@ -369,94 +362,9 @@ impl Tr<'_, '_> {
         } else {
             self.b.ins().band_imm_u(v, m as i64)
         };
-        self.store64(f, v);
-    }
-
-    /// Stores the 64-bit `v` into field `f`'s slot as it is.
-    fn store64(&mut self, f: u32, v: Value) {
-        let fields = self.b.use_var(self.fields);
         self.b
             .ins()
-            .store(MemFlagsData::trusted(), v, fields, off(8 * f as usize));
-    }
-
-    /// (Re)loads the packet's and state's pointers from the context: at the
-    /// entry, and after each call back into the interpreter.
-    fn load_pointers(&mut self) {
-        let flags = MemFlagsData::trusted();
-        for (var, used, at) in [
-            (self.fields, true, std::mem::offset_of!(Ctx, fields)),
-            (
-                self.valid,
-                self.uses_valid,
-                std::mem::offset_of!(Ctx, valid),
-            ),
-            (
-                self.tables,
-                self.uses_tables,
-                std::mem::offset_of!(Ctx, tables),
-            ),
-        ] {
-            let v = match used {
-                true => self.b.ins().load(self.ptr, flags, self.ctx, off(at)),
-                false => self.b.ins().iconst(self.ptr, 0),
-            };
-            self.b.def_var(var, v);
-        }
-    }
-
-    /// Stores registers `0..live` into the context, for the interpreter.
-    fn spill(&mut self, live: usize) {
-        for i in 0..live {
-            let v = self.b.use_var(self.regs[i]);
-            self.b.ins().store(
-                MemFlagsData::trusted(),
-                v,
-                self.ctx,
-                off(std::mem::offset_of!(Ctx, regs) + 16 * i),
-            );
-        }
-    }
-
-    /// Reloads registers `0..live` from the context, where the interpreter left them.
-    fn reload(&mut self, live: usize) {
-        for i in 0..live {
-            let v = self.b.ins().load(
-                types::I128,
-                MemFlagsData::trusted(),
-                self.ctx,
-                off(std::mem::offset_of!(Ctx, regs) + 16 * i),
-            );
-            self.b.def_var(self.regs[i], v);
-        }
-    }
-
-    /// Runs the op at `pc` in the interpreter through [`run_left`] and goes on
-    /// after it, or returns the status the interpreter gives when the code
-    /// cannot go on in line (an `exit`, a packet of another shape).
-    fn call_back(&mut self, pc: usize, live: usize) {
-        self.spill(live);
-        let callee = self
-            .b
-            .ins()
-            .iconst(self.ptr, run_left as *const () as usize as i64);
-        let at = self.b.ins().iconst(types::I32, pc as i64);
-        let call = self
-            .b
-            .ins()
-            .call_indirect(self.left_sig, callee, &[self.ctx, at]);
-        let status = self.b.inst_results(call)[0];
-        let (go_on, give_back) = (self.b.create_block(), self.b.create_block());
-        let c = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::Equal, status, CONTINUE as i64);
-        self.b.ins().brif(c, go_on, &[], give_back, &[]);
-        self.b.switch_to_block(give_back);
-        self.b.ins().return_(&[status]);
-        self.b.switch_to_block(go_on);
-        self.reload(live);
-        self.load_pointers();
+            .store(MemFlagsData::trusted(), v, self.fields, off(8 * f as usize));
     }
 
     /// Action parameter `i` (0 past the call's data): the load reads the
@@ -619,13 +527,17 @@ impl Tr<'_, '_> {
     fn op(&mut self, pc: usize) -> Result<bool, String> {
         let op = self.code.ops[pc];
         if let Some(live) = left(&op) {
-            if matches!(op, Op::Table { .. }) {
-                self.spill(live);
-                self.ret(LEFT + pc as u64);
-                return Ok(false);
+            for i in 0..live {
+                let v = self.b.use_var(self.regs[i]);
+                self.b.ins().store(
+                    MemFlagsData::trusted(),
+                    v,
+                    self.ctx,
+                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
+                );
             }
-            self.call_back(pc, live);
-            return Ok(true);
+            self.ret(LEFT + pc as u64);
+            return Ok(false);
         }
         match op {
             Op::Const { d, k } => {
@@ -646,11 +558,12 @@ impl Tr<'_, '_> {
                 self.set(d, v);
             }
             Op::Valid { d, h } => {
-                let bits = self.b.use_var(self.valid);
-                let v =
-                    self.b
-                        .ins()
-                        .load(types::I8, MemFlagsData::trusted(), bits, off(h as usize));
+                let v = self.b.ins().load(
+                    types::I8,
+                    MemFlagsData::trusted(),
+                    self.valid,
+                    off(h as usize),
+                );
                 let v = self.bool128(v);
                 self.set(d, v);
             }
@@ -786,13 +699,20 @@ impl Tr<'_, '_> {
             Op::StoreConst { f, k } => {
                 let k = self.konst(k) as u64 as i64;
                 let v = self.b.ins().iconst(types::I64, k);
-                self.store64(f, v);
+                self.b
+                    .ins()
+                    .store(MemFlagsData::trusted(), v, self.fields, off(8 * f as usize));
             }
             Op::StoreConsts { at, n } => {
                 let run = self.code.stores.get(at as usize..(at + n) as usize);
                 for &(f, v) in run.unwrap_or(&[]) {
                     let v = self.b.ins().iconst(types::I64, v as u64 as i64);
-                    self.store64(f, v);
+                    self.b.ins().store(
+                        MemFlagsData::trusted(),
+                        v,
+                        self.fields,
+                        off(8 * f as usize),
+                    );
                 }
             }
             Op::StoreLocals { at, n } => {
@@ -818,11 +738,12 @@ impl Tr<'_, '_> {
                 return Ok(false);
             }
             Op::JumpIfValid { h, valid, t } => {
-                let bits = self.b.use_var(self.valid);
-                let v =
-                    self.b
-                        .ins()
-                        .load(types::I8, MemFlagsData::trusted(), bits, off(h as usize));
+                let v = self.b.ins().load(
+                    types::I8,
+                    MemFlagsData::trusted(),
+                    self.valid,
+                    off(h as usize),
+                );
                 let c = self
                     .b
                     .ins()
@@ -831,11 +752,10 @@ impl Tr<'_, '_> {
             }
             Op::Inline { table, t } => {
                 let at = table as usize * std::mem::size_of::<TableState>() + LEN_OFFSET;
-                let tables = self.b.use_var(self.tables);
-                let len = self
-                    .b
-                    .ins()
-                    .load(self.ptr, MemFlagsData::trusted(), tables, off(at));
+                let len =
+                    self.b
+                        .ins()
+                        .load(self.ptr, MemFlagsData::trusted(), self.tables, off(at));
                 let c = self.b.ins().icmp_imm_u(IntCC::NotEqual, len, 0);
                 self.branch(c, t);
             }

@@ -1,10 +1,8 @@
 //! Entering native code: the context it reads, the call, the ops it leaves
-//! to the interpreter (called back from the native code, or between calls
-//! for tables), and the lifetime of its memory. All of the JIT's `unsafe` is
-//! here, at the boundary between Rust and the code Cranelift emitted.
+//! to the interpreter between calls, and the lifetime of its memory. All of
+//! the JIT's `unsafe` is here, at the boundary between Rust and the code
+//! Cranelift emitted.
 
-use std::any::Any;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use cranelift_jit::JITModule;
@@ -25,10 +23,6 @@ pub(super) const EXIT: u64 = 1;
 pub(super) const NO_RESUME: u64 = 2;
 /// Status `LEFT + pc`: the op at `pc` is left to the interpreter.
 pub(super) const LEFT: u64 = 3;
-/// What [`run_left`] tells native code when it may go on in line.
-pub(super) const CONTINUE: u64 = u64::MAX;
-/// Status: an op [`run_left`] ran panicked; the payload is in the context.
-const PANICKED: u64 = u64::MAX - 1;
 
 /// What compiled code reads and writes, laid out for it (offsets taken with
 /// `offset_of!`). The pointers are set from the packet, the state and the
@@ -50,16 +44,6 @@ pub(super) struct Ctx {
     pub(super) data_len: usize,
     /// `st.tables`.
     pub(super) tables: *const TableState,
-    /// What [`run_left`] runs an op with: the program, the state, the packet
-    /// and the code, as the driver holds them during the call.
-    program: *const Program,
-    state: *mut State,
-    packet: *mut Packet,
-    code: *const Code,
-    /// The slots the code needs ([`Native::fits`]).
-    limits: Limits,
-    /// A panic of an op [`run_left`] ran, raised again once native code has returned.
-    panic: Option<Box<dyn Any + Send>>,
 }
 
 /// Signature of a compiled block: context and start op; a status.
@@ -130,51 +114,10 @@ impl Native {
 
     /// Whether the packet and state have the slots this code reads and writes.
     fn fits(&self, st: &State, pkt: &Packet) -> bool {
-        fits(&self.limits, st, pkt)
+        pkt.phv.fields.len() >= self.limits.fields
+            && pkt.phv.valid.len() >= self.limits.headers
+            && st.tables.len() >= self.limits.tables
     }
-}
-
-/// Whether the packet and state have the slots code needing `limits` reads and writes.
-fn fits(limits: &Limits, st: &State, pkt: &Packet) -> bool {
-    pkt.phv.fields.len() >= limits.fields
-        && pkt.phv.valid.len() >= limits.headers
-        && st.tables.len() >= limits.tables
-}
-
-/// Runs the op at `pc` that native code leaves to the interpreter (anything
-/// but a table), called from that code with its context: [`CONTINUE`] when
-/// the code may go on at the next op (the context's pointers renewed), else
-/// the status the code returns at once — `LEFT + n` to go on at op `n` in
-/// the driver, [`END`] after an `exit`.
-pub(super) extern "C" fn run_left(ctx: *mut Ctx, pc: u32) -> u64 {
-    // SAFETY: native code calls this only with the context `run` gave it,
-    // which lives on `run`'s stack frame for the whole call.
-    let ctx = unsafe { &mut *ctx };
-    let ran = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: `run` set these from its own references right before
-        // calling native code and uses none of them until that call returns;
-        // native code holds only pointers it reloads from the context after
-        // this returns, so these are the only live references.
-        let (p, st, pkt, code) =
-            unsafe { (&*ctx.program, &mut *ctx.state, &mut *ctx.packet, &*ctx.code) };
-        // SAFETY: `data`/`data_len` are the action data slice `run` was given.
-        let data = unsafe { std::slice::from_raw_parts(ctx.data, ctx.data_len) };
-        let pc = pc as usize;
-        let status = match step(p, st, pkt, code, data, &mut ctx.regs, pc) {
-            Next::At(n) if n == pc + 1 && fits(&ctx.limits, st, pkt) => CONTINUE,
-            Next::At(n) => LEFT + n as u64,
-            Next::Stop => END,
-            Next::NotLeft => LEFT + pc as u64,
-        };
-        ctx.fields = pkt.phv.fields.as_mut_ptr();
-        ctx.valid = pkt.phv.valid.as_ptr();
-        ctx.tables = st.tables.as_ptr();
-        status
-    }));
-    ran.unwrap_or_else(|payload| {
-        ctx.panic = Some(payload);
-        PANICKED
-    })
 }
 
 /// Runs `code` from op `pc` as native code, the ops it leaves to the
@@ -199,12 +142,6 @@ pub(crate) fn run(
         data: data.as_ptr(),
         data_len: data.len(),
         tables: std::ptr::null(),
-        program: p,
-        state: std::ptr::null_mut(),
-        packet: std::ptr::null_mut(),
-        code,
-        limits: native.limits,
-        panic: None,
     };
     let mut at = pc;
     loop {
@@ -216,29 +153,17 @@ pub(crate) fn run(
         let Ok(start) = u32::try_from(at) else {
             return true;
         };
-        // The packet's and state's pointers are derived from `packet` and
-        // `state`, so `run_left`'s references to those come after them.
-        let (state, packet): (*mut State, *mut Packet) = (st, pkt);
-        ctx.state = state;
-        ctx.packet = packet;
-        // SAFETY: `state` and `packet` come from live `&mut` borrows just now.
-        unsafe {
-            ctx.fields = (*packet).phv.fields.as_mut_ptr();
-            ctx.valid = (*packet).phv.valid.as_ptr();
-            ctx.tables = (*state).tables.as_ptr();
-        }
+        ctx.fields = pkt.phv.fields.as_mut_ptr();
+        ctx.valid = pkt.phv.valid.as_ptr();
+        ctx.tables = st.tables.as_ptr();
         // SAFETY: `entry` was compiled from `code` (it is `code.native`) after
         // `build::check` found every field, header and table it names below
         // `limits`; `fits` just found the packet's fields and validity and
         // the state's tables at least that long, and the pointers were taken
-        // from them now, with no Rust code using them until the call returns
-        // but `run_left`, which renews them before the code goes on. The code
-        // reads action data only below `data_len`, and the context lives on
-        // this stack frame for the whole call.
+        // from them now, with no Rust code using them until the call returns.
+        // The code reads action data only below `data_len`, and the context
+        // lives on this stack frame for the whole call.
         let status = unsafe { (native.entry)(&mut ctx, start) };
-        if let Some(payload) = ctx.panic.take() {
-            resume_unwind(payload);
-        }
         match status {
             END => return true,
             EXIT => {

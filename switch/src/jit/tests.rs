@@ -200,43 +200,6 @@ fn random_action_bodies_run_as_machine_code_as_interpreted() {
 }
 
 #[test]
-fn a_panic_in_an_op_called_back_from_machine_code_reaches_the_caller() {
-    // A counter op on a state without that counter array panics in the
-    // interpreter; called back from native code, the panic must come out of
-    // `run_action` as it does interpreted (not abort the process), and an op
-    // after it must not have run.
-    let mut p = program();
-    let slot = crate::flat::random::field(&p, &mut Rng::new(7));
-    let a = push_action(
-        &mut p,
-        vec![
-            Prim::Count {
-                array: 0,
-                index: Expr::Const(0),
-            },
-            Prim::Assign(LValue::Field(slot), Expr::Const(1)),
-        ],
-    );
-    p.flat = crate::flat::build(&p);
-    assert!(matches!(
-        p.flat.actions[a as usize].ops[1],
-        Op::Count { .. }
-    ));
-    let mut native = p.clone();
-    compile(&mut native);
-    assert!(native.flat.actions[a as usize].native.is_some());
-    let mut pkt = random_packet(&p, &mut Rng::new(8));
-    pkt.phv.fields[slot as usize] = 0;
-    let mut st = State::new(&p, 1);
-    st.counters.clear();
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::flat::run_action(&native, &mut st, &mut pkt, a, &[]);
-    }));
-    assert!(caught.is_err());
-    assert_eq!(pkt.phv.fields[slot as usize], 0);
-}
-
-#[test]
 fn a_block_that_fails_its_check_stays_interpreted_and_the_rest_compile() {
     let mut p = program();
     let slots = p.fields.len() as u32;
