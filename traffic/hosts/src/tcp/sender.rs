@@ -519,12 +519,8 @@ impl TcpSender {
     /// receive window or the application does not fill it, and a window grown there would
     /// make a later loss cut nothing.
     fn cwnd_filled(&self) -> bool {
-        let pipe = self.pipe_bytes();
-        let room = (self.una + self.peer_window).saturating_sub(self.nxt);
-        let ready = room
-            .min(self.unsent())
-            .min(self.win.cwnd.saturating_sub(pipe));
-        pipe + ready + MAX_BURST_SEGMENTS * self.win.mss >= self.win.cwnd
+        let ready = self.window_room().min(self.unsent()).min(self.cwnd_room());
+        self.pipe_bytes() + ready + MAX_BURST_SEGMENTS * self.win.mss >= self.win.cwnd
     }
 
     /// What cwnd leaves for new segments now, bytes.
