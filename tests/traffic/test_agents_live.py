@@ -56,23 +56,25 @@ def test_bcn_agent_retunes_an_htb_class(link):
     target = bcn.HtbClassTarget("ha", 2, 20_000_000, 100_000_000, netns=link)
     switch = open_packet_socket("sw", link, receive=False)
 
-    def htb_rate():
+    def htb_rate_and_tag():
+        # The agent changes the class first and records the tag after: wait for both.
         leaf = tc.class_stats("ha", link)[2]
-        return leaf.rate_bps, leaf.ceil_bps
+        return leaf.rate_bps, leaf.ceil_bps, target.rlt_cpid
 
     try:
         with bcn.BcnAgent("ha", rp, target, link):
             switch.send(_bcn(-1000))  # R = 100 Mb/s · (1 − 5e-4 · 1000) = 50 Mb/s
-            _wait_for(lambda: htb_rate() == (50_000_000, 50_000_000), "the cut to 50 Mb/s")
-            assert target.rlt_cpid == CP
+            _wait_for(lambda: htb_rate_and_tag() == (50_000_000, 50_000_000, CP),
+                      "the cut to 50 Mb/s, tagged")
             switch.send(_bcn(+20))  # + 0.5 · 20 · 1 Mb/s = 60 Mb/s
-            _wait_for(lambda: htb_rate() == (60_000_000, 60_000_000), "the rise to 60 Mb/s")
+            _wait_for(lambda: htb_rate_and_tag() == (60_000_000, 60_000_000, CP),
+                      "the rise to 60 Mb/s")
             switch.send(_bcn(+1000))  # back at line rate: limiter removed, class restored
-            _wait_for(lambda: htb_rate() == (20_000_000, 100_000_000), "the class restored")
+            _wait_for(lambda: htb_rate_and_tag() == (20_000_000, 100_000_000, None),
+                      "the class restored, untagged")
     finally:
         switch.close()
     assert [round(c.rate_bps) for c in rp.history] == [50_000_000, 60_000_000, 100_000_000]
-    assert target.rlt_cpid is None
 
 
 def test_bcn_agent_tags_a_regulated_senders_frames(link):
@@ -128,7 +130,9 @@ def test_bcn_agent_drifts_a_sender_up_and_a_bcn00_stops_it(link):
 
 
 def test_pause_agent_stops_and_resumes_the_sender(link):
-    link_rate_bps = 100_000_000
+    # At 10 Mb/s the longest PAUSE lasts 3.36 s: the XON must land inside it even when a
+    # loaded CI machine stalls this thread (one run took 480 ms between the two sends).
+    link_rate_bps = 10_000_000
     sender = RegulatedSender("ha", link, rlq_capacity_bytes=5_000)
     sender.set_rate_bps(8_000_000)  # 1000-byte frames, one per ms
     agent = pause.PauseAgent("ha", link_rate_bps, {0: sender}, link)
@@ -160,17 +164,17 @@ def test_pause_agent_stops_and_resumes_the_sender(link):
             worker.start()
             _wait_for(lambda: len(arrived_after(0)) >= 10, "traffic before the PAUSE")
 
-            switch.send(bytes(layers.pause_frame(SWITCH_MAC, 20_000)))  # 102.4 ms at 100 Mb/s
+            switch.send(bytes(layers.pause_frame(SWITCH_MAC, 2_000)))  # 102.4 ms at 10 Mb/s
             _wait_for(lambda: len(agent.events) == 1, "the PAUSE")
             pause_rx, applied, _ = agent.events[0]
             until = agent.pause.paused_until_ns
-            assert until == pause_rx + 20_000 * 512 * 1_000_000_000 // link_rate_bps
+            assert until == pause_rx + 2_000 * 512 * 1_000_000_000 // link_rate_bps
             assert sender.paused_until_ns() == until
             _wait_for(lambda: len(arrived_after(until)) >= 5, "traffic after the pause")
             # Only a frame already past the sender's check may slip out after the PAUSE.
             assert len([t for t in arrived_after(applied) if t < until]) <= 1
 
-            switch.send(bytes(layers.pause_frame(SWITCH_MAC, 0xFFFF)))  # 335.5 ms
+            switch.send(bytes(layers.pause_frame(SWITCH_MAC, 0xFFFF)))  # 3.36 s
             _wait_for(lambda: len(agent.events) == 2, "the long PAUSE")
             long_until = agent.pause.paused_until_ns
             switch.send(bytes(layers.pause_frame(SWITCH_MAC, 0)))  # XON
