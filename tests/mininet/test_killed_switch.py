@@ -35,10 +35,18 @@ RUN = textwrap.dedent("""\
     opts = NetworkOptions(log_dir=sys.argv[1], state_dir=Path(sys.argv[2]),
                           netns_prefix=sys.argv[3], grpc_base_port=int(sys.argv[4]),
                           thrift_base_port=int(sys.argv[5]))
+    from bufferlab.mininet.cleanup import namespace_processes
     lab = LabNetwork(topo, opts)
     lab.start()
     lab.host("h1").cmd("ping -q -i 0.01 10.0.6.2 >/dev/null 2>&1 &")
     subprocess.Popen(["ip", "netns", "exec", sys.argv[3] + "h2", "sleep", "600"])
+    # "up" once both tools run in their namespaces: the shell's child and `ip netns exec`
+    # enter and exec after the fork, which a loaded machine can delay past the test's look.
+    def running(host, tool):
+        return tool in {Path(p).name for p in namespace_processes(sys.argv[3] + host).values()}
+    deadline = time.monotonic() + 60
+    while not (running("h1", "ping") and running("h2", "sleep")) and time.monotonic() < deadline:
+        time.sleep(0.05)
     print("up", flush=True)
     time.sleep(600)
 """)
