@@ -21,7 +21,19 @@ CP = layers.make_cpid(1, 4, 0)
 FRAME_BYTES = 500  # with the FCS, as --frame-size takes it
 DATA_PORT = DEFAULT_DATA_PORT
 
+#: How long the sender sends, s: the BCN must reach it before it stops, a few ms after its
+#: first frames here but 0.5 s on a loaded CI machine (one stalled thread), so 10x that.
+SEND_S = 5.0
+
 pytestmark = pytest.mark.root
+
+
+def _wait_for(condition, what, timeout_s=30.0):
+    """Poll `condition` until true; fail naming `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"no {what} after {timeout_s} s"
+        time.sleep(0.01)
 
 
 def _data(frame):
@@ -50,25 +62,25 @@ def test_the_host_sender_sends_numbered_frames_and_obeys_bcn(link):
             sender = subprocess.Popen(
                 ["ip", "netns", "exec", link, sys.executable, "-m", "bufferlab.traffic.agents",
                  "--dst", "10.0.1.3", "--dev", "ha", "--rate-bps", "2Mbit", "--bcn",
-                 "--frame-size", str(FRAME_BYTES), "--duration-s", "1.5"],
+                 "--frame-size", str(FRAME_BYTES), "--duration-s", str(SEND_S)],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             try:
-                deadline = time.monotonic() + 20
-                while len(data_seen()) < 5 and time.monotonic() < deadline:
-                    time.sleep(0.01)
+                _wait_for(lambda: len(data_seen()) >= 5, "the sender's first frames")
                 sampled = data_seen()[0][2]
                 # Fb = -1000 pages: R = 2 Mbit/s · (1 − 2.6e-4 · 1000) = 1.48 Mbit/s.
                 switch.send(bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, -1000)))
-                out, err = sender.communicate(timeout=30)
+                out, err = sender.communicate(timeout=60)
             finally:
                 if sender.poll() is None:
                     sender.kill()
-            time.sleep(0.1)  # the listener's last frames
+            assert sender.returncode == 0, err
+            sent = int(re.search(r"sent (\d+) frames of 500 bytes", out).group(1))
+            # The listener reads on its own thread, which a loaded machine can hold back
+            # past the sender's exit: wait until it has seen every frame sent.
+            _wait_for(lambda: len(data_seen()) >= sent, f"all {sent} frames on the tap")
     finally:
         switch.close()
-    assert sender.returncode == 0, err
-    assert "rate 1.480 Mbit/s" in out
-    sent = int(re.search(r"sent (\d+) frames of 500 bytes", out).group(1))
+    assert "rate 1.480 Mbit/s" in out, out
     data = data_seen()
     assert tap.kernel_drops == 0
     assert [seq for seq, _, _ in data] == list(range(sent))
