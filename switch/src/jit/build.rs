@@ -6,19 +6,23 @@
 //! [`super::run::LEFT`] plus the index of an op it leaves to the
 //! interpreter). The flat code's registers become SSA variables (128-bit, as
 //! the interpreter's); field loads, compares and stores stay 64-bit, as the
-//! slots are. An op left to the interpreter (tables, primitives, trees,
-//! register arrays, counters, 128-bit division) stores the live registers
-//! into the context and returns; the driver runs the op and calls again at
-//! the next op, whose entry reloads them.
+//! slots are. Register arrays and counters are read and written in place
+//! ([`arrays`]). An op left to the interpreter (tables, primitives, trees,
+//! 128-bit division) stores the live registers into the context and
+//! returns; the driver runs the op and calls again at the next op, whose
+//! entry reloads them.
+
+mod arrays;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, JumpTableData, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
-use super::run::{Ctx, END, EXIT, LEFT, NO_RESUME};
+use super::run::{array_words, Ctx, VecWords, END, EXIT, LEFT, NO_RESUME};
 use crate::bits::mask;
 use crate::flat::{left_to_interpreter, r, Code, Op, REGS};
 use crate::program::{BinOp, Program};
+use crate::state::CounterCell;
 use crate::tables::{TableState, LEN_OFFSET};
 
 /// Sizes the packet and state must have for a block's code: every slot it
@@ -31,14 +35,33 @@ pub(super) struct Limits {
     pub headers: usize,
     /// Table states.
     pub tables: usize,
+    /// Register arrays.
+    pub registers: usize,
+    /// Counter arrays.
+    pub counters: usize,
 }
 
+/// Where register arrays' and counter arrays' vectors keep their cells'
+/// address and their length, when native code may read them in place.
+pub(super) type ArrayWords = Option<(VecWords, VecWords)>;
+
 /// How many registers (from 0) are live across an op left to the
-/// interpreter; None for ops compiled in line. Registers are allocated as a
-/// stack, so the live ones are those the op reads or writes and those below.
-fn left(op: &Op) -> Option<usize> {
+/// interpreter; None for ops compiled in line (register arrays and counters
+/// are, when `arrays` says where their cells are). Registers are allocated
+/// as a stack, so the live ones are those the op reads or writes and those below.
+pub(super) fn left(op: &Op, arrays: ArrayWords) -> Option<usize> {
     let n = |d: u8, k: usize| Some((usize::from(d) + k).min(REGS));
+    let in_line = arrays.is_some();
     match *op {
+        Op::RegisterGet { .. }
+        | Op::RegisterRead { .. }
+        | Op::RegisterReadF { .. }
+        | Op::RegisterWrite { .. }
+        | Op::Count { .. }
+            if in_line =>
+        {
+            None
+        }
         Op::Eval { d, .. } | Op::RegisterGet { d, .. } => n(d, 1),
         Op::Bin { op, d } if left_to_interpreter(op) => n(d, 2),
         Op::BinK { op, d, .. } | Op::BinF { op, d, .. } | Op::FieldBinK { op, d, .. }
@@ -70,6 +93,14 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
     let table = |t: u32| match (t as usize) < p.tables.len() {
         true => Ok(()),
         false => Err(format!("table {t} out of range")),
+    };
+    let register = |a: u32| match (a as usize) < p.registers.len() {
+        true => Ok(()),
+        false => Err(format!("register array {a} out of range")),
+    };
+    let counter = |a: u32| match (a as usize) < p.counters.len() {
+        true => Ok(()),
+        false => Err(format!("counter array {a} out of range")),
     };
     if code.ops.len() >= (i32::MAX as usize) / 2 || fields >= (i32::MAX as usize) / 8 {
         return Err("block too large".into());
@@ -104,6 +135,12 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
             }
             Op::Valid { h, .. } | Op::JumpIfValid { h, .. } => header(h)?,
             Op::Inline { table: t, .. } => table(t)?,
+            Op::RegisterGet { array, .. } | Op::RegisterWrite { array, .. } => register(array)?,
+            Op::RegisterRead { f, array, .. } => field(f).and(register(array))?,
+            Op::RegisterReadF { f, array, index } => {
+                field(f).and(field(index)).and(register(array))?
+            }
+            Op::Count { array, .. } => counter(array)?,
             _ => {}
         }
     }
@@ -111,13 +148,19 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
         fields,
         headers: p.headers.len(),
         tables: p.tables.len(),
+        registers: p.registers.len(),
+        counters: p.counters.len(),
     };
-    if limits
-        .tables
-        .saturating_mul(std::mem::size_of::<TableState>())
-        >= i32::MAX as usize
-    {
+    // Native code reaches a table's state, or an array's vector, at a
+    // constant offset from the first.
+    let reach = |n: usize, size: usize| n.saturating_mul(size) < i32::MAX as usize;
+    if !reach(limits.tables, std::mem::size_of::<TableState>()) {
         return Err("too many tables".into());
+    }
+    if !reach(limits.registers, std::mem::size_of::<Vec<u128>>())
+        || !reach(limits.counters, std::mem::size_of::<Vec<CounterCell>>())
+    {
+        return Err("too many register or counter arrays".into());
     }
     Ok(limits)
 }
@@ -140,6 +183,9 @@ struct Tr<'a, 'b> {
     data: Value,
     data_len: Value,
     tables: Value,
+    registers: Value,
+    counters: Value,
+    arrays: ArrayWords,
     // The block of each op that starts one (jump targets, resume points).
     blocks: Vec<Option<Block>>,
     end: Block,
@@ -154,6 +200,7 @@ pub(super) fn translate(
     ptr: Type,
 ) -> Result<(), String> {
     let n = code.ops.len();
+    let arrays = array_words();
     // Resume points: the starts (0 for actions, 1 for controls), each
     // table's and condition's label, and the op after each one left to the
     // interpreter (with the registers to reload there).
@@ -169,7 +216,7 @@ pub(super) fn translate(
         mark(l as usize, 0);
     }
     for (pc, op) in code.ops.iter().enumerate() {
-        if let (Some(live), false) = (left(op), matches!(op, Op::Table { .. })) {
+        if let (Some(live), false) = (left(op, arrays), matches!(op, Op::Table { .. })) {
             mark(pc + 1, live);
         }
     }
@@ -212,6 +259,23 @@ pub(super) fn translate(
         uses(|op| matches!(op, Op::Inline { .. })),
         std::mem::offset_of!(Ctx, tables),
     );
+    let registers = load_ptr(
+        arrays.is_some()
+            && uses(|op| {
+                matches!(
+                    op,
+                    Op::RegisterGet { .. }
+                        | Op::RegisterRead { .. }
+                        | Op::RegisterReadF { .. }
+                        | Op::RegisterWrite { .. }
+                )
+            }),
+        std::mem::offset_of!(Ctx, registers),
+    );
+    let counters = load_ptr(
+        arrays.is_some() && uses(|op| matches!(op, Op::Count { .. })),
+        std::mem::offset_of!(Ctx, counters),
+    );
     let blocks: Vec<Option<Block>> = leader
         .iter()
         .map(|&l| l.then(|| b.create_block()))
@@ -229,6 +293,9 @@ pub(super) fn translate(
         data,
         data_len,
         tables,
+        registers,
+        counters,
+        arrays,
         blocks,
         end,
     };
@@ -526,7 +593,7 @@ impl Tr<'_, '_> {
     /// Translates the op at `pc`; whether the code falls through to the next.
     fn op(&mut self, pc: usize) -> Result<bool, String> {
         let op = self.code.ops[pc];
-        if let Some(live) = left(&op) {
+        if let Some(live) = left(&op, self.arrays) {
             for i in 0..live {
                 let v = self.b.use_var(self.regs[i]);
                 self.b.ins().store(
@@ -767,14 +834,14 @@ impl Tr<'_, '_> {
                 self.ret(END);
                 return Ok(false);
             }
-            Op::Eval { .. }
-            | Op::RegisterGet { .. }
+            Op::RegisterGet { .. }
             | Op::RegisterRead { .. }
             | Op::RegisterReadF { .. }
             | Op::RegisterWrite { .. }
-            | Op::Count { .. }
-            | Op::Prim { .. }
-            | Op::Table { .. } => return Err(format!("{op:?} not left to the interpreter")),
+            | Op::Count { .. } => self.array_op(op)?,
+            Op::Eval { .. } | Op::Prim { .. } | Op::Table { .. } => {
+                return Err(format!("{op:?} not left to the interpreter"))
+            }
         }
         Ok(true)
     }

@@ -4,12 +4,13 @@
 //! Each block — one action body, or one control with its conditions, its
 //! inlined keyless tables and its jumps — becomes one function. In line:
 //! constants, field and parameter reads, validity tests, every operator but
-//! division and modulo, casts, field stores, conditions and jumps, and the
-//! entry test of an inlined table. Left to the interpreter, one op at a time
+//! division and modulo, casts, field stores, conditions and jumps, the
+//! entry test of an inlined table, and register arrays' and counters' cells,
+//! read and written in place. Left to the interpreter, one op at a time
 //! (the function returns to [`run`], which runs the op and calls again
 //! after it): keyed tables and what they do (lookup, action, direct
 //! resources), primitives other than assignment, expressions kept as trees,
-//! register arrays, counters, and 128-bit `/` and `%`. A block that cannot
+//! and 128-bit `/` and `%`. A block that cannot
 //! be translated (a slot out of range, a Cranelift error) stays interpreted
 //! as a whole; [`Report`] says which and why.
 //!

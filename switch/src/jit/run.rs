@@ -3,7 +3,7 @@
 //! the JIT's `unsafe` is here, at the boundary between Rust and the code
 //! Cranelift emitted.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
@@ -13,6 +13,7 @@ use crate::exec::State;
 use crate::flat::{run_from, step, Code, Next, REGS};
 use crate::packet::Packet;
 use crate::program::Program;
+use crate::state::CounterCell;
 use crate::tables::TableState;
 
 /// Status: the code reached its end.
@@ -44,6 +45,63 @@ pub(super) struct Ctx {
     pub(super) data_len: usize,
     /// `st.tables`.
     pub(super) tables: *const TableState,
+    /// `st.registers`: each array's cells found through [`VecWords`].
+    pub(super) registers: *mut Vec<u128>,
+    /// `st.counters`, likewise.
+    pub(super) counters: *mut Vec<CounterCell>,
+    /// `pkt.ingress_len`: the bytes a counter adds.
+    pub(super) ingress_len: u64,
+}
+
+/// Which 8-byte words of a `Vec` hold its buffer's address and its length.
+/// Rust does not promise `Vec`'s field order, so native code reading a
+/// register or counter array's cells in place learns it from [`vec_words`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct VecWords {
+    /// The word holding the buffer's address.
+    pub ptr: usize,
+    /// The word holding the length.
+    pub len: usize,
+}
+
+/// Where register arrays' and counter arrays' vectors keep their address
+/// and length; None (their ops stay interpreted) if looking at vectors of
+/// known address and length did not tell.
+pub(super) fn array_words() -> Option<(VecWords, VecWords)> {
+    static WORDS: OnceLock<Option<(VecWords, VecWords)>> = OnceLock::new();
+    *WORDS.get_or_init(|| Some((vec_words::<u128>()?, vec_words::<CounterCell>()?)))
+}
+
+/// The words of `Vec<T>` holding address and length, found in two vectors
+/// whose address, length and (different) capacity are known; None unless
+/// a `Vec<T>` is three words and both agree on one answer.
+fn vec_words<T: Default + Clone>() -> Option<VecWords> {
+    if std::mem::size_of::<Vec<T>>() != std::mem::size_of::<[usize; 3]>() {
+        return None;
+    }
+    let look = |len: usize, capacity: usize| -> Option<VecWords> {
+        let mut v: Vec<T> = Vec::with_capacity(capacity);
+        v.resize(len, T::default());
+        if v.capacity() == len {
+            return None;
+        }
+        // SAFETY: `Vec<T>` is exactly three words (checked above), all of
+        // them initialised integers or pointers; this copies its bytes.
+        let words: [usize; 3] = unsafe { std::mem::transmute_copy(&v) };
+        let at = |x: usize| {
+            let mut found = (0..3).filter(|&i| words[i] == x);
+            match (found.next(), found.next()) {
+                (Some(i), None) => Some(i),
+                _ => None,
+            }
+        };
+        Some(VecWords {
+            ptr: at(v.as_ptr() as usize)?,
+            len: at(len)?,
+        })
+    };
+    let first = look(3, 7)?;
+    (look(5, 11)? == first).then_some(first)
 }
 
 /// Signature of a compiled block: context and start op; a status.
@@ -117,6 +175,8 @@ impl Native {
         pkt.phv.fields.len() >= self.limits.fields
             && pkt.phv.valid.len() >= self.limits.headers
             && st.tables.len() >= self.limits.tables
+            && st.registers.len() >= self.limits.registers
+            && st.counters.len() >= self.limits.counters
     }
 }
 
@@ -142,6 +202,9 @@ pub(crate) fn run(
         data: data.as_ptr(),
         data_len: data.len(),
         tables: std::ptr::null(),
+        registers: std::ptr::null_mut(),
+        counters: std::ptr::null_mut(),
+        ingress_len: 0,
     };
     let mut at = pc;
     loop {
@@ -156,13 +219,18 @@ pub(crate) fn run(
         ctx.fields = pkt.phv.fields.as_mut_ptr();
         ctx.valid = pkt.phv.valid.as_ptr();
         ctx.tables = st.tables.as_ptr();
+        ctx.registers = st.registers.as_mut_ptr();
+        ctx.counters = st.counters.as_mut_ptr();
+        ctx.ingress_len = u64::from(pkt.ingress_len);
         // SAFETY: `entry` was compiled from `code` (it is `code.native`) after
-        // `build::check` found every field, header and table it names below
-        // `limits`; `fits` just found the packet's fields and validity and
-        // the state's tables at least that long, and the pointers were taken
-        // from them now, with no Rust code using them until the call returns.
-        // The code reads action data only below `data_len`, and the context
-        // lives on this stack frame for the whole call.
+        // `build::check` found every field, header, table, register array
+        // and counter array it names below `limits`; `fits` just found the
+        // packet's fields and validity and the state's tables and arrays at
+        // least that long, and the pointers were taken from them now, with
+        // no Rust code using them until the call returns. The code reads
+        // action data only below `data_len`, and a cell of an array only
+        // below the length its vector holds (at the word `array_words`
+        // found), and the context lives on this stack frame for the whole call.
         let status = unsafe { (native.entry)(&mut ctx, start) };
         match status {
             END => return true,

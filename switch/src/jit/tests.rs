@@ -181,7 +181,8 @@ fn random_action_bodies_run_as_machine_code_as_interpreted() {
         for a in first..p.actions.len() as u32 {
             assert!(native.flat.actions[a as usize].native.is_some());
             for _ in 0..6 {
-                let pkt = random_packet(&p, &mut rng);
+                let mut pkt = random_packet(&p, &mut rng);
+                pkt.ingress_len = pick(&mut rng, 1600) as u32;
                 let st = state(&p, &mut rng);
                 // Sometimes fewer values than the body reads: the rest read as 0.
                 let data: Vec<u128> = (0..pick(&mut rng, 6)).map(|_| value(&mut rng)).collect();
@@ -214,6 +215,70 @@ fn a_block_that_fails_its_check_stays_interpreted_and_the_rest_compile() {
     assert!(p.flat.actions[1].native.is_some());
     strip(&mut p);
     assert!(p.flat.ingress.native.is_none());
+}
+
+#[test]
+fn register_and_counter_ops_run_in_line_where_the_vectors_layout_is_known() {
+    let words = run::array_words();
+    let (registers, counters) = words.expect("Vec's address and length words found");
+    for w in [registers, counters] {
+        assert_ne!(w.ptr, w.len);
+        assert!(w.ptr < 3 && w.len < 3);
+    }
+    let ops = [
+        Op::RegisterGet { d: 2, array: 0 },
+        Op::RegisterRead {
+            f: 0,
+            array: 0,
+            a: 1,
+        },
+        Op::RegisterReadF {
+            f: 0,
+            array: 0,
+            index: 1,
+        },
+        Op::RegisterWrite { array: 0, a: 3 },
+        Op::Count { array: 0, a: 1 },
+    ];
+    for op in ops {
+        assert_eq!(build::left(&op, words), None, "{op:?}");
+    }
+    // Without the layout they are left to the interpreter, with the
+    // registers they use live across the call.
+    let live: Vec<Option<usize>> = ops.iter().map(|op| build::left(op, None)).collect();
+    assert_eq!(live, [Some(3), Some(2), Some(0), Some(5), Some(2)]);
+}
+
+#[test]
+fn an_array_op_out_of_the_programs_arrays_keeps_its_block_interpreted() {
+    let mut p = program();
+    let (registers, counters) = (p.registers.len() as u32, p.counters.len() as u32);
+    p.flat.actions[0].ops = vec![
+        Op::RegisterGet {
+            d: 0,
+            array: registers,
+        },
+        Op::End,
+    ];
+    p.flat.actions[1].ops = vec![
+        Op::Count {
+            array: counters,
+            a: 0,
+        },
+        Op::End,
+    ];
+    let report = compile(&mut p);
+    assert_eq!(report.interpreted, 2, "{:?}", report.fallbacks);
+    assert!(
+        report.fallbacks[0].1.contains("register array"),
+        "{:?}",
+        report.fallbacks
+    );
+    assert!(
+        report.fallbacks[1].1.contains("counter array"),
+        "{:?}",
+        report.fallbacks
+    );
 }
 
 const L3: &str = include_str!("../../../tests/engine/fixtures/l3.json");
