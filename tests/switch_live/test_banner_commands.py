@@ -36,10 +36,10 @@ VENV_BIN = Path(sys.prefix) / "bin"
 #: A root shell's PATH on Debian: the CLI is started from it, as `make` does.
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 PROMPT = "mininet> "
-#: Seconds the typed senders run before their effects are read.
-TRAFFIC_S = 4.0
-#: Longest wait for the TM's first PAUSE in a Tofino exercise's run, s.
-PAUSE_WAIT_S = 20.0
+#: Longest wait for a typed tool to show its effect, s: the tools start in the background,
+#: and at load 9 here bufferlab-gen's and the agents' `--help` alone took 2-7 s; on Tofino
+#: the pause exercise's first XOFF came ~5 s after the agents were typed on an idle machine.
+EFFECT_WAIT_S = 60.0
 
 
 class CliSession:
@@ -186,7 +186,6 @@ def run_lab(kind: str, tmp_path: Path, check) -> None:
             typed[command] = answer
             if command.startswith("sh "):
                 assert "error" not in answer.lower(), f"{command}:\n{answer}"
-        time.sleep(TRAFFIC_S)
         check(session, banner, commands, ctl, cwd, prefix, typed)
     finally:
         session.close()
@@ -199,18 +198,31 @@ def running_in(session: CliSession, host: str, tool: str) -> bool:
     return tool in session.type(f"{host} ps -o args= -u root")
 
 
+def eventually(read, ok, what: str):
+    """`read()` polled until `ok` holds for its value (a typed tool has started and shows its
+    effect), which is returned; the test fails with the last value after EFFECT_WAIT_S."""
+    deadline = time.monotonic() + EFFECT_WAIT_S
+    while not ok(value := read()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still {value!r} after {EFFECT_WAIT_S} s")
+        time.sleep(0.5)
+    return value
+
+
 def test_make_cli_banner(tmp_path):
     def check(session, banner, commands, ctl, cwd, prefix, typed):
         assert commands[:3] == [
             "h3 bufferlab-recv --port 5001 --idle-timeout-s 5 &",
             "h1 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &",
             "h2 bufferlab-gen --dst 10.0.1.3 --rate-bps 8Mbit --frame-size 1000 --duration-s 60 &"]
+        # 16 Mbit/s into port 3's 10: it holds the share and drops, once both senders run.
+        drops = eventually(lambda: read_value(other_shell(ctl["read counter port_drops"], cwd)),
+                           lambda drops: drops > 0, "port 3's drops")
         assert running_in(session, "h3", "bufferlab-recv")
         assert running_in(session, "h1", "bufferlab-gen") and running_in(session, "h2", "bufferlab-gen")
-        # The receiver listens; 16 Mbit/s into port 3's 10: it holds the share and drops.
-        assert ":5001" in session.type("h3 ss -Hlun")
-        drops = read_value(other_shell(ctl["read counter port_drops"], cwd))
-        assert drops > 0
+        # The receiver listens (it started before the senders).
+        eventually(lambda: session.type("h3 ss -Hlun"), lambda listening: ":5001" in listening,
+                   "h3's receiver on UDP port 5001")
         # 50 % of the 65,536-byte pool; the set line halves it, live, in another shell and
         # through the CLI's `sh`.
         # The largest of a few reads: one read may fall where a stalled sender let it drain.
@@ -220,10 +232,10 @@ def test_make_cli_banner(tmp_path):
         other_shell(ctl["set threshold"], cwd)
         answer = session.type("sh " + ctl["set threshold"])
         assert "error" not in answer.lower(), answer
-        time.sleep(1.0)
-        lower = max(read_value(other_shell(ctl["read register port_occupancy"], cwd))
-                    for _ in range(10))
-        assert lower <= 16384, lower
+        # Above the new share nothing is admitted: the queue drains to it (in ~13 ms at 10 Mbit/s).
+        eventually(lambda: max(read_value(other_shell(ctl["read register port_occupancy"], cwd))
+                               for _ in range(10)),
+                   lambda lower: lower <= 16384, "port 3's occupancy within 25 % of the pool")
         assert "set alpha" in ctl
         answer = session.type("sh " + ctl["set alpha"])
         assert "error" not in answer.lower(), answer
@@ -265,26 +277,27 @@ def test_make_cli_banner_on_tna(tmp_path):
     # `make cli PROGRAM=tna`: the same senders, and the banner's TM lines read and change
     # Tofino's traffic manager (cells of 80 B) where v1model's change P4 tables.
     def check(session, banner, commands, ctl, cwd, prefix, typed):
-        assert running_in(session, "h1", "bufferlab-gen") and running_in(session, "h2", "bufferlab-gen")
-        assert ":5001" in session.type("h3 ss -Hlun")
         tm = tm_lines(banner)
         assert set(tm) == {"tm_counter_queue", "tm_queue_buffer static", "tm_queue_buffer dynamic",
                            "tm_counter_eg_port", "tm_show"}, banner
         assert "cell size: 80 bytes" in other_shell(tm["tm_show"], cwd)
         assert "80-byte cells" in banner
-        # 16 Mbit/s into port 3's 10: the queue holds at its 50 % limit (410 cells) and the
-        # TM drops the rest.
+        # 16 Mbit/s into port 3's 10: the TM drops what its 50 % limit (410 cells) does not
+        # hold, once both senders run, and the queue holds at that limit.
+        eventually(lambda: int(re.search(r"drop_count_packets=(\d+)",
+                                         other_shell(tm["tm_counter_eg_port"], cwd)).group(1)),
+                   lambda drops: drops > 0, "the TM's drops on port 3")
+        assert running_in(session, "h1", "bufferlab-gen") and running_in(session, "h2", "bufferlab-gen")
+        eventually(lambda: session.type("h3 ss -Hlun"), lambda listening: ":5001" in listening,
+                   "h3's receiver on UDP port 5001")
         full = max(queue_cells(other_shell(tm["tm_counter_queue"], cwd)) for _ in range(10))
         assert 205 < full <= 410, full
-        drops = int(re.search(r"drop_count_packets=(\d+)",
-                              other_shell(tm["tm_counter_eg_port"], cwd)).group(1))
-        assert drops > 0
         # The static 25 % line, typed with `sh` into the CLI: the queue stays within 205 cells.
         answer = session.type("sh " + tm["tm_queue_buffer static"])
         assert "pool_max_cells=205" in answer and "error" not in answer.lower(), answer
-        time.sleep(1.0)
-        lower = max(queue_cells(other_shell(tm["tm_counter_queue"], cwd)) for _ in range(10))
-        assert 0 < lower <= 205, lower
+        eventually(lambda: max(queue_cells(other_shell(tm["tm_counter_queue"], cwd))
+                               for _ in range(10)),
+                   lambda lower: 0 < lower <= 205, "port 3's queue within 205 cells")
         answer = other_shell(tm["tm_queue_buffer dynamic"], cwd)
         assert "dynamic_baf=50%" in answer
         sent = read_value(other_shell(ctl["read counter queue_tx"], cwd))
@@ -318,6 +331,9 @@ def test_exercise_banner(exercise, tmp_path):
     counter, cells = EXERCISE_EFFECTS[exercise]
 
     def check(session, banner, commands, ctl, cwd, prefix, typed):
+        ctl_prefix = ctl["read counter port_drops"].split(" read ")[0]
+        eventually(lambda: counter_sum(ctl_prefix, counter, cells, cwd), lambda n: n > 0,
+                   f"{counter}{cells} of the typed senders")
         for command in commands:
             host, tool = command.split()[:2]
             if host == "sh":
@@ -326,8 +342,6 @@ def test_exercise_banner(exercise, tmp_path):
                 continue
             module = command.split()[3] if tool == "python3" else tool
             assert running_in(session, host, module), command
-        ctl_prefix = ctl["read counter port_drops"].split(" read ")[0]
-        assert counter_sum(ctl_prefix, counter, cells, cwd) > 0, banner
 
     run_lab(exercise, tmp_path, check)
 
@@ -336,23 +350,20 @@ def test_tna_exercise_banner(tmp_path):
     # `make run PROGRAM=tna` of the two exercises with a Tofino variant: the printed senders
     # run, and the banner's lines show their effect on the TM's switch.
     def bcn(session, banner, commands, ctl, cwd, prefix, typed):
-        assert running_in(session, "h1", "bufferlab-gen"), commands
         ctl_prefix = ctl["read counter queue_tx"].split(" read ")[0]
-        assert counter_sum(ctl_prefix, "bcn_frames", [3 * 8], cwd) > 0, banner
+        eventually(lambda: counter_sum(ctl_prefix, "bcn_frames", [3 * 8], cwd), lambda n: n > 0,
+                   "bcn_frames[24] of the typed sender")
+        assert running_in(session, "h1", "bufferlab-gen"), commands
         assert "80-byte cells" in banner
 
     def pause(session, banner, commands, ctl, cwd, prefix, typed):
-        assert running_in(session, "h1", "bufferlab.traffic.agents"), commands
         # On Tofino each sender's port needs its own 75 cells queued before the TM pauses it
-        # (v1model: both senders' frames count against port 3's XOFF), so this takes longer
-        # than TRAFFIC_S once the agents have started: seen after 3 s of their traffic.
-        deadline = time.monotonic() + PAUSE_WAIT_S
-        while True:
-            shown = other_shell(tm_lines(banner)["tm_show"], cwd)
-            if int(re.search(r"XOFF (\d+)", shown).group(1)) > 0 or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert int(re.search(r"XOFF (\d+)", shown).group(1)) > 0, shown
+        # (v1model: both senders' frames count against port 3's XOFF): seen after 3 s of
+        # the agents' traffic.
+        eventually(lambda: int(re.search(r"XOFF (\d+)",
+                                         other_shell(tm_lines(banner)["tm_show"], cwd)).group(1)),
+                   lambda xoff: xoff > 0, "the TM's XOFF frames (tm_show)")
+        assert running_in(session, "h1", "bufferlab.traffic.agents"), commands
 
     for name, check in (("bcn_congestion_point_tna", bcn), ("pause_tna", pause)):
         (tmp_path / name).mkdir()
