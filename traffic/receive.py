@@ -2,7 +2,11 @@
 
 The receive loop is Rust (recvmmsg, SO_TIMESTAMPING software RX stamps, IP_RECVTOS) on a background thread;
 the socket is bound when the :class:`Receiver` is created, so frames sent after that are
-not lost to a race. Records and summaries are in :mod:`bufferlab.traffic.records`.
+not lost to a race. A run's end (stop(), its duration, its idle time) is judged by what
+arrived, not by when the thread last looked: frames queued when it looks are read first,
+and those the kernel stamped before a stop() or the duration's end are kept, so a thread
+held back by a loaded machine loses nothing. Records and summaries are in
+:mod:`bufferlab.traffic.records`.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ class Receiver:
         )
 
     def stop(self) -> ReceiveResult:
-        """Stop now (within 20 ms) and return what arrived."""
+        """Stop now (within 20 ms) and return every frame that arrived before this call."""
         return self._result(self._core.stop())
 
     def join(self) -> ReceiveResult:

@@ -25,7 +25,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use receiver::{Receiver, RxLimits, RxReport};
+use receiver::{Receiver, RxLimits, RxReport, StopSignal};
 use schedule::{Arrivals, Schedule, Sizes};
 use sender::{SendConfig, SendReport};
 
@@ -220,7 +220,7 @@ type RxWorker = JoinHandle<std::io::Result<RxReport>>;
 #[pyclass(name = "Receiver")]
 struct PyReceiver {
     core: Mutex<Option<Arc<Receiver>>>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<StopSignal>,
     worker: Mutex<Option<RxWorker>>,
 }
 
@@ -285,7 +285,7 @@ impl PyReceiver {
         let core = Receiver::open(netns, addr, rcvbuf_bytes, batch).map_err(os_error)?;
         Ok(PyReceiver {
             core: Mutex::new(Some(Arc::new(core))),
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(StopSignal::new()),
             worker: Mutex::new(None),
         })
     }
@@ -316,7 +316,7 @@ impl PyReceiver {
             idle_timeout_ns: idle_timeout_s.map(|s| (s * 1e9) as u64),
             deadline_mono_ns: duration_s.map(|s| clock::monotonic_ns() + (s * 1e9) as u64),
         };
-        self.stop.store(false, Ordering::Relaxed);
+        self.stop.clear();
         let core = self.core()?;
         let stop = Arc::clone(&self.stop);
         *worker = Some(std::thread::spawn(move || core.run(&stop, limits)));
@@ -325,7 +325,7 @@ impl PyReceiver {
 
     /// Stop receiving now and return {records (packed bytes), foreign/truncated counts}.
     fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.request();
         self.finish(py)
     }
 
@@ -336,7 +336,7 @@ impl PyReceiver {
 
     /// Stop a run in progress (its frames are discarded) and close the socket now.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.request();
         let worker = self
             .worker
             .lock()

@@ -5,7 +5,8 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::receiver::{Receiver, RxLimits};
+use crate::clock::monotonic_ns;
+use crate::receiver::{Receiver, RxLimits, StopSignal};
 use crate::schedule::{Arrivals, Schedule, Sizes};
 use crate::sender::{run, SendConfig};
 
@@ -56,7 +57,7 @@ fn frames_arrive_with_headers_sizes_tos_and_timestamps() {
     let worker = {
         let rx = Arc::clone(&rx);
         std::thread::spawn(move || {
-            let stop = AtomicBool::new(false);
+            let stop = StopSignal::new();
             rx.run(
                 &stop,
                 RxLimits {
@@ -126,4 +127,109 @@ fn back_to_back_runs_end_after_their_duration() {
         .expect("a back-to-back run with a duration must end")
         .unwrap();
     assert!(sent > 0);
+}
+
+/// A receiver on loopback and a function sending `count` frames to it from `first_seq`,
+/// which returns once they are all in the receiver's socket.
+///
+/// Loopback hands a frame to its CPU's backlog, and softirq work moves it to the socket,
+/// which a loaded machine can defer past send()'s return. So the calling thread is kept on
+/// one CPU, and after the frames it sends a marker datagram to a socket of its own: the
+/// backlog is first in, first out, so once the marker is received the frames are queued.
+fn queue_target() -> (Receiver, impl Fn(u64, u32)) {
+    // SAFETY: sched_getcpu takes no arguments.
+    let cpu = unsafe { libc::sched_getcpu() };
+    assert!(cpu >= 0, "sched_getcpu failed");
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET and sched_setaffinity get valid pointers.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        assert_eq!(
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set),
+            0
+        );
+    }
+    let rx = Receiver::open(None, SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0), 4 << 20, 16).unwrap();
+    let port = rx.local_port().unwrap();
+    let marker = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    marker
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let send = move |count: u64, first_seq: u32| {
+        let mut cfg = config(port, count);
+        cfg.first_seq = first_seq;
+        cfg.tx_timestamps = false;
+        let schedule =
+            Schedule::new(Some(100e6), Arrivals::Constant, Sizes::Fixed(64), 1, 1).unwrap();
+        assert_eq!(
+            run(&cfg, schedule, &AtomicBool::new(false)).unwrap().sent,
+            count
+        );
+        marker.send_to(b"m", marker.local_addr().unwrap()).unwrap();
+        marker
+            .recv(&mut [0u8; 8])
+            .expect("the marker never arrived");
+    };
+    (rx, send)
+}
+
+fn seqs(records: &[crate::receiver::RxRecord]) -> Vec<u32> {
+    records.iter().map(|r| r.seq).collect()
+}
+
+#[test]
+fn a_run_that_looks_after_its_stop_still_gets_what_arrived_before_it() {
+    // A loaded machine can hold the receiving thread back until after stop(): the frames
+    // that arrived before the stop are queued, and the run reads them, not those after.
+    if !private_netns() {
+        return;
+    }
+    let (rx, send) = queue_target();
+    send(20, 100);
+    let stop = StopSignal::new();
+    stop.request();
+    send(5, 200);
+    let got = rx.run(&stop, RxLimits::default()).unwrap();
+    assert_eq!(seqs(&got.records), (100..120).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_run_that_looks_after_its_deadline_still_gets_what_arrived_before_it() {
+    if !private_netns() {
+        return;
+    }
+    let (rx, send) = queue_target();
+    send(20, 100);
+    let limits = RxLimits {
+        deadline_mono_ns: Some(monotonic_ns()),
+        ..RxLimits::default()
+    };
+    send(5, 200);
+    let got = rx.run(&StopSignal::new(), limits).unwrap();
+    assert_eq!(seqs(&got.records), (100..120).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_run_held_back_past_its_idle_time_reads_what_is_queued_first() {
+    // Queued frames mean the sender was not idle: a zero idle time still reads all of them
+    // (and max_frames still caps the run exactly).
+    if !private_netns() {
+        return;
+    }
+    let (rx, send) = queue_target();
+    send(20, 100);
+    let idle = RxLimits {
+        idle_timeout_ns: Some(0),
+        ..RxLimits::default()
+    };
+    let got = rx.run(&StopSignal::new(), idle).unwrap();
+    assert_eq!(seqs(&got.records), (100..120).collect::<Vec<u32>>());
+    send(20, 300);
+    let capped = RxLimits {
+        max_frames: Some(7),
+        idle_timeout_ns: Some(0),
+        ..RxLimits::default()
+    };
+    let got = rx.run(&StopSignal::new(), capped).unwrap();
+    assert_eq!(seqs(&got.records), (300..307).collect::<Vec<u32>>());
 }

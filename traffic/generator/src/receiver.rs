@@ -9,7 +9,7 @@
 use std::io;
 use std::net::SocketAddrV4;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::{monotonic_ns, realtime_ns, timespec_ns};
 use crate::header::{frame_size_of_payload, udp_payload_len, DataHeader, MAX_FRAME};
@@ -142,117 +142,237 @@ impl Receiver {
         }
     }
 
-    /// Receive until `stop` is set or a limit is reached.
-    pub fn run(&self, stop: &AtomicBool, limits: RxLimits) -> io::Result<RxReport> {
-        // One spare byte per slot tells an oversized datagram from a maximal one.
-        let slot_len = udp_payload_len(MAX_FRAME) + 1;
-        let mut buffers = vec![0u8; self.batch * slot_len];
-        let mut controls = vec![[0u64; CONTROL_WORDS]; self.batch];
-        // SAFETY: all-zero iovec/mmsghdr are valid; pointers are set before each call.
-        let mut iovecs: Vec<libc::iovec> = vec![unsafe { std::mem::zeroed() }; self.batch];
-        let mut msgs: Vec<libc::mmsghdr> = vec![unsafe { std::mem::zeroed() }; self.batch];
+    /// Receive until `stop` is requested or a limit is reached.
+    ///
+    /// The run ends when this thread looks, which a loaded machine can put well after the
+    /// stop request or the deadline: frames already queued then are read before it ends,
+    /// and those the kernel stamped by the end are kept, so what arrived in time is never
+    /// lost to a late look. Past the idle time, anything still queued means the sender was
+    /// not idle after all, and the run goes on.
+    pub fn run(&self, stop: &StopSignal, limits: RxLimits) -> io::Result<RxReport> {
+        let mut batch = Batch::new(self.batch);
         let mut report = RxReport::default();
         // Room up front for a typical run (at most 32 MB) so the loop rarely reallocates.
         report
             .records
             .reserve(limits.max_frames.unwrap_or(1 << 16).min(1 << 20) as usize);
         let mut last_activity = monotonic_ns();
+        // Kernel stamps are CLOCK_REALTIME: the deadline on that clock.
+        let real_minus_mono = realtime_ns().saturating_sub(monotonic_ns());
+        let deadline_real_ns = limits.deadline_mono_ns.map(|d| d + real_minus_mono);
 
         loop {
-            if stop.load(Ordering::Relaxed) {
+            let want = limits.max_frames.map_or(self.batch, |m| {
+                (m.saturating_sub(report.records.len() as u64)).min(self.batch as u64) as usize
+            });
+            // Never read past max_frames: what stays queued belongs to whoever reads next.
+            if want == 0 {
                 break;
             }
             let now = monotonic_ns();
-            if limits.deadline_mono_ns.is_some_and(|d| now >= d)
-                || limits
-                    .idle_timeout_ns
-                    .is_some_and(|idle| now.saturating_sub(last_activity) >= idle)
-                || limits
-                    .max_frames
-                    .is_some_and(|m| report.records.len() as u64 >= m)
-            {
+            let end_real_ns = match (stop.requested_at(), limits.deadline_mono_ns) {
+                (Some(at), _) => Some(at),
+                (None, Some(d)) if now >= d => deadline_real_ns,
+                _ => None,
+            };
+            if let Some(end) = end_real_ns {
+                self.drain(&mut batch, &limits, &mut report, Some(end))?;
                 break;
             }
-            for i in 0..self.batch {
-                iovecs[i] = libc::iovec {
-                    iov_base: buffers[i * slot_len..].as_mut_ptr().cast(),
-                    iov_len: slot_len,
-                };
-                let hdr = &mut msgs[i].msg_hdr;
-                hdr.msg_name = std::ptr::null_mut();
-                hdr.msg_namelen = 0;
-                hdr.msg_iov = &mut iovecs[i];
-                hdr.msg_iovlen = 1;
-                hdr.msg_control = controls[i].as_mut_ptr().cast();
-                hdr.msg_controllen = CONTROL_WORDS * 8;
-                hdr.msg_flags = 0;
-            }
-            // Never read past max_frames: what stays queued belongs to whoever reads next.
-            let want = limits.max_frames.map_or(self.batch, |m| {
-                (m - report.records.len() as u64).min(self.batch as u64) as usize
-            });
-            // SAFETY: every message points at buffers that live through the call.
-            let rc = unsafe {
-                libc::recvmmsg(
-                    self.fd.as_raw_fd(),
-                    msgs.as_mut_ptr(),
-                    want as libc::c_uint,
-                    libc::MSG_WAITFORONE,
-                    std::ptr::null_mut(),
-                )
-            };
-            if rc < 0 {
-                let err = io::Error::last_os_error();
-                match err.raw_os_error() {
-                    Some(libc::EAGAIN) | Some(libc::EINTR) => continue,
-                    _ => return Err(io::Error::new(err.kind(), format!("recvmmsg: {err}"))),
+            if limits
+                .idle_timeout_ns
+                .is_some_and(|idle| now.saturating_sub(last_activity) >= idle)
+            {
+                if self.drain(&mut batch, &limits, &mut report, None)? == 0 {
+                    break;
                 }
+                last_activity = monotonic_ns();
+                continue;
             }
-            last_activity = monotonic_ns();
-            for i in 0..rc as usize {
-                let msg = &msgs[i];
-                let len = msg.msg_len as usize;
-                if len == slot_len || msg.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 {
-                    report.truncated += 1;
-                    continue;
-                }
-                let payload = &buffers[i * slot_len..i * slot_len + len];
-                let Some(header) = DataHeader::parse(payload) else {
-                    report.foreign += 1;
-                    continue;
-                };
-                let mut rx_ns = None;
-                let mut tos = 0u8;
-                for_each_cmsg(&msg.msg_hdr, |level, kind, data| {
-                    if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPING {
-                        // SAFETY: SCM_TIMESTAMPING carries three timespecs; [0] is software.
-                        let ts: [libc::timespec; 3] =
-                            unsafe { std::ptr::read_unaligned(data.cast()) };
-                        let ns = timespec_ns(&ts[0]);
-                        if ns != 0 {
-                            rx_ns = Some(ns);
-                        }
-                    } else if level == libc::IPPROTO_IP && kind == libc::IP_TOS {
-                        // SAFETY: IP_TOS carries one byte.
-                        tos = unsafe { *data };
-                    }
-                });
-                let rx_kernel = rx_ns.is_some();
-                let rx_ns = rx_ns.unwrap_or_else(|| {
-                    report.no_kernel_timestamp += 1;
-                    realtime_ns()
-                });
-                report.records.push(RxRecord {
-                    tx_ns: header.tx_ns,
-                    rx_ns,
-                    seq: header.seq,
-                    flow: header.flow,
-                    size: frame_size_of_payload(len) as u16,
-                    tos,
-                    rx_kernel,
-                });
+            let (got, _) = batch.read(&self.fd, want, libc::MSG_WAITFORONE, &mut report, None)?;
+            if got > 0 {
+                last_activity = monotonic_ns();
             }
         }
         Ok(report)
+    }
+
+    /// Read what is queued now without waiting, up to max_frames; records of frames the
+    /// kernel stamped after `until_real_ns` are dropped, and the first of them ends the
+    /// reading (the rest came later still). Returns the datagrams read.
+    fn drain(
+        &self,
+        batch: &mut Batch,
+        limits: &RxLimits,
+        report: &mut RxReport,
+        until_real_ns: Option<u64>,
+    ) -> io::Result<usize> {
+        let mut total = 0;
+        loop {
+            let want = limits.max_frames.map_or(self.batch, |m| {
+                (m.saturating_sub(report.records.len() as u64)).min(self.batch as u64) as usize
+            });
+            if want == 0 {
+                return Ok(total);
+            }
+            let (got, past_end) =
+                batch.read(&self.fd, want, libc::MSG_DONTWAIT, report, until_real_ns)?;
+            total += got;
+            // A short batch emptied the queue.
+            if got < want || past_end {
+                return Ok(total);
+            }
+        }
+    }
+}
+
+/// A request to end a receive run, with the time it was made.
+#[derive(Debug, Default)]
+pub struct StopSignal {
+    /// CLOCK_REALTIME ns of the request; 0 while none is pending.
+    at_real_ns: AtomicU64,
+}
+
+impl StopSignal {
+    /// No stop requested yet.
+    pub fn new() -> StopSignal {
+        StopSignal::default()
+    }
+
+    /// Ask the run to end: frames the kernel stamps from now on are not part of it.
+    pub fn request(&self) {
+        self.at_real_ns
+            .store(realtime_ns().max(1), Ordering::Relaxed);
+    }
+
+    /// Withdraw a request (before a new run starts).
+    pub fn clear(&self) {
+        self.at_real_ns.store(0, Ordering::Relaxed);
+    }
+
+    /// When the stop was requested (CLOCK_REALTIME ns), if it was.
+    pub fn requested_at(&self) -> Option<u64> {
+        match self.at_real_ns.load(Ordering::Relaxed) {
+            0 => None,
+            at => Some(at),
+        }
+    }
+}
+
+/// recvmmsg's buffers for one batch of datagrams.
+struct Batch {
+    slot_len: usize,
+    buffers: Vec<u8>,
+    controls: Vec<[u64; CONTROL_WORDS]>,
+    iovecs: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+impl Batch {
+    /// Room for `size` datagrams of the largest frame.
+    fn new(size: usize) -> Batch {
+        // One spare byte per slot tells an oversized datagram from a maximal one.
+        let slot_len = udp_payload_len(MAX_FRAME) + 1;
+        Batch {
+            slot_len,
+            buffers: vec![0u8; size * slot_len],
+            controls: vec![[0u64; CONTROL_WORDS]; size],
+            // SAFETY: all-zero iovec/mmsghdr are valid; pointers are set before each call.
+            iovecs: vec![unsafe { std::mem::zeroed() }; size],
+            msgs: vec![unsafe { std::mem::zeroed() }; size],
+        }
+    }
+
+    /// One recvmmsg of up to `want` datagrams with `flags`, each data frame recorded unless
+    /// the kernel stamped it after `until_real_ns`; the datagrams read (0 if none came) and
+    /// whether one was stamped after `until_real_ns`.
+    fn read(
+        &mut self,
+        fd: &OwnedFd,
+        want: usize,
+        flags: libc::c_int,
+        report: &mut RxReport,
+        until_real_ns: Option<u64>,
+    ) -> io::Result<(usize, bool)> {
+        let slot_len = self.slot_len;
+        for i in 0..want {
+            self.iovecs[i] = libc::iovec {
+                iov_base: self.buffers[i * slot_len..].as_mut_ptr().cast(),
+                iov_len: slot_len,
+            };
+            let hdr = &mut self.msgs[i].msg_hdr;
+            hdr.msg_name = std::ptr::null_mut();
+            hdr.msg_namelen = 0;
+            hdr.msg_iov = &mut self.iovecs[i];
+            hdr.msg_iovlen = 1;
+            hdr.msg_control = self.controls[i].as_mut_ptr().cast();
+            hdr.msg_controllen = CONTROL_WORDS * 8;
+            hdr.msg_flags = 0;
+        }
+        // SAFETY: every message points at buffers that live through the call.
+        let rc = unsafe {
+            libc::recvmmsg(
+                fd.as_raw_fd(),
+                self.msgs.as_mut_ptr(),
+                want as libc::c_uint,
+                flags,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc < 0 {
+            let err = io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::EAGAIN) | Some(libc::EINTR) => Ok((0, false)),
+                _ => Err(io::Error::new(err.kind(), format!("recvmmsg: {err}"))),
+            };
+        }
+        let mut past_end = false;
+        for i in 0..rc as usize {
+            let msg = &self.msgs[i];
+            let len = msg.msg_len as usize;
+            if len == slot_len || msg.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 {
+                report.truncated += 1;
+                continue;
+            }
+            let payload = &self.buffers[i * slot_len..i * slot_len + len];
+            let Some(header) = DataHeader::parse(payload) else {
+                report.foreign += 1;
+                continue;
+            };
+            let mut rx_ns = None;
+            let mut tos = 0u8;
+            for_each_cmsg(&msg.msg_hdr, |level, kind, data| {
+                if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPING {
+                    // SAFETY: SCM_TIMESTAMPING carries three timespecs; [0] is software.
+                    let ts: [libc::timespec; 3] = unsafe { std::ptr::read_unaligned(data.cast()) };
+                    let ns = timespec_ns(&ts[0]);
+                    if ns != 0 {
+                        rx_ns = Some(ns);
+                    }
+                } else if level == libc::IPPROTO_IP && kind == libc::IP_TOS {
+                    // SAFETY: IP_TOS carries one byte.
+                    tos = unsafe { *data };
+                }
+            });
+            if rx_ns.zip(until_real_ns).is_some_and(|(rx, end)| rx > end) {
+                past_end = true;
+                continue;
+            }
+            let rx_kernel = rx_ns.is_some();
+            let rx_ns = rx_ns.unwrap_or_else(|| {
+                report.no_kernel_timestamp += 1;
+                realtime_ns()
+            });
+            report.records.push(RxRecord {
+                tx_ns: header.tx_ns,
+                rx_ns,
+                seq: header.seq,
+                flow: header.flow,
+                size: frame_size_of_payload(len) as u16,
+                tos,
+                rx_kernel,
+            });
+        }
+        Ok((rc as usize, past_end))
     }
 }
