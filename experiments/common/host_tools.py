@@ -90,6 +90,19 @@ def set_route_options(netns: str, options: dict[str, str], dev: str = "eth0") ->
         _ip(argv)
 
 
+def set_link_options(netns: str, options: dict[str, str], dev: str = "eth0") -> None:
+    """Set ``options`` (``gso_max_segs``, ...) of ``dev`` in ``netns`` with ``ip link set``;
+    RuntimeError with ip's message if one is refused.
+
+    ``gso_max_segs 1`` is how a host sends segment by segment: Linux otherwise builds GSO
+    buffers of about a millisecond of its rate and sends each at once.
+    """
+    argv = ["-n", netns, "link", "set", "dev", dev]
+    for name, value in options.items():
+        argv += [name, value]
+    _ip(argv)
+
+
 def _ip(args: list[str]) -> str:
     done = subprocess.run(["ip", *args], capture_output=True, text=True)
     if done.returncode:

@@ -15,7 +15,7 @@ from bufferlab.sim.tcp import TcpFlow
 #: a boolean or text.
 INT_KEYS = {"bytes", "start_ns", "dscp", "mss_bytes", "initial_window_segments", "pacing_bps",
             "receive_window_bytes", "rto_min_ns"}
-BOOL_KEYS = {"sack", "rack_tlp", "ecn", "delayed_ack", "hystart", "prr"}
+BOOL_KEYS = {"sack", "rack_tlp", "ecn", "delayed_ack", "hystart", "prr", "gso"}
 TEXT_KEYS = {"name", "sender", "receiver", "profile", "algorithm"}
 TCP_FLOW_KEYS = INT_KEYS | BOOL_KEYS | TEXT_KEYS
 

@@ -39,6 +39,7 @@ from bufferlab.experiments.common.host_tools import (
     HostProcesses,
     output_of,
     require_congestion_control,
+    set_link_options,
     set_route_options,
     wait_until,
 )
@@ -158,6 +159,8 @@ class LiveRunner(ClosedOnFailedStart):
                       f"{name}={value}"])
         for host, options in self.plan.route_options.items():
             set_route_options(self.netns(host), options)
+        for host, options in self.plan.link_options.items():
+            set_link_options(self.netns(host), options)
         hosts = list(topo.hosts.values())
         for a in hosts:
             for b in hosts:

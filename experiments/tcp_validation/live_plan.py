@@ -11,7 +11,8 @@ in Mininet (pure: no processes here, so every rule is unit-tested).
   profile's congestion control (`linux-today` CUBIC, `newreno` Reno, `dctcp` DCTCP),
   `-M` for ``mss_bytes``, `--fq-rate` for ``pacing_bps``, the sender's route for the
   congestion control the connection starts with (`congctl`), the initial window and the
-  minimum RTO, sysctls for ECN, SACK and RACK-TLP. TCP timestamps
+  minimum RTO, sysctls for ECN, SACK and RACK-TLP, the sender's eth0 ``gso_max_segs``
+  for ``gso`` (1: segment by segment; Linux's 65,535 otherwise). TCP timestamps
   are off in every host: the host models send no TCP options on data segments, so the
   frames are the same size in both worlds. What has no live equivalent is refused,
   naming the key.
@@ -42,6 +43,9 @@ DEFAULT_MTU_BYTES = 1500
 KERNEL_CONGESTION = {"cubic": "cubic", "newreno": "reno", "dctcp": "dctcp"}
 #: A profile's algorithm.
 PROFILE_ALGORITHM = {"linux-today": "cubic", "newreno": "newreno", "dctcp": "dctcp"}
+#: The sender's eth0 gso_max_segs for a flow's ``gso``: one segment per buffer sends segment
+#: by segment; 65,535 is the kernel's own (GSO_MAX_SEGS), buffers sized by the rate.
+GSO_MAX_SEGS = {False: "1", True: "65535"}
 #: Every TCP host's settings, whatever its flows: no timestamps (above), and socket
 #: buffers that never bind on the paths these scenarios describe (16 MiB).
 COMMON_SYSCTLS = {"net.ipv4.tcp_timestamps": "0",
@@ -108,13 +112,15 @@ class SourcePlan:
 
 @dataclass(frozen=True)
 class LivePlan:
-    """Everything a live run starts: flows, sources, each host's sysctls and its route
-    options (`ip route` metrics such as initcwnd)."""
+    """Everything a live run starts: flows, sources, each host's sysctls, its route
+    options (`ip route` metrics such as initcwnd) and its eth0's link options (`ip link
+    set`, such as gso_max_segs)."""
 
     flows: tuple[FlowPlan, ...]
     sources: tuple[SourcePlan, ...]
     sysctls: dict[str, dict[str, str]] = field(default_factory=dict)
     route_options: dict[str, dict[str, str]] = field(default_factory=dict)
+    link_options: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def _setting(table: dict[str, dict[str, str]], host: str, name: str, value: str,
@@ -177,6 +183,9 @@ def _flow_plan(i: int, flow: TcpFlow, omit_s: int, duration_ns: int,
     if flow.rto_min_ns is not None:
         _setting(plan.route_options, sender, "rto_min",
                  f"{math.ceil(flow.rto_min_ns / 1_000_000)}ms", f"{key}.rto_min_ns")
+    if flow.gso is not None:
+        _setting(plan.link_options, sender, "gso_max_segs", GSO_MAX_SEGS[flow.gso],
+                 f"{key}.gso")
     extra: list[str] = []
     if flow.mss_bytes is not None:
         extra += ["--set-mss", str(flow.mss_bytes)]

@@ -43,6 +43,9 @@ class TcpFlow:
     hystart: bool | None = None
     #: Proportional rate reduction in fast recovery (on in every profile but linux-2010).
     prr: bool | None = None
+    #: Linux's GSO buffers and TSO deferral: an unpaced sender sends about a millisecond
+    #: of its rate at once instead of segment by segment (on in linux-today only).
+    gso: bool | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:

@@ -1,14 +1,16 @@
-"""Host set-up for live trials: route options that make a connection start as a trial says."""
+"""Host set-up for live trials: route options that make a connection start as a trial says,
+and link options such as a NIC's GSO buffer size."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import uuid
 
 import pytest
 
-from bufferlab.experiments.common.host_tools import set_route_options
+from bufferlab.experiments.common.host_tools import set_link_options, set_route_options
 
 pytestmark = [
     pytest.mark.root,
@@ -48,3 +50,16 @@ def test_every_route_of_the_device_gets_the_options(namespace):
 def test_an_unknown_algorithm_is_refused_with_ips_reason(namespace):
     with pytest.raises(RuntimeError, match=r"ip -n .* congctl nosuchcc"):
         set_route_options(namespace, {"congctl": "nosuchcc"}, dev="d0")
+
+
+def test_link_options_set_gso_max_segs_and_ips_refusal_is_raised(namespace):
+    def gso_max_segs() -> int:
+        (link,) = json.loads(ip("-n", namespace, "-d", "-j", "link", "show", "d0"))
+        return link["gso_max_segs"]
+
+    # The kernel's own value: GSO buffers as large as the rate asks for.
+    assert gso_max_segs() == 65535
+    set_link_options(namespace, {"gso_max_segs": "1"}, dev="d0")
+    assert gso_max_segs() == 1
+    with pytest.raises(RuntimeError, match=r"ip -n .* gso_max_segs lots"):
+        set_link_options(namespace, {"gso_max_segs": "lots"}, dev="d0")

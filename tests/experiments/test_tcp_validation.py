@@ -161,9 +161,17 @@ def _scenario(tmp_path, flows, sources=()):
 
 def test_live_plan_maps_the_flows_settings_and_refuses_what_it_cannot_run(tmp_path):
     flows = [{"name": "a", "sender": "h1", "receiver": "h2", "profile": "dctcp",
-              "initial_window_segments": 4, "rack_tlp": False, "pacing_bps": 50_000_000}]
+              "initial_window_segments": 4, "rack_tlp": False, "pacing_bps": 50_000_000,
+              "gso": False}]
     plan = live_plan(_scenario(tmp_path, flows), omit_s=1)
     assert plan.flows[0].congestion == "dctcp"
+    # gso: false is the sender's NIC taking one segment per GSO buffer.
+    assert plan.link_options == {"h1": {"gso_max_segs": "1"}}
+    gso_on = [{"name": "a", "sender": "h1", "receiver": "h2", "gso": True}]
+    assert live_plan(_scenario(tmp_path, gso_on), omit_s=1).link_options == {
+        "h1": {"gso_max_segs": "65535"}}
+    unset = [{"name": "a", "sender": "h1", "receiver": "h2"}]
+    assert live_plan(_scenario(tmp_path, unset), omit_s=1).link_options == {}
     assert plan.sysctls["h1"]["net.ipv4.tcp_ecn"] == "1"
     assert plan.sysctls["h1"]["net.ipv4.tcp_recovery"] == "0"
     assert plan.route_options["h1"] == {"congctl": "dctcp", "initcwnd": "4"}
@@ -182,6 +190,9 @@ def test_live_plan_maps_the_flows_settings_and_refuses_what_it_cannot_run(tmp_pa
          "tcp_flows[0].hystart"),
         ([{"name": "a", "sender": "h1", "receiver": "h2", "prr": False}],
          "tcp_flows[0].prr"),
+        ([{"name": "a", "sender": "h1", "receiver": "h2", "gso": False},
+          {"name": "b", "sender": "h1", "receiver": "h2", "gso": True}],
+         "tcp_flows[1].gso"),
         ([{"name": "a", "sender": "h1", "receiver": "h2"},
           {"name": "b", "sender": "h1", "receiver": "h2", "profile": "newreno"}],
          "tcp_flows[1].algorithm"),

@@ -18,7 +18,7 @@ use crate::network::TcpFlowConfig;
 #[pyo3(signature = (sim, name, sender, receiver, profile = "linux-today", *, bytes = None,
     start_ns = 0, dscp = 0, algorithm = None, mss_bytes = None, initial_window_segments = None,
     sack = None, rack_tlp = None, ecn = None, pacing_bps = None, receive_window_bytes = None,
-    delayed_ack = None, rto_min_ns = None, hystart = None, prr = None))]
+    delayed_ack = None, rto_min_ns = None, hystart = None, prr = None, gso = None))]
 #[allow(clippy::too_many_arguments)]
 fn add_tcp_flow(
     sim: &Bound<'_, PySimulator>,
@@ -41,6 +41,7 @@ fn add_tcp_flow(
     rto_min_ns: Option<u64>,
     hystart: Option<bool>,
     prr: Option<bool>,
+    gso: Option<bool>,
 ) -> PyResult<u32> {
     let mut tcp = TcpConfig::profile(profile).map_err(PyValueError::new_err)?;
     if let Some(a) = algorithm {
@@ -87,6 +88,9 @@ fn add_tcp_flow(
     }
     if let Some(v) = prr {
         tcp.prr = v;
+    }
+    if let Some(v) = gso {
+        tcp.gso = v;
     }
     if let Some(v) = hystart {
         match &mut tcp.algorithm {
