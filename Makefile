@@ -171,9 +171,13 @@ bench: build
 
 # A/B against a fixed commit (bench/tools/compare.py): BASE built in a scratch worktree with its
 # own venv and target dir, each benchmark run N times per side, interleaved; BENCH=a,b picks.
+# IR=1 also counts instructions per frame-hop and per packet with callgrind (load-independent;
+# BENCH=none IR=1 counts only those).
 bench-compare: build
-	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [N=5] [BENCH=engine_pps,...]" >&2; exit 2; }
-	$(PY) bench/tools/compare.py $(BASE) $(if $(N),--runs $(N)) $(if $(BENCH),--bench $(BENCH)) $(if $(KEEP),--keep)
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [N=5] [BENCH=engine_pps,...] [IR=1]" >&2; exit 2; }
+	@if [ -n "$(IR)" ] && ! dpkg -s valgrind >/dev/null 2>&1; then echo "apt-get install valgrind"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; fi
+	$(PY) bench/tools/compare.py $(BASE) $(if $(N),--runs $(N)) $(if $(BENCH),--bench $(BENCH)) $(if $(KEEP),--keep) $(if $(IR),--instructions)
 
 # The main experiment: seed 000's ToR buffer and forwarding-delay study. FULL=1 runs the whole grid.
 run: build

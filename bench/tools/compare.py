@@ -12,6 +12,11 @@ Every numeric field of a benchmark's JSON line is a figure. For each, the table 
 median on each side, the median of the per-round ratios (tree / base: above 1 means the
 working tree's figure is larger, which is faster for a rate and slower for a time) and the
 ratios' range, so a claim can be read with its spread.
+
+`--instructions` (`make bench-compare BASE=<commit> IR=1`) adds, for each workload of
+`workload.py`, the machine instructions one frame-hop or packet costs on each side, counted
+by callgrind (`instructions.py`): a figure that does not move with the machine's load, run
+once per side.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import instructions
+from workload import COUNTED
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRATCH = ROOT / "build" / "bench-compare"
@@ -194,6 +202,22 @@ def print_table(sha: str, rows: list[dict[str, object]], notes: list[str]) -> No
         print(f"note: {note}")
 
 
+def count_instructions(base: Side, tree: Side, timeout_s: float) -> list[dict[str, object]]:
+    """One row per workload: instructions per unit on each side and their ratio."""
+    rows: list[dict[str, object]] = []
+    for name in COUNTED:
+        print(f"bench-compare: instructions of workload {name} (callgrind)", flush=True)
+        figures = {side.name: instructions.per_unit(side.python, name, ROOT, timeout_s)
+                   for side in (base, tree)}
+        for key, base_value in figures["base"].items():
+            tree_value = figures["tree"][key]
+            ratio = tree_value / base_value if base_value else None
+            rows.append({"bench": "instructions", "figure": key, "base_median": base_value,
+                         "tree_median": tree_value, "ratio_median": ratio, "ratio_min": ratio,
+                         "ratio_max": ratio, "runs": 1})
+    return rows
+
+
 def default_benches() -> list[str]:
     """Every benchmark of bench/ that runs unattended in minutes without arguments."""
     return [p.stem for p in sorted((ROOT / "bench").glob("*.py")) if p.stem not in NOT_BY_DEFAULT]
@@ -206,14 +230,20 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5, help="rounds per side per benchmark")
     ap.add_argument("--bench", action="append", default=[],
                     help="a benchmark of bench/ by name (repeatable or comma-separated; "
-                         "default: all but " + ", ".join(sorted(NOT_BY_DEFAULT)) + ")")
+                         "default: all but " + ", ".join(sorted(NOT_BY_DEFAULT))
+                         + "; 'none' with --instructions counts instructions only)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per benchmark run")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count each workload's instructions per frame-hop or packet "
+                         "with callgrind (load-independent; needs valgrind)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the base's build in build/bench-compare/ and reuse it next time")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     names = [n for arg in args.bench for n in arg.split(",") if n] or default_benches()
+    if names == ["none"]:
+        names = []
     unknown = [n for n in names if not (ROOT / "bench" / f"{n}.py").exists()]
     if unknown:
         ap.error(f"no such benchmark in bench/: {', '.join(unknown)}")
@@ -237,6 +267,12 @@ def main() -> int:
                 continue
             rows += table(name, samples)
             notes += [f"{name}: {n}" for n in dict.fromkeys(samples.notes)]
+        if args.instructions:
+            try:
+                rows += count_instructions(base, tree, args.timeout)
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                notes.append(f"instructions not compared: {error}")
+                failed = True
     finally:
         if not args.keep:
             discard_base(scratch)

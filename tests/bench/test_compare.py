@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# compare.py imports its neighbours (instructions.py, workload.py), as a script run there would.
+sys.path.insert(0, str(ROOT / "bench" / "tools"))
 spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "bench" / "tools" / "compare.py")
 compare = importlib.util.module_from_spec(spec)
 sys.modules["bench_compare"] = compare
