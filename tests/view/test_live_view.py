@@ -40,6 +40,11 @@ FRAMES = 1500
 #: costs more than the sampling interval, as on a loaded CI machine with software rendering:
 #: the page must still answer and keep up rather than queue redraws without bound.
 CPU_SLOWDOWN = 20
+#: How long the slowed page may take to answer a script or to show what is waited for, s.
+#: The throttling comes on top of the machine's own load: at load 8 (three busy loops) the
+#: page took over 30 s, WebDriver's default, to answer one script, and over 30 s to draw
+#: the burst. The checks are on what it shows; this only bounds the wait.
+PAGE_TIMEOUT_S = 120.0
 
 
 def browser():
@@ -52,10 +57,12 @@ def browser():
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000",
                  "--disable-dev-shm-usage"):
         options.add_argument(flag)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.set_script_timeout(PAGE_TIMEOUT_S)
+    return driver
 
 
-def wait_for(driver, script, what, timeout_s=30.0):
+def wait_for(driver, script, what, timeout_s=PAGE_TIMEOUT_S):
     """Poll a JavaScript expression until it is truthy; returns its value."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
