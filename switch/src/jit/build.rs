@@ -86,22 +86,15 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
             None => Err(format!("field slot {f} out of range")),
         }
     };
-    let header = |h: u32| match (h as usize) < p.headers.len() {
+    // An index below the number of objects of its kind, or why not.
+    let below = |what: &str, i: u32, n: usize| match (i as usize) < n {
         true => Ok(()),
-        false => Err(format!("header {h} out of range")),
+        false => Err(format!("{what} {i} out of range")),
     };
-    let table = |t: u32| match (t as usize) < p.tables.len() {
-        true => Ok(()),
-        false => Err(format!("table {t} out of range")),
-    };
-    let register = |a: u32| match (a as usize) < p.registers.len() {
-        true => Ok(()),
-        false => Err(format!("register array {a} out of range")),
-    };
-    let counter = |a: u32| match (a as usize) < p.counters.len() {
-        true => Ok(()),
-        false => Err(format!("counter array {a} out of range")),
-    };
+    let header = |h: u32| below("header", h, p.headers.len());
+    let table = |t: u32| below("table", t, p.tables.len());
+    let register = |a: u32| below("register array", a, p.registers.len());
+    let counter = |a: u32| below("counter array", a, p.counters.len());
     if code.ops.len() >= (i32::MAX as usize) / 2 || fields >= (i32::MAX as usize) / 8 {
         return Err("block too large".into());
     }
