@@ -120,8 +120,8 @@ pub(crate) enum Next {
 }
 
 /// Runs the op at `pc` that native code leaves to the interpreter (tables,
-/// primitives, trees, register arrays, counters, division) on the register
-/// file `regs`.
+/// primitives, trees, division; register arrays and counters only where
+/// native code cannot reach their cells) on the register file `regs`.
 pub(crate) fn step(
     p: &Program,
     st: &mut State,
