@@ -162,9 +162,7 @@ impl Receiver {
         let deadline_real_ns = limits.deadline_mono_ns.map(|d| d + real_minus_mono);
 
         loop {
-            let want = limits.max_frames.map_or(self.batch, |m| {
-                (m.saturating_sub(report.records.len() as u64)).min(self.batch as u64) as usize
-            });
+            let want = self.want(&limits, &report);
             // Never read past max_frames: what stays queued belongs to whoever reads next.
             if want == 0 {
                 break;
@@ -197,6 +195,13 @@ impl Receiver {
         Ok(report)
     }
 
+    /// Datagrams the next read may take: a batch, or fewer where max_frames ends the run.
+    fn want(&self, limits: &RxLimits, report: &RxReport) -> usize {
+        limits.max_frames.map_or(self.batch, |m| {
+            (m.saturating_sub(report.records.len() as u64)).min(self.batch as u64) as usize
+        })
+    }
+
     /// Read what is queued now without waiting, up to max_frames; records of frames the
     /// kernel stamped after `until_real_ns` are dropped, and the first of them ends the
     /// reading (the rest came later still). Returns the datagrams read.
@@ -209,9 +214,7 @@ impl Receiver {
     ) -> io::Result<usize> {
         let mut total = 0;
         loop {
-            let want = limits.max_frames.map_or(self.batch, |m| {
-                (m.saturating_sub(report.records.len() as u64)).min(self.batch as u64) as usize
-            });
+            let want = self.want(limits, report);
             if want == 0 {
                 return Ok(total);
             }
