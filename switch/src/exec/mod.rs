@@ -82,6 +82,10 @@ pub struct State {
     pub(crate) hbuf: Vec<u8>,
     adata: Vec<u128>,
     saved: Vec<u128>,
+    /// Register files native code spills to, one taken per call in progress.
+    // Boxed so a file taken out moves as one pointer, not 256 bytes.
+    #[allow(clippy::vec_box)]
+    pub(crate) register_files: Vec<Box<[u128; crate::flat::REGS]>>,
 }
 
 impl State {
@@ -155,6 +159,7 @@ impl State {
             hbuf: Vec::with_capacity(2048),
             adata: Vec::with_capacity(16),
             saved: Vec::with_capacity(64),
+            register_files: Vec::with_capacity(4),
         }
     }
 }

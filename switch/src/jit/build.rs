@@ -39,6 +39,8 @@ pub(super) struct Limits {
     pub registers: usize,
     /// Counter arrays.
     pub counters: usize,
+    /// Whether it leaves an op to the interpreter, and so needs a register file.
+    pub spills: bool,
 }
 
 /// Where register arrays' and counter arrays' vectors keep their cells'
@@ -74,6 +76,11 @@ pub(super) fn left(op: &Op, arrays: ArrayWords) -> Option<usize> {
         Op::RegisterReadF { .. } | Op::Prim { .. } | Op::Table { .. } => Some(0),
         _ => None,
     }
+}
+
+/// Whether native code for `code` leaves any op to the interpreter.
+fn spills(code: &Code, arrays: ArrayWords) -> bool {
+    code.ops.iter().any(|op| left(op, arrays).is_some())
 }
 
 /// Checks every slot `code` names against `p`; the limits its calls need.
@@ -143,6 +150,7 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
         tables: p.tables.len(),
         registers: p.registers.len(),
         counters: p.counters.len(),
+        spills: spills(code, array_words()),
     };
     // Native code reaches a table's state, or an array's vector, at a
     // constant offset from the first.
@@ -171,6 +179,8 @@ struct Tr<'a, 'b> {
     ptr: Type,
     regs: [Variable; REGS],
     ctx: Value,
+    // The register file ops left to the interpreter read and write.
+    regfile: Value,
     fields: Value,
     valid: Value,
     data: Value,
@@ -269,6 +279,7 @@ pub(super) fn translate(
         arrays.is_some() && uses(|op| matches!(op, Op::Count { .. })),
         std::mem::offset_of!(Ctx, counters),
     );
+    let regfile = load_ptr(spills(code, arrays), std::mem::offset_of!(Ctx, regs));
     let blocks: Vec<Option<Block>> = leader
         .iter()
         .map(|&l| l.then(|| b.create_block()))
@@ -281,6 +292,7 @@ pub(super) fn translate(
         ptr,
         regs,
         ctx,
+        regfile,
         fields,
         valid,
         data,
@@ -348,8 +360,8 @@ impl Tr<'_, '_> {
                 let v = self.b.ins().load(
                     types::I128,
                     MemFlagsData::trusted(),
-                    self.ctx,
-                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
+                    self.regfile,
+                    off(16 * i),
                 );
                 self.b.def_var(var, v);
             }
@@ -589,12 +601,9 @@ impl Tr<'_, '_> {
         if let Some(live) = left(&op, self.arrays) {
             for i in 0..live {
                 let v = self.b.use_var(self.regs[i]);
-                self.b.ins().store(
-                    MemFlagsData::trusted(),
-                    v,
-                    self.ctx,
-                    off(std::mem::offset_of!(Ctx, regs) + 16 * i),
-                );
+                self.b
+                    .ins()
+                    .store(MemFlagsData::trusted(), v, self.regfile, off(16 * i));
             }
             self.ret(LEFT + pc as u64);
             return Ok(false);

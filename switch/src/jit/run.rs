@@ -31,8 +31,9 @@ pub(super) const LEFT: u64 = 3;
 #[repr(C)]
 pub(super) struct Ctx {
     /// The register file, where an op left to the interpreter finds and
-    /// leaves its registers.
-    pub(super) regs: [u128; REGS],
+    /// leaves its registers: one of [`State`]'s pool, so a call need not
+    /// zero a fresh one (that was 6 % of the simulator's instructions).
+    pub(super) regs: *mut [u128; REGS],
     /// Always 0: what an action parameter past the call's data reads.
     pub(super) zero: u128,
     /// `pkt.phv.fields`.
@@ -181,8 +182,7 @@ impl Native {
 }
 
 /// Runs `code` from op `pc` as native code, the ops it leaves to the
-/// interpreter run in between; false (nothing run) when `code` has none, or
-/// the packet or state lack a slot it uses.
+/// interpreter run in between; false (nothing run) when `code` has none.
 pub(crate) fn run(
     p: &Program,
     st: &mut State,
@@ -194,8 +194,24 @@ pub(crate) fn run(
     let Some(native) = &code.native else {
         return false;
     };
+    if !native.fits(st, pkt) {
+        // Only a packet of another program's shape gets here.
+        interpret(p, st, pkt, code, data, [0; REGS], pc);
+        return true;
+    }
+    let Ok(start) = u32::try_from(pc) else {
+        return true;
+    };
+    // Calls nest (a control's table runs an action), so each that spills
+    // takes its own file from the pool. What an earlier call left in it is
+    // never read: native code spills the registers an interpreted op reads
+    // right before it, and reloads only those after.
+    let mut file = native
+        .limits
+        .spills
+        .then(|| st.register_files.pop().unwrap_or_default());
     let mut ctx = Ctx {
-        regs: [0; REGS],
+        regs: std::ptr::null_mut(),
         zero: 0,
         fields: std::ptr::null_mut(),
         valid: std::ptr::null(),
@@ -206,55 +222,118 @@ pub(crate) fn run(
         counters: std::ptr::null_mut(),
         ingress_len: 0,
     };
-    let mut at = pc;
+    let status = enter(native, &mut ctx, st, pkt, file.as_deref_mut(), start);
+    if status != END {
+        // Kept out of line: most calls (most actions) end in native code, and
+        // the interpreter's loop inlined here would make every call pay for
+        // setting it up.
+        let mut zeros = [0; REGS];
+        let regs = file.as_deref_mut().unwrap_or(&mut zeros);
+        finish(p, st, pkt, code, native, data, &mut ctx, regs, status, pc);
+    }
+    if let Some(file) = file {
+        st.register_files.push(file);
+    }
+    true
+}
+
+/// Calls `native` from op `start` with `ctx` pointing at the packet and
+/// state now (they may have moved since the last call); its status.
+#[inline(always)]
+fn enter(
+    native: &Native,
+    ctx: &mut Ctx,
+    st: &mut State,
+    pkt: &mut Packet,
+    regs: Option<&mut [u128; REGS]>,
+    start: u32,
+) -> u64 {
+    ctx.regs = regs.map_or(std::ptr::null_mut(), |r| r);
+    ctx.fields = pkt.phv.fields.as_mut_ptr();
+    ctx.valid = pkt.phv.valid.as_ptr();
+    ctx.tables = st.tables.as_ptr();
+    ctx.registers = st.registers.as_mut_ptr();
+    ctx.counters = st.counters.as_mut_ptr();
+    ctx.ingress_len = u64::from(pkt.ingress_len);
+    // SAFETY: `entry` was compiled from the code whose `native` it is after
+    // `build::check` found every field, header, table, register array and
+    // counter array it names below `limits`; `fits` found the packet's
+    // fields and validity and the state's tables and arrays at least that
+    // long (before the first call, and after each op run in between), and
+    // the pointers were taken from them now, with no Rust code using them
+    // until the call returns. The code reads action data only below
+    // `data_len`, a cell of an array only below the length its vector holds
+    // (at the word `array_words` found), and registers (only if
+    // `limits.spills`, when `regs` is given) below `REGS` of the file `regs`
+    // borrows; the context outlives the call.
+    unsafe { (native.entry)(ctx, start) }
+}
+
+/// What follows a call from op `at` that did not reach the end: `exit`, the
+/// interpreter (the op is no resume point), or the op it left to the
+/// interpreter and the calls after it.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn finish(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    native: &Native,
+    data: &[u128],
+    ctx: &mut Ctx,
+    regs: &mut [u128; REGS],
+    mut status: u64,
+    mut at: usize,
+) {
     loop {
-        if !native.fits(st, pkt) {
-            // Only a packet of another program's shape gets here, before the first call.
-            run_from(p, st, pkt, code, data, ctx.regs, at);
-            return true;
-        }
-        let Ok(start) = u32::try_from(at) else {
-            return true;
-        };
-        ctx.fields = pkt.phv.fields.as_mut_ptr();
-        ctx.valid = pkt.phv.valid.as_ptr();
-        ctx.tables = st.tables.as_ptr();
-        ctx.registers = st.registers.as_mut_ptr();
-        ctx.counters = st.counters.as_mut_ptr();
-        ctx.ingress_len = u64::from(pkt.ingress_len);
-        // SAFETY: `entry` was compiled from `code` (it is `code.native`) after
-        // `build::check` found every field, header, table, register array
-        // and counter array it names below `limits`; `fits` just found the
-        // packet's fields and validity and the state's tables and arrays at
-        // least that long, and the pointers were taken from them now, with
-        // no Rust code using them until the call returns. The code reads
-        // action data only below `data_len`, and a cell of an array only
-        // below the length its vector holds (at the word `array_words`
-        // found), and the context lives on this stack frame for the whole call.
-        let status = unsafe { (native.entry)(&mut ctx, start) };
-        match status {
-            END => return true,
+        at = match status {
+            END => return,
             EXIT => {
                 pkt.flags.exit = true;
-                return true;
+                return;
             }
             NO_RESUME => {
-                run_from(p, st, pkt, code, data, ctx.regs, at);
-                return true;
+                interpret(p, st, pkt, code, data, *regs, at);
+                return;
             }
             s => {
                 let left = usize::try_from(s - LEFT).unwrap_or(usize::MAX);
-                match step(p, st, pkt, code, data, &mut ctx.regs, left) {
-                    Next::At(next) if next < code.ops.len() => at = next,
-                    Next::At(_) | Next::Stop => return true,
+                match step(p, st, pkt, code, data, regs, left) {
+                    Next::At(next) if next < code.ops.len() => next,
+                    Next::At(_) | Next::Stop => return,
                     Next::NotLeft => {
-                        run_from(p, st, pkt, code, data, ctx.regs, left);
-                        return true;
+                        interpret(p, st, pkt, code, data, *regs, left);
+                        return;
                     }
                 }
             }
+        };
+        if !native.fits(st, pkt) {
+            interpret(p, st, pkt, code, data, *regs, at);
+            return;
         }
+        let Ok(start) = u32::try_from(at) else {
+            return;
+        };
+        status = enter(native, ctx, st, pkt, Some(regs), start);
     }
+}
+
+/// Runs `code` from `pc` in the interpreter, on register file `regs`: the
+/// rare way on when native code cannot go on.
+#[cold]
+#[inline(never)]
+fn interpret(
+    p: &Program,
+    st: &mut State,
+    pkt: &mut Packet,
+    code: &Code,
+    data: &[u128],
+    regs: [u128; REGS],
+    pc: usize,
+) {
+    run_from(p, st, pkt, code, data, regs, pc);
 }
 
 /// Signature of a packing function: field slots, output bytes.
