@@ -111,10 +111,16 @@ def test_bcn_agent_drifts_a_sender_up_and_a_bcn00_stops_it(link):
     sender = RegulatedSender("ha", link, rlq_capacity_bytes=10_000)
     switch = open_packet_socket("sw", link, receive=False)
     sampled = bytes(Ether(src=HOST_MAC, dst="08:00:00:00:01:02") / IP() / UDP())
+    # A timer that fires late takes every step due in one change (53 Mb/s may be one change
+    # after the cut on a loaded machine), so the wait is for two changes after the cut.
+    def drift_changes():
+        return [c for c in rp.history if c.hold_until_ns is None][1:]
+
     try:
         with bcn.BcnAgent("ha", rp, sender, link):
             switch.send(_bcn(-1000))  # 50 Mb/s, then +1 Mb/s every ms from the agent's timer
-            _wait_for(lambda: (sender.rate_bps or 0) >= 53_000_000, "three drift steps")
+            _wait_for(lambda: (sender.rate_bps or 0) >= 53_000_000 and len(drift_changes()) >= 2,
+                      "three drift steps in two changes")
             switch.send(bytes(layers.bcn_frame(sampled, 1, 4, 0, 0, 0, -3, severe=True)))
             _wait_for(lambda: any(c.hold_until_ns for c in rp.history), "the BCN(0,0)")
     finally:
