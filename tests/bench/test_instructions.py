@@ -1,5 +1,8 @@
 """bench/tools/instructions.py: callgrind's count per unit of work, steady state."""
 
+import fnmatch
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -55,3 +58,25 @@ def test_without_valgrind_the_error_says_how_to_install_it(tmp_path, monkeypatch
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(RuntimeError, match="apt-get install valgrind"):
         instructions.per_unit(Path(sys.executable), "sim", ROOT, 30.0)
+
+
+EXTENSIONS = {
+    "sim": ROOT / "sim" / "python" / "_sim.cpython-311-x86_64-linux-gnu.so",
+    "engine_l2_64B": ROOT / "switch" / "python" / "_engine.cpython-311-x86_64-linux-gnu.so",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTENSIONS))
+def test_each_counted_pattern_names_one_function_of_the_built_extension(name):
+    """callgrind toggles collection on entering a matched function and again on leaving
+    it, so a pattern that matched two nested functions (the Python entry point and the
+    Rust method it calls) would count only what lies between them."""
+    so = EXTENSIONS[name]
+    if not so.exists() or shutil.which("nm") is None:
+        pytest.skip(f"needs the built {so.name} and nm")
+    out = subprocess.run(["nm", "-C", "--defined-only", str(so)], capture_output=True,
+                         text=True, check=True).stdout
+    names = {line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2}
+    for pattern in COUNTED[name]:
+        matched = sorted(n for n in names if fnmatch.fnmatchcase(n, pattern))
+        assert len(matched) == 1, (pattern, matched)
