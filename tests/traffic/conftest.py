@@ -95,8 +95,10 @@ class NetnsLab:
         return Endpoint(ns_a, dev_a, ip_a, mac_a), Endpoint(ns_b, dev_b, ip_b, mac_b)
 
     def bridge(self, netns: str, name: str, ports: list[str]) -> None:
-        """A Linux bridge (no STP) in ``netns`` enslaving ``ports``."""
-        ip("-n", netns, "link", "add", name, "type", "bridge", "stp_state", "0")
+        """A Linux bridge in ``netns`` enslaving ``ports``: no STP, and no multicast snooping,
+        whose router discovery would send IGMP reports out of the ports."""
+        ip("-n", netns, "link", "add", name, "type", "bridge", "stp_state", "0",
+           "mcast_snooping", "0")
         for port in ports:
             ip("-n", netns, "link", "set", port, "master", name)
         ip("-n", netns, "link", "set", name, "up")

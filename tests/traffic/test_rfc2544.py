@@ -20,7 +20,9 @@ no wire overhead. Derived expectations:
   ran later than half that.
 * Frame loss at f > mu: the sink gets mu T + Q + P frames (the HTB's output while the
   trial runs, plus the queue and the token burst), give or take 0.5 % of mu T + 5 frames
-  for the trial's edges and timer granularity.
+  for the trial's edges and timer granularity; fewer when the HTB's timer fires late on a
+  loaded host. The HTB class's and the bfifo's counters say what each trial's frames
+  became, so the procedure's counts are checked against them exactly.
 """
 
 import json
@@ -80,6 +82,30 @@ def bridge_dut(lab, sources, frame_size):
     return t
 
 
+def shaper_counts(dut):
+    """(frames the HTB class has sent, frames its bfifo has dropped) on the sink's port."""
+    sent = tc.class_stats("k0", dut)[2].sent_packets
+    leaf = next(q for q in tc.qdisc_stats("k0", dut) if q.handle == "20:")
+    return sent, leaf.drops
+
+
+def count_shaper_per_trial(t, dut):
+    """Wrap ``t.trial`` so each trial's shaper counts (sent, dropped) are appended to the
+    returned list: the device's own account of what a trial's frames became."""
+    counts = []
+    trial = t.trial
+
+    def counted(*args, **kwargs):
+        before = shaper_counts(dut)
+        result = trial(*args, **kwargs)
+        after = shaper_counts(dut)
+        counts.append((after[0] - before[0], after[1] - before[1]))
+        return result
+
+    t.trial = counted
+    return counts
+
+
 @pytest.mark.parametrize("sources", [1, 2])
 def test_back_to_back_is_the_queue_plus_the_token_burst(netns_lab, sources):
     size = 512
@@ -113,16 +139,27 @@ def test_throughput_finds_the_htb_rate(netns_lab, sources):
 def test_frame_loss_steps_down_until_two_clean_trials(netns_lab):
     size, trial_s = 1024, 1.0
     t = bridge_dut(netns_lab, 1, size)
+    shaper = count_shaper_per_trial(t, netns_lab.namespaces[0])
     points = frame_loss(t, size, trial_s=trial_s, step=0.1, wait_s=0.1)
     mu = mu_fps(size)
     # mu is 40.9 % of the 50 Mbit/s line at 1024 bytes: 100 % .. 50 % lose, 40 % and 30 % do not.
     assert [round(100 * p.load) for p in points] == [100, 90, 80, 70, 60, 50, 40, 30]
-    for p in points[:-2]:
-        expected = mu * trial_s + QUEUE_FRAMES + token_frames(size)
-        assert abs(p.received_frames - expected) <= 0.005 * mu * trial_s + 5, p
-        assert p.loss_pct == pytest.approx(100 * (p.sent_frames - p.received_frames)
-                                           / p.sent_frames)
+    # The procedure's counts are the device's: what the sink got is what the shaper sent,
+    # and every frame sent was either sent on or dropped by its queue.
+    for p, (forwarded, dropped) in zip(points, shaper, strict=True):
+        assert p.received_frames == forwarded, (p, forwarded, dropped)
+        assert p.sent_frames == forwarded + dropped, (p, forwarded, dropped)
+        assert p.loss_pct == pytest.approx(100 * dropped / p.sent_frames)
     assert all(p.received_frames == p.sent_frames for p in points[-2:])
+    # The shaper itself, against its model. It can never send more; it sends less when its
+    # timer fires later than its 10,000-byte bucket covers (4 ms), service it cannot make
+    # up: seen at machine loads of 4 to 7, one trial in a run short by up to 26 frames. So
+    # the lower end is held by the median of the lossy trials.
+    expected = mu * trial_s + QUEUE_FRAMES + token_frames(size)
+    slack = 0.005 * mu * trial_s + 5
+    lossy = sorted(p.received_frames for p in points[:-2])
+    assert lossy[-1] <= expected + slack, lossy
+    assert abs(lossy[len(lossy) // 2] - expected) <= slack, lossy
 
 
 def test_latency_below_the_rate_and_in_a_full_queue(netns_lab):
