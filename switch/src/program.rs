@@ -212,6 +212,31 @@ pub enum Expr {
     WidePart { at: u32, len: u32 },
 }
 
+impl Expr {
+    /// Whether the value is 0 or 1 already (so `d2b` of it is itself).
+    pub fn is_boolean(&self) -> bool {
+        match self {
+            Expr::Valid(_) | Expr::ValidUnion(_) | Expr::Not(_) | Expr::D2B(_) => true,
+            Expr::Bin(op, ..) => matches!(
+                op,
+                BinOp::Eq
+                    | BinOp::Ne
+                    | BinOp::Lt
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge
+                    | BinOp::SLt
+                    | BinOp::SLe
+                    | BinOp::SGt
+                    | BinOp::SGe
+                    | BinOp::And
+                    | BinOp::Or
+            ),
+            _ => false,
+        }
+    }
+}
+
 /// An operand of an operation on a value wider than 128 bits.
 #[derive(Debug, Clone)]
 pub enum WideOperand {

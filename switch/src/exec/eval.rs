@@ -17,7 +17,7 @@ fn stack_elem(p: &Program, stack: u32, idx: u128) -> Option<HeaderId> {
 
 /// Evaluates an expression.
 ///
-/// Constants, field reads and action parameters make up most nodes of a
+/// Constants, field reads, action parameters and validity make up most nodes of a
 /// program's expressions; they are answered here, inlined into the caller,
 /// so only interior nodes pay for a call.
 #[inline(always)]
@@ -26,6 +26,7 @@ pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u
         Expr::Const(v) => *v,
         Expr::Field(f) => pkt.phv.get(p, *f),
         Expr::Local(i) => data.get(*i as usize).copied().unwrap_or(0),
+        Expr::Valid(h) => u128::from(pkt.phv.valid[*h as usize]),
         _ => eval_node(p, st, pkt, data, e),
     }
 }
@@ -33,9 +34,10 @@ pub fn eval(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u
 /// Evaluates an interior (or less common leaf) node of an expression.
 fn eval_node(p: &Program, st: &State, pkt: &Packet, data: &[u128], e: &Expr) -> u128 {
     match e {
-        Expr::Const(_) | Expr::Field(_) | Expr::Local(_) => eval(p, st, pkt, data, e),
+        Expr::Const(_) | Expr::Field(_) | Expr::Local(_) | Expr::Valid(_) => {
+            eval(p, st, pkt, data, e)
+        }
         Expr::SignedField(f, w) => sign_extend(pkt.phv.get(p, *f), *w),
-        Expr::Valid(h) => u128::from(pkt.phv.valid[*h as usize]),
         Expr::ValidUnion(u) => u128::from(
             p.unions[*u as usize]
                 .headers

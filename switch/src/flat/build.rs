@@ -46,29 +46,6 @@ fn jump_target(op: &mut Op) -> Option<&mut u32> {
     }
 }
 
-/// Operators whose result is 0 or 1 already (so `d2b` of it is itself).
-fn boolean(e: &Expr) -> bool {
-    match e {
-        Expr::Valid(_) | Expr::Not(_) | Expr::D2B(_) => true,
-        Expr::Bin(op, ..) => matches!(
-            op,
-            BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::SLt
-                | BinOp::SLe
-                | BinOp::SGt
-                | BinOp::SGe
-                | BinOp::And
-                | BinOp::Or
-        ),
-        _ => false,
-    }
-}
-
 impl<'p> Builder<'p> {
     pub(super) fn new(p: &'p Program) -> Self {
         Builder {
@@ -178,7 +155,7 @@ impl<'p> Builder<'p> {
                 self.expr(x, d, data);
                 Op::Not { d }
             }
-            Expr::D2B(x) if boolean(x) => return self.expr(x, d, data),
+            Expr::D2B(x) if x.is_boolean() => return self.expr(x, d, data),
             Expr::BitNot(x) => {
                 self.expr(x, d, data);
                 Op::BitNot { d }
@@ -246,7 +223,7 @@ impl<'p> Builder<'p> {
                     Op::JumpIfNonZero { a: 0, t: 0 }
                 }
             },
-            Expr::Bin(op, a, b) if boolean(e) && !matches!(op, BinOp::And | BinOp::Or) => {
+            Expr::Bin(op, a, b) if e.is_boolean() && !matches!(op, BinOp::And | BinOp::Or) => {
                 match (a.as_ref(), b.as_ref()) {
                     (Expr::Field(f), Expr::Const(v)) if self.narrow(*f) => Op::JumpUnlessFK {
                         op: *op,

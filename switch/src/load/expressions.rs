@@ -280,7 +280,17 @@ impl Loader {
                 let (r, rs) = self.sub(v, "right", ctx)?;
                 Ok((Expr::BitNot(Box::new(r)), rs))
             }
-            "d2b" => Ok((Expr::D2B(Box::new(self.sub(v, "right", ctx)?.0)), false)),
+            "d2b" => {
+                // Validity and comparisons are 0 or 1 already: no node to walk at run time
+                // (a checksum's `d2b(valid(h))` is evaluated for every packet).
+                let x = self.sub(v, "right", ctx)?.0;
+                let e = if x.is_boolean() {
+                    x
+                } else {
+                    Expr::D2B(Box::new(x))
+                };
+                Ok((e, false))
+            }
             "b2d" => Ok((self.sub(v, "right", ctx)?.0, false)),
             "?" => {
                 let (c, _) = self.sub(v, "cond", ctx)?;

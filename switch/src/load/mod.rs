@@ -422,6 +422,31 @@ mod tests {
     }
 
     #[test]
+    fn d2b_of_a_value_already_0_or_1_loads_as_the_value() {
+        let p =
+            load(include_str!("../../../tests/engine/fixtures/l3.json")).expect("fixture loads");
+        // Both checksums' conditions are `d2b(ipv4.$valid$)`: a validity read, no node above.
+        assert!(!p.checksums.is_empty());
+        for c in &p.checksums {
+            assert!(matches!(c.cond, Some(Expr::Valid(_))), "{:?}", c.cond);
+        }
+        let l = Loader::empty();
+        let d2b = |right: &str| {
+            let v = format!(
+                r#"{{"type": "expression", "value": {{"op": "d2b", "left": null, "right": {right}}}}}"#
+            );
+            let v: Value = serde_json::from_str(&v).expect("JSON");
+            l.expr(&v, "test").expect("loads").0
+        };
+        let five = r#"{"type": "hexstr", "value": "0x05"}"#;
+        assert!(matches!(d2b(five), Expr::D2B(_)));
+        let eq = format!(
+            r#"{{"type": "expression", "value": {{"op": "==", "left": {five}, "right": {five}}}}}"#
+        );
+        assert!(matches!(d2b(&eq), Expr::Bin(BinOp::Eq, ..)));
+    }
+
+    #[test]
     fn errors_name_the_object() {
         let e = load(r#"{"header_types": [{"name": "h_t", "id": 0, "fields": [["f", "x"]]}]}"#)
             .unwrap_err();
