@@ -122,14 +122,21 @@ class RegulatedSender:
         return accepted
 
     def _pump(self) -> bool:
-        """Send the RLQ frames that are due; True while frames remain queued."""
-        now = self._clock_ns()
-        with self._lock:
-            due = self._rlq.release(now)
-            left = len(self._rlq) > 0
-        for frame in due:
-            self._send_now(frame)
-        return left
+        """Send the RLQ frames that are due; True while frames remain queued.
+
+        One frame per look at the queue, as a MAC checks for PAUSE between frames: a hold
+        applied while a late thread catches up on several due frames stops the rest.
+        """
+        while True:
+            now = self._clock_ns()
+            with self._lock:
+                ready = self._rlq.head_ready_ns()
+                # Popped at its paced time, not now, so a late frame keeps the paced run.
+                due = self._rlq.pop(ready) if ready is not None and ready <= now else None
+                left = len(self._rlq) > 0
+            if due is None:
+                return left
+            self._send_now(due[0])
 
     def _wait(self) -> None:
         now = self._clock_ns()
