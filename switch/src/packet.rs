@@ -104,12 +104,12 @@ impl Phv {
     /// Zeroes everything; metadata headers are valid, packet headers invalid.
     pub fn reset(&mut self, p: &Program) {
         self.fields.fill(0);
-        self.high.fill(0);
+        refill(&mut self.high, 0);
         for (v, h) in self.valid.iter_mut().zip(&p.headers) {
             *v = h.metadata;
         }
         self.varbits.iter_mut().for_each(Vec::clear);
-        self.wide.fill(0);
+        refill(&mut self.wide, 0);
         self.stack_next.iter_mut().for_each(|n| *n = 0);
         self.ustack_next.iter_mut().for_each(|n| *n = 0);
     }
@@ -299,5 +299,15 @@ impl Packet {
         self.flags = other.flags;
         self.now = other.now;
         self.id = other.id;
+    }
+}
+
+/// Sets every element of `s` to `v`. Per-packet state a program may not have at all (a
+/// PHV's wide fields, a parser's checksum units) is often empty, and `fill` of an empty
+/// slice still calls `memset`.
+#[inline]
+pub(crate) fn refill<T: Copy>(s: &mut [T], v: T) {
+    if !s.is_empty() {
+        s.fill(v);
     }
 }

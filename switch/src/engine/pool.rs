@@ -40,11 +40,13 @@ impl Engine {
     }
 
     /// The width mask of standard-metadata field `f` (0 when the program lacks it).
+    #[inline]
     pub(crate) fn fmask(&self, f: Option<FieldId>) -> u128 {
         f.map_or(0, |f| mask(self.main.prog.fields[f as usize].width))
     }
 
     /// Field `f` of pool packet `h`.
+    #[inline]
     pub(crate) fn field(&self, h: u32, f: FieldId) -> u128 {
         self.pool[h as usize].phv.get(&self.main.prog, f)
     }

@@ -25,7 +25,7 @@ pub use register_action::{Cell as RegisterCell, Pointers, RegisterActionDef};
 pub use wred::{WredCell, WredSpec};
 
 use crate::exec::{eval, store, State};
-use crate::packet::Packet;
+use crate::packet::{refill, Packet};
 use crate::program::{Calculation, Expr, FieldId, LValue, Program};
 
 /// One call of a Tofino extern, resolved at load time.
@@ -286,9 +286,9 @@ impl ExternState {
 
     /// Forgets what a previous packet's parse left (sums, counters, a pending deposit).
     pub fn start_parse(&mut self) {
-        self.sums.fill(0);
-        self.counters.fill(0);
-        self.counter_stacks.fill(parser_counter::Stack::default());
+        refill(&mut self.sums, 0);
+        refill(&mut self.counters, 0);
+        refill(&mut self.counter_stacks, parser_counter::Stack::default());
         self.deposit = None;
     }
 }
