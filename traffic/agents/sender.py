@@ -130,13 +130,11 @@ class RegulatedSender:
         while True:
             now = self._clock_ns()
             with self._lock:
-                ready = self._rlq.head_ready_ns()
-                # Popped at its paced time, not now, so a late frame keeps the paced run.
-                due = self._rlq.pop(ready) if ready is not None and ready <= now else None
+                due = self._rlq.release_one(now)
                 left = len(self._rlq) > 0
             if due is None:
                 return left
-            self._send_now(due[0])
+            self._send_now(due)
 
     def _wait(self) -> None:
         now = self._clock_ns()

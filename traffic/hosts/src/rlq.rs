@@ -153,16 +153,20 @@ impl<T> RateLimiterQueue<T> {
     /// Every frame that may leave by `now_ns`, in order (they leave at their paced times).
     pub fn release(&mut self, now_ns: u64) -> Vec<T> {
         let mut out = Vec::new();
-        while let Some(ready) = self.head_ready_ns() {
-            if ready > now_ns {
-                break;
-            }
-            match self.pop(ready) {
-                Some((item, _)) => out.push(item),
-                None => break,
-            }
+        while let Some(item) = self.release_one(now_ns) {
+            out.push(item);
         }
         out
+    }
+
+    /// The head frame if it may leave by `now_ns`, taken at its paced time (so a frame
+    /// released late keeps the paced run); for a sender that looks for a hold between frames.
+    pub fn release_one(&mut self, now_ns: u64) -> Option<T> {
+        let ready = self.head_ready_ns()?;
+        if ready > now_ns {
+            return None;
+        }
+        self.pop(ready).map(|(item, _)| item)
     }
 
     /// Changes the pacing rate (None: unpaced); the wait still owed for the last

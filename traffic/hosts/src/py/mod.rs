@@ -173,6 +173,11 @@ impl PyRateLimiterQueue {
         Ok(self.inner.release(u64::from_arg(now_ns, "now_ns")?))
     }
 
+    /// The head item if it may leave by `now_ns` (taken at its paced time), else None.
+    fn release_one(&mut self, now_ns: AnyInt) -> PyResult<Option<Py<PyAny>>> {
+        Ok(self.inner.release_one(u64::from_arg(now_ns, "now_ns")?))
+    }
+
     /// When the head may leave, ns (None when empty).
     fn head_ready_ns(&self) -> Option<u64> {
         self.inner.head_ready_ns()
