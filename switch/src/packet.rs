@@ -125,7 +125,7 @@ impl Phv {
     /// Zeroes a header's fields wider than 128 bits.
     pub fn clear_wide(&mut self, h: &crate::program::HeaderInfo) {
         let (at, len) = (h.wide_range.0 as usize, h.wide_range.1 as usize);
-        self.wide[at..at + len].fill(0);
+        refill(&mut self.wide[at..at + len], 0);
     }
 
     /// Copies `other` into `self` reusing this PHV's buffers.
@@ -304,8 +304,12 @@ impl Packet {
 
 /// Sets every element of `s` to `v`. Per-packet state a program may not have at all (a
 /// PHV's wide fields, a parser's checksum units) is often empty, and `fill` of an empty
-/// slice still calls `memset`: far dearer than its instruction count says (two such calls
-/// per packet halved the engine's packets per CPU-second on the lab machine; cause unknown).
+/// slice still calls `memset` with the empty slice's dangling address, in page 0. On a CPU
+/// with AVX-512, glibc 2.36 (Debian 12) picks an EVEX `memset` that writes short lengths
+/// with a masked store, and a masked store to an unmapped page takes a fault-suppression
+/// assist even with no byte enabled: 67 ns a call against 2.2 ns at a mapped address on
+/// the lab machine's EPYC (gone with `GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512VL`). Two
+/// such calls per packet halved the engine's packets per CPU-second.
 #[inline]
 pub(crate) fn refill<T: Copy>(s: &mut [T], v: T) {
     if !s.is_empty() {
