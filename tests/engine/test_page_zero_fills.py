@@ -55,7 +55,8 @@ void *memset(void *s, int c, size_t n) {
 
 
 @pytest.fixture(scope="module")
-def shim(tmp_path_factory) -> Path:
+def shim(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The counting wrapper, compiled for this module's tests."""
     cc = shutil.which("cc")
     if cc is None:
         pytest.skip("needs a C compiler (the Rust build's linker)")
