@@ -68,13 +68,19 @@ def shim(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def page_zero_fills(shim: Path, tmp_path: Path, workload: str, scale: int) -> tuple[int, int]:
-    """Runs a bench workload under the wrapper; (units of work done, page-0 empty fills)."""
+def counted(shim: Path, tmp_path: Path, argv: list[str]) -> tuple[str, int]:
+    """Runs `argv` under the wrapper; its standard output and the page-0 empty fills."""
     log = tmp_path / "fills"
     env = {**os.environ, "LD_PRELOAD": str(shim), "PAGE_ZERO_FILLS": str(log)}
-    out = subprocess.run([sys.executable, str(WORKLOAD), workload, str(scale)], env=env,
-                         capture_output=True, text=True, check=True, timeout=600).stdout
-    return json.loads(out.splitlines()[-1])["units"], int(log.read_text())
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True,
+                         timeout=600).stdout
+    return out, int(log.read_text())
+
+
+def page_zero_fills(shim: Path, tmp_path: Path, workload: str, scale: int) -> tuple[int, int]:
+    """Runs a bench workload under the wrapper; (units of work done, page-0 empty fills)."""
+    out, fills = counted(shim, tmp_path, [sys.executable, str(WORKLOAD), workload, str(scale)])
+    return json.loads(out.splitlines()[-1])["units"], fills
 
 
 @pytest.mark.parametrize("workload,scale", [("engine_l2_64B", 2), ("engine_l3_64B", 2),
@@ -89,7 +95,5 @@ def test_the_wrapper_counts_an_empty_fill_at_page_zero(shim, tmp_path):
     """ctypes' memset of 0 bytes at address 16 is one, of 0 bytes at a real buffer none."""
     script = ("import ctypes; b = ctypes.create_string_buffer(8); "
               "ctypes.memset(16, 0, 0); ctypes.memset(b, 0, 0)")
-    log = tmp_path / "fills"
-    env = {**os.environ, "LD_PRELOAD": str(shim), "PAGE_ZERO_FILLS": str(log)}
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
-    assert int(log.read_text()) == 1
+    _, fills = counted(shim, tmp_path, [sys.executable, "-c", script])
+    assert fills == 1
