@@ -126,7 +126,7 @@ pub struct Entry {
 }
 
 /// Run-time state of one table.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct TableState {
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
@@ -137,17 +137,125 @@ pub struct TableState {
     lpm: Vec<(u32, KeyMap)>,
     // Handles sorted by (priority, handle).
     ordered: Vec<u32>,
-    /// Default action (on miss).
-    pub default: Option<EntryAction>,
+    // Default action (on miss).
+    default: Option<EntryAction>,
     /// Default action may not be changed.
     pub default_const: bool,
     /// Table has const entries: no add/modify/delete.
     pub immutable: bool,
+    // Each handle's action as native code reads it, and where to find it.
+    calls: Vec<NativeCall>,
+    view: NativeView,
 }
 
 /// Byte offset of a [`TableState`]'s entry count (a `usize`): native code
 /// tests an inlined keyless table for entries with one load (`crate::jit`).
 pub(crate) const LEN_OFFSET: usize = std::mem::offset_of!(TableState, len);
+
+/// Byte offset of a [`TableState`]'s [`NativeView`].
+pub(crate) const VIEW_OFFSET: usize = std::mem::offset_of!(TableState, view);
+
+/// Action data values a [`NativeCall`] carries; an entry with more is
+/// applied by the interpreter.
+pub(crate) const CALL_DATA: usize = 8;
+
+/// [`NativeCall::action`] of a miss with no default action: nothing runs.
+pub(crate) const NO_ACTION: u32 = u32::MAX;
+
+/// [`NativeCall::action`] of an entry native code leaves to the interpreter:
+/// a profile's member or group, or more data than [`CALL_DATA`].
+pub(crate) const INTERPRETED: u32 = u32::MAX - 1;
+
+/// An entry's (or the default's) action as native code reads it: a copy,
+/// kept in step by every method of [`TableState`] that changes an action.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NativeCall {
+    /// The action's index, or [`NO_ACTION`] or [`INTERPRETED`].
+    pub action: u32,
+    /// Values of `data` in use.
+    pub len: u32,
+    /// The action data, zero past `len`.
+    pub data: [u128; CALL_DATA],
+}
+
+impl NativeCall {
+    /// The call native code leaves to the interpreter.
+    const LEFT: NativeCall = NativeCall {
+        action: INTERPRETED,
+        len: 0,
+        data: [0; CALL_DATA],
+    };
+
+    /// The call that runs `action`.
+    fn of(action: Option<&EntryAction>) -> NativeCall {
+        let mut call = NativeCall::LEFT;
+        match action {
+            None => call.action = NO_ACTION,
+            Some(EntryAction::Direct { action, data }) if data.len() <= CALL_DATA => {
+                call.action = *action;
+                call.len = data.len() as u32;
+                call.data[..data.len()].copy_from_slice(data);
+            }
+            Some(_) => {}
+        }
+        call
+    }
+}
+
+/// What native code reads to apply an exact table in place (`crate::jit`):
+/// the direct index's handles and each handle's [`NativeCall`], as address
+/// and length (0 and 0 when there are none), and the default's call. The
+/// addresses are those of buffers the [`TableState`] owns, set again by each
+/// of its methods that may move one.
+#[repr(C)]
+#[derive(Debug)]
+pub(crate) struct NativeView {
+    /// Address of the direct index's slots (`u32` handles, `u32::MAX` for none).
+    pub slots: usize,
+    /// Their number.
+    pub slots_len: usize,
+    /// Address of the handles' calls.
+    pub calls: usize,
+    /// Their number.
+    pub calls_len: usize,
+    /// The call a miss runs.
+    pub default: NativeCall,
+}
+
+impl Default for NativeView {
+    fn default() -> NativeView {
+        NativeView {
+            slots: 0,
+            slots_len: 0,
+            calls: 0,
+            calls_len: 0,
+            default: NativeCall::of(None),
+        }
+    }
+}
+
+impl Clone for TableState {
+    fn clone(&self) -> TableState {
+        let mut t = TableState {
+            entries: self.entries.clone(),
+            free: self.free.clone(),
+            len: self.len,
+            exact: self.exact.clone(),
+            lpm: self.lpm.clone(),
+            ordered: self.ordered.clone(),
+            default: self.default.clone(),
+            default_const: self.default_const,
+            immutable: self.immutable,
+            calls: self.calls.clone(),
+            view: NativeView::default(),
+        };
+        // The copy's view must name the copy's buffers, not the original's.
+        t.view.default = self.view.default;
+        t.sync_addresses();
+        t
+    }
+}
 
 impl TableState {
     /// Number of entries.
@@ -160,12 +268,58 @@ impl TableState {
         self.len == 0
     }
 
+    /// The default (miss) action.
+    pub fn default_action(&self) -> Option<&EntryAction> {
+        self.default.as_ref()
+    }
+
+    /// Sets the default (miss) action.
+    pub fn set_default(&mut self, action: Option<EntryAction>) {
+        self.view.default = NativeCall::of(action.as_ref());
+        self.default = action;
+    }
+
+    /// Points the entry `handle` at another action; None when there is no such entry.
+    pub fn set_action(&mut self, handle: u32, action: EntryAction) -> Option<()> {
+        self.entry_mut(handle)?.action = action;
+        self.sync_call(handle);
+        Some(())
+    }
+
+    /// Copies entry `handle`'s action into its [`NativeCall`] ([`INTERPRETED`]
+    /// for no entry), and sets the view's addresses again.
+    fn sync_call(&mut self, handle: u32) {
+        let h = handle as usize;
+        if self.calls.len() < self.entries.len() {
+            self.calls.resize(self.entries.len(), NativeCall::LEFT);
+        }
+        let call = match self.entries.get(h) {
+            Some(Some(e)) => NativeCall::of(Some(&e.action)),
+            _ => NativeCall::LEFT,
+        };
+        if let Some(c) = self.calls.get_mut(h) {
+            *c = call;
+        }
+        self.sync_addresses();
+    }
+
+    /// Sets the view's addresses and lengths to the buffers they name now.
+    fn sync_addresses(&mut self) {
+        (self.view.slots, self.view.slots_len) = match &self.exact {
+            Some(ExactIndex::Direct(slots)) => (slots.as_ptr() as usize, slots.len()),
+            _ => (0, 0),
+        };
+        self.view.calls = self.calls.as_ptr() as usize;
+        self.view.calls_len = self.calls.len();
+    }
+
     /// Entry by handle.
     pub fn entry(&self, handle: u32) -> Option<&Entry> {
         self.entries.get(handle as usize).and_then(|e| e.as_ref())
     }
 
-    /// Mutable entry by handle.
+    /// Mutable entry by handle (its counter and meter; its action changes
+    /// through [`TableState::set_action`], which keeps native code's copy in step).
     pub fn entry_mut(&mut self, handle: u32) -> Option<&mut Entry> {
         self.entries
             .get_mut(handle as usize)
@@ -362,6 +516,7 @@ impl TableState {
         }
         self.entries[handle as usize] = Some(entry);
         self.len += 1;
+        self.sync_call(handle);
         Ok(handle)
     }
 

@@ -27,7 +27,16 @@ def test_jit_info_counts_the_blocks_and_the_interpreter_reports_none():
     assert (info["compiled"], info["interpreted"], info["fallbacks"]) == (5, 0, [])
     assert info["compile_us"] > 0
     off = Engine(L3, jit=False).jit_info()
-    assert off == {"enabled": False, "compiled": 0, "interpreted": 0, "fallbacks": [], "compile_us": 0}
+    assert off == {"enabled": False, "compiled": 0, "interpreted": 0, "fallbacks": [], "compile_us": 0,
+                   "tables_in_place": 0}
+
+
+def test_jit_info_counts_the_tables_applied_in_place():
+    # l3.json's tables are an LPM and a 48-bit exact one: both stay with the interpreter.
+    assert Engine(L3).jit_info()["tables_in_place"] == 0
+    # A keyless table with a settable default and three exact ones of 16, 9 and 12 bits.
+    info = Engine(FIXTURES / "in_place_tables.json").jit_info()
+    assert (info["tables_in_place"], info["interpreted"]) == (4, 0)
 
 
 def test_both_modes_route_the_same_frame():

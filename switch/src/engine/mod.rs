@@ -326,6 +326,7 @@ impl Engine {
             sum.compiled += r.compiled;
             sum.interpreted += r.interpreted;
             sum.compile_us += r.compile_us;
+            sum.tables_in_place += r.tables_in_place;
             sum.fallbacks
                 .extend(r.fallbacks.iter().map(|(b, why)| match g {
                     0 => (b.clone(), why.clone()),

@@ -95,10 +95,10 @@ impl State {
         for def in &p.tables {
             let mut t = TableState::default();
             if let Some((a, data, is_const)) = &def.default_entry {
-                t.default = Some(EntryAction::Direct {
+                t.set_default(Some(EntryAction::Direct {
                     action: *a,
                     data: data.clone(),
-                });
+                }));
                 t.default_const = *is_const;
             }
             for (keys, a, data, prio) in &def.const_entries {

@@ -135,7 +135,7 @@ pub fn apply_table<const TRACED: bool>(
             }
             (resolve_action(p, st, pkt, t, target), true)
         }
-        None => match &st.tables[t as usize].default {
+        None => match st.tables[t as usize].default_action() {
             Some(ea) => {
                 let target = entry_target(ea, &mut st.adata);
                 (resolve_action(p, st, pkt, t, target), false)

@@ -14,9 +14,14 @@
 
 mod arith;
 mod arrays;
+mod tables;
+
+pub(super) use tables::calls_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, Block, InstBuilder, JumpTableData, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{
+    types, Block, FuncRef, InstBuilder, JumpTableData, MemFlagsData, Type, Value,
+};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::run::{array_words, Ctx, VecWords, END, EXIT, LEFT, NO_RESUME};
@@ -190,19 +195,26 @@ struct Tr<'a, 'b> {
     registers: Value,
     counters: Value,
     arrays: ArrayWords,
+    // By action: the function a table applied in place calls.
+    calls: Vec<Option<FuncRef>>,
+    // Tables applied in place so far.
+    in_place: usize,
     // The block of each op that starts one (jump targets, resume points).
     blocks: Vec<Option<Block>>,
     end: Block,
 }
 
 /// Translates `code` into the function `b` builds (signature: context
-/// pointer, start op as i32; status as i64).
+/// pointer, start op as i32; status as i64); `calls` names, by action, the
+/// function of each action a table applied in place may call. Returns the
+/// number of tables it applies in place.
 pub(super) fn translate(
     b: &mut FunctionBuilder<'_>,
     p: &Program,
     code: &Code,
     ptr: Type,
-) -> Result<(), String> {
+    calls: Vec<Option<FuncRef>>,
+) -> Result<usize, String> {
     let n = code.ops.len();
     let arrays = array_words();
     // Resume points: the starts (0 for actions, 1 for controls), each
@@ -259,8 +271,12 @@ pub(super) fn translate(
     });
     let data = load_ptr(local, std::mem::offset_of!(Ctx, data));
     let data_len = load_ptr(local, std::mem::offset_of!(Ctx, data_len));
+    let applies = code.ops.iter().any(|op| match *op {
+        Op::Table { table } => !calls_of(p, table as usize, &calls).is_empty(),
+        _ => false,
+    });
     let tables = load_ptr(
-        uses(|op| matches!(op, Op::Inline { .. })),
+        applies || uses(|op| matches!(op, Op::Inline { .. })),
         std::mem::offset_of!(Ctx, tables),
     );
     let registers = load_ptr(
@@ -302,6 +318,8 @@ pub(super) fn translate(
         registers,
         counters,
         arrays,
+        calls,
+        in_place: 0,
         blocks,
         end,
     };
@@ -310,7 +328,7 @@ pub(super) fn translate(
     t.b.switch_to_block(t.end);
     t.ret(END);
     t.b.seal_all_blocks();
-    Ok(())
+    Ok(t.in_place)
 }
 
 /// The op a jumping op may continue at.
@@ -504,6 +522,13 @@ impl Tr<'_, '_> {
     /// Translates the op at `pc`; whether the code falls through to the next.
     fn op(&mut self, pc: usize) -> Result<bool, String> {
         let op = self.code.ops[pc];
+        if let Op::Table { table } = op {
+            if !calls_of(self.p, table as usize, &self.calls).is_empty() {
+                self.apply_table(pc, table);
+                self.in_place += 1;
+                return Ok(false);
+            }
+        }
         if let Some(live) = left(&op, self.arrays) {
             for i in 0..live {
                 let v = self.b.use_var(self.regs[i]);

@@ -5,14 +5,15 @@
 //! inlined keyless tables and its jumps — becomes one function. In line:
 //! constants, field and parameter reads, validity tests, every operator but
 //! division and modulo, casts, field stores, conditions and jumps, the
-//! entry test of an inlined table, and register arrays' and counters' cells,
-//! read and written in place. Left to the interpreter, one op at a time
-//! (the function returns to [`run`], which runs the op and calls again
-//! after it): keyed tables and what they do (lookup, action, direct
-//! resources), primitives other than assignment, expressions kept as trees,
-//! and 128-bit `/` and `%`. A block that cannot
-//! be translated (a slot out of range, a Cranelift error) stays interpreted
-//! as a whole; [`Report`] says which and why.
+//! entry test of an inlined table, register arrays' and counters' cells,
+//! read and written in place, and small exact tables applied in place (the
+//! lookup, and a call of the action's own function: `build::tables`).
+//! Left to the interpreter, one op at a time (the function returns to
+//! [`run`], which runs the op and calls again after it): other keyed tables
+//! and what they do (lookup, action, direct resources), primitives other
+//! than assignment, expressions kept as trees, and 128-bit `/` and `%`. A
+//! block that cannot be translated (a slot out of range, a Cranelift error)
+//! stays interpreted as a whole; [`Report`] says which and why.
 //!
 //! Beside the blocks, [`pack`] compiles how fields move between the PHV and
 //! bytes: packed headers' wire forms (the deparser), their extraction (the
@@ -39,7 +40,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Module};
 
-use crate::flat::Code;
+use crate::flat::{Code, Op};
 use crate::program::Program;
 
 /// What compiling a program's blocks did.
@@ -53,6 +54,9 @@ pub struct Report {
     pub fallbacks: Vec<(String, String)>,
     /// Time spent compiling, µs.
     pub compile_us: u64,
+    /// Table applications the compiled controls do in place (see
+    /// `build::tables`) rather than through the interpreter.
+    pub tables_in_place: usize,
 }
 
 /// A block of a program: its name and where its code is.
@@ -123,12 +127,20 @@ pub fn compile(p: &mut Program) -> Report {
             return report;
         }
     };
-    let mut done: Vec<(Block, FuncId, build::Limits)> = Vec::with_capacity(all.len());
+    let mut done: Vec<(Block, FuncId, build::Limits, usize)> = Vec::with_capacity(all.len());
+    // Actions come first: a control's tables applied in place call those
+    // that leave no op to the interpreter.
+    let mut callable: Vec<Option<FuncId>> = vec![None; p.actions.len()];
     let mut fctx = FunctionBuilderContext::new();
     let mut ctx = module.make_context();
     for (i, &block) in all.iter().enumerate() {
-        match define(&mut module, &mut ctx, &mut fctx, p, block, i) {
-            Ok((id, limits)) => done.push((block, id, limits)),
+        match define(&mut module, &mut ctx, &mut fctx, p, block, i, &callable) {
+            Ok((id, limits, in_place)) => {
+                if let (Block::Action(a), false) = (block, limits.spills) {
+                    callable[a] = Some(id);
+                }
+                done.push((block, id, limits, in_place));
+            }
             Err(why) => report.fallbacks.push((block.name(p), why)),
         }
         module.clear_context(&mut ctx);
@@ -152,11 +164,12 @@ pub fn compile(p: &mut Program) -> Report {
         return report;
     }
     let memory = run::Memory::new(module);
-    for (block, id, limits) in done {
+    for (block, id, limits, in_place) in done {
         match Native::new(&memory, id, limits) {
             Some(native) => {
                 block.code_mut(p).native = Some(native);
                 report.compiled += 1;
+                report.tables_in_place += in_place;
             }
             None => report
                 .fallbacks
@@ -269,7 +282,9 @@ fn new_module() -> Result<JITModule, String> {
     )))
 }
 
-/// Translates and defines one block's function.
+/// Translates and defines one block's function, with its limits and the
+/// number of tables it applies in place (calling the functions `callable`
+/// names by action).
 fn define(
     module: &mut JITModule,
     ctx: &mut cranelift_codegen::Context,
@@ -277,7 +292,8 @@ fn define(
     p: &Program,
     block: Block,
     i: usize,
-) -> Result<(FuncId, build::Limits), String> {
+    callable: &[Option<FuncId>],
+) -> Result<(FuncId, build::Limits, usize), String> {
     let code = block.code(p);
     let limits = build::check(p, code)?;
     let ptr = module.target_config().pointer_type();
@@ -292,17 +308,31 @@ fn define(
     ctx.func.name = UserFuncName::user(0, i as u32);
     let config = module.target_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-    let built = build::translate(&mut b, p, code, ptr);
-    match built {
-        Ok(()) => b.finalize(config),
+    let mut calls = vec![None; callable.len()];
+    for op in &code.ops {
+        if let Op::Table { table } = *op {
+            for a in build::calls_of(p, table as usize, callable) {
+                let slot = &mut calls[a as usize];
+                if let (None, Some(id)) = (*slot, callable[a as usize]) {
+                    *slot = Some(module.declare_func_in_func(id, b.func));
+                }
+            }
+        }
+    }
+    let built = build::translate(&mut b, p, code, ptr, calls);
+    let in_place = match built {
+        Ok(n) => {
+            b.finalize(config);
+            n
+        }
         Err(why) => {
             // A builder left half way leaves its context dirty.
             *fctx = FunctionBuilderContext::new();
             return Err(why);
         }
-    }
+    };
     module
         .define_function(id, ctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
-    Ok((id, limits))
+    Ok((id, limits, in_place))
 }

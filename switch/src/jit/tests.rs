@@ -287,6 +287,7 @@ const META: &str = include_str!("../../../tests/engine/fixtures/meta.json");
 const PARSER: &str = include_str!("../../../tests/engine/fixtures/parser.json");
 const WIDE: &str = include_str!("../../../tests/engine/fixtures/wide_field.json");
 const FEEDBACK: &str = include_str!("../../../sim/tests/fixtures/feedback_maker.json");
+const IN_PLACE: &str = include_str!("../../../tests/engine/fixtures/in_place_tables.json");
 
 /// A frame: Ethernet (often to 00:..:00:0N), then IPv4 (often towards 10.0.N.x)
 /// or random bytes, cut anywhere.
@@ -349,6 +350,29 @@ fn fill(e: &mut Engine) {
     }
 }
 
+/// Sends each (port, frame, time) to both engines, drains them, and checks
+/// that the same frames left both, with the same statistics; how many left.
+fn same_frames_out(
+    native: &mut Engine,
+    interpreted: &mut Engine,
+    sends: &[(u16, Vec<u8>, u64)],
+    what: &str,
+) -> usize {
+    for (port, f, t_ns) in sends {
+        let sent = (
+            native.send(*port, f, *t_ns),
+            interpreted.send(*port, f, *t_ns),
+        );
+        assert_eq!(sent.0.is_ok(), sent.1.is_ok(), "{what}");
+    }
+    native.drain();
+    interpreted.drain();
+    let got = native.take_received();
+    assert_eq!(got, interpreted.take_received(), "{what}");
+    assert_eq!(native.stats, interpreted.stats, "{what}");
+    got.len()
+}
+
 /// `json` loaded with and without machine code, entries added by [`fill`],
 /// the same random frames sent to both: the same frames leave, with the same
 /// registers, counters and statistics.
@@ -365,20 +389,12 @@ fn same_outputs(json: &str, seed: u64) {
     assert!(report.compiled > 0);
     assert_eq!(interpreted.jit_report(), (false, Report::default()));
     let mut rng = Rng::new(seed);
-    for i in 0..400u64 {
-        let (port, f) = (pick(&mut rng, 4) as u16, frame(&mut rng));
-        let sent = (
-            native.send(port, &f, i * 1000),
-            interpreted.send(port, &f, i * 1000),
-        );
-        assert_eq!(sent.0.is_ok(), sent.1.is_ok());
-    }
-    native.drain();
-    interpreted.drain();
-    let got = native.take_received();
-    assert!(got.len() > 20, "program {seed}: {} frames out", got.len());
-    assert_eq!(got, interpreted.take_received(), "program {seed}");
-    assert_eq!(native.stats, interpreted.stats);
+    let sends: Vec<(u16, Vec<u8>, u64)> = (0..400u64)
+        .map(|i| (pick(&mut rng, 4) as u16, frame(&mut rng), i * 1000))
+        .collect();
+    let what = format!("program {seed}");
+    let out = same_frames_out(&mut native, &mut interpreted, &sends, &what);
+    assert!(out > 20, "{what}: {out} frames out");
     assert_eq!(native.main.st.registers, interpreted.main.st.registers);
     assert_eq!(native.main.st.counters, interpreted.main.st.counters);
     assert_eq!(native.main.st.stats, interpreted.main.st.stats);
@@ -395,9 +411,185 @@ fn programs_forward_the_same_frames_with_and_without_machine_code() {
         (WIDE, 5),
         (FORWARD, 6),
         (FEEDBACK, 7),
+        (IN_PLACE, 8),
     ] {
         same_outputs(json, seed);
     }
+}
+
+/// A change to in_place_tables.json's tables, made to both engines alike.
+type Change = fn(&mut Engine);
+
+/// An Ethernet frame of one of the ether types in_place_tables.json's
+/// `by_type` is given entries for (or none).
+fn typed_frame(rng: &mut Rng) -> Vec<u8> {
+    let mut f: Vec<u8> = (0..12).map(|_| rng.next_u64() as u8).collect();
+    let types: [u16; 4] = [0x0800, 0x88b5, 0x1234, 0x0001];
+    f.extend_from_slice(&types[pick(rng, types.len())].to_be_bytes());
+    f.extend((0..pick(rng, 50)).map(|_| rng.next_u64() as u8));
+    f
+}
+
+/// Every entry of in_place_tables.json's tables: hits on every action,
+/// one of them (`wide`) with more data than a native call carries.
+fn entries(e: &mut Engine) {
+    let ex = |v: u128| MatchValue::Exact(v);
+    let adds: [(&str, Vec<MatchValue>, &str, Vec<u128>); 9] = [
+        (
+            "MyIngress.by_type",
+            vec![ex(0x0800)],
+            "MyIngress.set_queue",
+            vec![2],
+        ),
+        (
+            "MyIngress.by_type",
+            vec![ex(0x88b5)],
+            "MyIngress.set_queue",
+            vec![5],
+        ),
+        (
+            "MyIngress.by_port",
+            vec![ex(1)],
+            "MyIngress.to_port",
+            vec![2],
+        ),
+        ("MyIngress.by_port", vec![ex(2)], "MyIngress.stop", vec![]),
+        (
+            "MyIngress.by_port",
+            vec![ex(3)],
+            "MyIngress.wide",
+            (1..=9).collect(),
+        ),
+        (
+            "MyIngress.by_queue",
+            vec![ex(2), ex(2)],
+            "MyIngress.mark",
+            vec![3],
+        ),
+        (
+            "MyIngress.by_queue",
+            vec![ex(1), ex(5)],
+            "MyIngress.logged",
+            vec![9],
+        ),
+        (
+            "MyIngress.by_queue",
+            vec![ex(2), ex(5)],
+            "MyIngress.mark",
+            vec![4],
+        ),
+        ("MyIngress.by_queue", vec![ex(1), ex(7)], "NoAction", vec![]),
+    ];
+    for (table, keys, action, data) in adds {
+        e.table_add(table, keys, action, data, 0)
+            .expect("entry added");
+    }
+}
+
+/// The handle of `table`'s entry with these exact key values.
+fn handle(e: &Engine, table: &str, keys: &[u128]) -> u32 {
+    let keys = keys.iter().map(|&v| MatchValue::Exact(v)).collect();
+    e.table_find(table, keys, 0).expect("entry found")
+}
+
+#[test]
+fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
+    let engine = |jit| Engine::with_jit(IN_PLACE, TmConfig::default(), 1, jit).expect("loads");
+    let (mut native, mut interpreted) = (engine(true), engine(false));
+    let report = native.jit_report().1;
+    assert_eq!(report.interpreted, 0, "{:?}", report.fallbacks);
+    // config_table (keyless), by_type, by_port and by_queue.
+    assert_eq!(report.tables_in_place, 4);
+    let changes: [Change; 7] = [
+        |_| {},
+        entries,
+        |e| {
+            let h = handle(e, "MyIngress.by_port", &[1]);
+            e.table_modify(
+                "MyIngress.by_port",
+                h,
+                "MyIngress.wide",
+                (11..=19).collect(),
+            )
+            .expect("modified");
+            let h = handle(e, "MyIngress.by_port", &[3]);
+            e.table_modify("MyIngress.by_port", h, "MyIngress.to_port", vec![0])
+                .expect("modified");
+            let h = handle(e, "MyIngress.by_queue", &[2, 2]);
+            e.table_modify("MyIngress.by_queue", h, "MyIngress.logged", vec![6])
+                .expect("modified");
+        },
+        |e| {
+            e.table_set_default("MyIngress.by_port", "MyIngress.stop", vec![])
+                .expect("set");
+            e.table_set_default("MyIngress.config_table", "MyIngress.config", vec![7])
+                .expect("set");
+            e.table_set_default("MyIngress.by_queue", "MyIngress.mark", vec![40])
+                .expect("set");
+        },
+        |e| {
+            let h = handle(e, "MyIngress.by_type", &[0x0800]);
+            e.table_delete("MyIngress.by_type", h).expect("deleted");
+            let h = handle(e, "MyIngress.by_port", &[2]);
+            e.table_delete("MyIngress.by_port", h).expect("deleted");
+        },
+        |e| {
+            for t in ["by_port", "config_table", "by_queue"] {
+                e.table_reset_default(&format!("MyIngress.{t}"))
+                    .expect("reset");
+            }
+        },
+        |e| {
+            for t in ["by_type", "by_port", "by_queue"] {
+                e.table_clear(&format!("MyIngress.{t}")).expect("cleared");
+            }
+        },
+    ];
+    let mut rng = Rng::new(11);
+    let mut t_ns = 0;
+    for (step, change) in changes.iter().enumerate() {
+        change(&mut native);
+        change(&mut interpreted);
+        let sends: Vec<(u16, Vec<u8>, u64)> = (0..300)
+            .map(|_| {
+                t_ns += 1000;
+                (pick(&mut rng, 5) as u16, typed_frame(&mut rng), t_ns)
+            })
+            .collect();
+        let what = format!("change {step}");
+        let out = same_frames_out(&mut native, &mut interpreted, &sends, &what);
+        assert!(out > 50, "{what}: {out} frames out");
+    }
+}
+
+#[test]
+fn a_copy_of_the_state_applies_its_own_tables_in_place() {
+    let mut e = Engine::with_jit(IN_PLACE, TmConfig::default(), 1, true).expect("loads");
+    entries(&mut e);
+    let copy = e.main.st.clone();
+    let h = handle(&e, "MyIngress.by_port", &[1]);
+    e.table_modify("MyIngress.by_port", h, "MyIngress.to_port", vec![3])
+        .expect("modified");
+    e.table_set_default("MyIngress.config_table", "MyIngress.config", vec![9])
+        .expect("set");
+    let frame = |e: &mut Engine| {
+        let f = [&[0u8; 12][..], &[0x08, 0x00], &[0; 20]].concat();
+        e.send(1, &f, 1000).expect("sent");
+        e.drain();
+        e.take_received()
+    };
+    let changed = frame(&mut e);
+    // The copy's entries and views are its own: dropping the original's
+    // buffers (by changing them again) leaves the copy's lookups intact.
+    e.table_clear("MyIngress.by_port").expect("cleared");
+    e.main.st = copy;
+    let restored = frame(&mut e);
+    assert_eq!(changed.len(), 1);
+    assert_eq!(restored.len(), 1);
+    assert_eq!((changed[0].port, restored[0].port), (3, 2));
+    // config(cap) is written to the source address's low 32 bits.
+    assert_eq!(changed[0].frame[8..12], 9u32.to_be_bytes());
+    assert_eq!(restored[0].frame[8..12], 100u32.to_be_bytes());
 }
 
 #[test]

@@ -35,7 +35,9 @@ impl PyEngine {
 
     /// What runs as machine code: a dict with `enabled` (False under `--no-jit`), the
     /// numbers of blocks (actions and controls) `compiled` and `interpreted`, the
-    /// `fallbacks` as (block, reason) pairs, and `compile_us`, the time compiling took.
+    /// `fallbacks` as (block, reason) pairs, `compile_us`, the time compiling took, and
+    /// `tables_in_place`, the table applications compiled controls do without the
+    /// interpreter.
     fn jit_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (enabled, r) = self.engine(py).jit_report();
         let d = PyDict::new(py);
@@ -44,6 +46,7 @@ impl PyEngine {
         d.set_item("interpreted", r.interpreted)?;
         d.set_item("fallbacks", r.fallbacks)?;
         d.set_item("compile_us", r.compile_us)?;
+        d.set_item("tables_in_place", r.tables_in_place)?;
         Ok(d)
     }
 

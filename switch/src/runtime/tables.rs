@@ -174,11 +174,11 @@ impl Gress {
         let t = self.table_index(table)?;
         self.mutable_table(t)?;
         let a = self.checked_action(t, action, &data)?;
-        let e = self.st.tables[t].entry_mut(handle).ok_or_else(|| {
-            RuntimeError::NotFound(format!("table {table}: no entry with handle {handle}"))
-        })?;
-        e.action = EntryAction::Direct { action: a, data };
-        Ok(())
+        self.st.tables[t]
+            .set_action(handle, EntryAction::Direct { action: a, data })
+            .ok_or_else(|| {
+                RuntimeError::NotFound(format!("table {table}: no entry with handle {handle}"))
+            })
     }
 
     /// Points an indirect entry at another member or group.
@@ -191,11 +191,9 @@ impl Gress {
         let t = self.table_index(table)?;
         self.mutable_table(t)?;
         self.check_indirect(t, &target)?;
-        let e = self.st.tables[t].entry_mut(handle).ok_or_else(|| {
+        self.st.tables[t].set_action(handle, target).ok_or_else(|| {
             RuntimeError::NotFound(format!("table {table}: no entry with handle {handle}"))
-        })?;
-        e.action = target;
-        Ok(())
+        })
     }
 
     /// Deletes an entry.
@@ -252,7 +250,7 @@ impl Gress {
             )));
         }
         let a = self.checked_action(t, action, &data)?;
-        self.st.tables[t].default = Some(EntryAction::Direct { action: a, data });
+        self.st.tables[t].set_default(Some(EntryAction::Direct { action: a, data }));
         Ok(())
     }
 
@@ -264,7 +262,7 @@ impl Gress {
                 "table {table}: the default action is const"
             )));
         }
-        self.st.tables[t].default =
+        let default =
             self.prog.tables[t]
                 .default_entry
                 .as_ref()
@@ -272,13 +270,14 @@ impl Gress {
                     action: *a,
                     data: d.clone(),
                 });
+        self.st.tables[t].set_default(default);
         Ok(())
     }
 
     /// The default action's name and data.
     pub fn table_default(&self, table: &str) -> R<Option<(String, Vec<u128>)>> {
         let t = self.table_index(table)?;
-        Ok(match &self.st.tables[t].default {
+        Ok(match self.st.tables[t].default_action() {
             Some(EntryAction::Direct { action, data }) => Some((
                 self.prog.actions[*action as usize].name.clone(),
                 data.clone(),
