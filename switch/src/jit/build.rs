@@ -16,7 +16,7 @@ mod arith;
 mod arrays;
 mod tables;
 
-pub(super) use tables::calls_of;
+pub(super) use tables::{calls_of, hashed};
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -195,8 +195,8 @@ struct Tr<'a, 'b> {
     registers: Value,
     counters: Value,
     arrays: ArrayWords,
-    // By action: the function a table applied in place calls.
-    calls: Vec<Option<FuncRef>>,
+    // What tables applied in place call.
+    calls: Calls,
     // Tables applied in place so far.
     in_place: usize,
     // The block of each op that starts one (jump targets, resume points).
@@ -204,16 +204,23 @@ struct Tr<'a, 'b> {
     end: Block,
 }
 
+/// The functions a block's tables applied in place call.
+pub(super) struct Calls {
+    /// By action: the action's function (None: the action is left to the interpreter).
+    pub calls: Vec<Option<FuncRef>>,
+    /// [`super::run::packed_handle`], if a hashed table is applied in place.
+    pub lookup: Option<FuncRef>,
+}
+
 /// Translates `code` into the function `b` builds (signature: context
-/// pointer, start op as i32; status as i64); `calls` names, by action, the
-/// function of each action a table applied in place may call. Returns the
-/// number of tables it applies in place.
+/// pointer, start op as i32; status as i64), its tables applied in place
+/// calling `calls`. Returns the number of tables it applies in place.
 pub(super) fn translate(
     b: &mut FunctionBuilder<'_>,
     p: &Program,
     code: &Code,
     ptr: Type,
-    calls: Vec<Option<FuncRef>>,
+    calls: Calls,
 ) -> Result<usize, String> {
     let n = code.ops.len();
     let arrays = array_words();
@@ -272,7 +279,7 @@ pub(super) fn translate(
     let data = load_ptr(local, std::mem::offset_of!(Ctx, data));
     let data_len = load_ptr(local, std::mem::offset_of!(Ctx, data_len));
     let applies = code.ops.iter().any(|op| match *op {
-        Op::Table { table } => !calls_of(p, table as usize, &calls).is_empty(),
+        Op::Table { table } => !calls_of(p, table as usize, &calls.calls).is_empty(),
         _ => false,
     });
     let tables = load_ptr(
@@ -523,8 +530,7 @@ impl Tr<'_, '_> {
     fn op(&mut self, pc: usize) -> Result<bool, String> {
         let op = self.code.ops[pc];
         if let Op::Table { table } = op {
-            if !calls_of(self.p, table as usize, &self.calls).is_empty() {
-                self.apply_table(pc, table);
+            if self.apply_table(pc, table) {
                 self.in_place += 1;
                 return Ok(false);
             }

@@ -6,8 +6,9 @@
 //! constants, field and parameter reads, validity tests, every operator but
 //! division and modulo, casts, field stores, conditions and jumps, the
 //! entry test of an inlined table, register arrays' and counters' cells,
-//! read and written in place, and small exact tables applied in place (the
-//! lookup, and a call of the action's own function: `build::tables`).
+//! read and written in place, and exact tables of keys up to 64 bits applied
+//! in place (the lookup, and a call of the action's own function:
+//! `build::tables`).
 //! Left to the interpreter, one op at a time (the function returns to
 //! [`run`], which runs the op and calls again after it): other keyed tables
 //! and what they do (lookup, action, direct resources), primitives other
@@ -34,11 +35,11 @@ pub use run::{Native, Packer, Unpacker};
 
 use std::time::Instant;
 
-use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::ir::{types, AbiParam, Signature, Type, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 
 use crate::flat::{Code, Op};
 use crate::program::Program;
@@ -276,10 +277,30 @@ fn new_module() -> Result<JITModule, String> {
         .map_err(|e| format!("host not supported by cranelift: {e}"))?
         .finish(settings::Flags::new(flags))
         .map_err(|e| format!("cranelift: {e}"))?;
-    Ok(JITModule::new(JITBuilder::with_isa(
-        isa,
-        default_libcall_names(),
-    )))
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    builder.symbol(run::PACKED_HANDLE, run::packed_handle as *const u8);
+    Ok(JITModule::new(builder))
+}
+
+/// A signature of the host's calling convention.
+fn signature(module: &JITModule, params: &[Type], ret: Type) -> Signature {
+    let mut sig = module.make_signature();
+    sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+    sig.returns.push(AbiParam::new(ret));
+    sig
+}
+
+/// [`run::packed_handle`] imported into `func`.
+fn packed_handle(
+    module: &mut JITModule,
+    func: &mut cranelift_codegen::ir::Function,
+) -> Result<cranelift_codegen::ir::FuncRef, String> {
+    let ptr = module.target_config().pointer_type();
+    let sig = signature(module, &[ptr, types::I64], types::I32);
+    let id = module
+        .declare_function(run::PACKED_HANDLE, Linkage::Import, &sig)
+        .map_err(|e| e.to_string())?;
+    Ok(module.declare_func_in_func(id, func))
 }
 
 /// Translates and defines one block's function, with its limits and the
@@ -297,10 +318,7 @@ fn define(
     let code = block.code(p);
     let limits = build::check(p, code)?;
     let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(types::I32));
-    sig.returns.push(AbiParam::new(types::I64));
+    let sig = signature(module, &[ptr, types::I32], types::I64);
     let id = module
         .declare_anonymous_function(&sig)
         .map_err(|e| e.to_string())?;
@@ -309,9 +327,12 @@ fn define(
     let config = module.target_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let mut calls = vec![None; callable.len()];
+    let mut hashed = false;
     for op in &code.ops {
         if let Op::Table { table } = *op {
-            for a in build::calls_of(p, table as usize, callable) {
+            let actions = build::calls_of(p, table as usize, callable);
+            hashed |= !actions.is_empty() && build::hashed(p, table as usize);
+            for a in actions {
                 let slot = &mut calls[a as usize];
                 if let (None, Some(id)) = (*slot, callable[a as usize]) {
                     *slot = Some(module.declare_func_in_func(id, b.func));
@@ -319,7 +340,11 @@ fn define(
             }
         }
     }
-    let built = build::translate(&mut b, p, code, ptr, calls);
+    let lookup = match hashed {
+        true => Some(packed_handle(module, b.func)?),
+        false => None,
+    };
+    let built = build::translate(&mut b, p, code, ptr, build::Calls { calls, lookup });
     let in_place = match built {
         Ok(n) => {
             b.finalize(config);

@@ -336,6 +336,24 @@ fn interpret(
     run_from(p, st, pkt, code, data, regs, pc);
 }
 
+/// Name under which compiled code imports [`packed_handle`].
+pub(super) const PACKED_HANDLE: &str = "bufferlab_packed_handle";
+
+/// The handle of the entry of `table` whose key packs to `key`, or
+/// `u32::MAX`: how native code looks up an exact table hashed on a key of
+/// at most 64 bits (`build::tables`).
+///
+/// # Safety
+///
+/// `table` points at a live [`TableState`] that nothing changes during the call.
+pub(super) unsafe extern "C" fn packed_handle(table: *const TableState, key: u64) -> u32 {
+    // SAFETY: the caller's promise; native code passes the address of one of
+    // `st.tables` below the length `fits` checked, with Rust not running
+    // until the call returns.
+    let table = unsafe { &*table };
+    table.lookup_packed(key).unwrap_or(u32::MAX)
+}
+
 /// Signature of a packing function: field slots, output bytes.
 type PackEntry = unsafe extern "C" fn(*const u64, *mut u8);
 

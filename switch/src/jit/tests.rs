@@ -420,10 +420,14 @@ fn programs_forward_the_same_frames_with_and_without_machine_code() {
 /// A change to in_place_tables.json's tables, made to both engines alike.
 type Change = fn(&mut Engine);
 
-/// An Ethernet frame of one of the ether types in_place_tables.json's
-/// `by_type` is given entries for (or none).
+/// An Ethernet frame to one of the addresses in_place_tables.json's `by_dst`
+/// is given entries for (or another), of one of the ether types `by_type` is
+/// given entries for (or another).
 fn typed_frame(rng: &mut Rng) -> Vec<u8> {
     let mut f: Vec<u8> = (0..12).map(|_| rng.next_u64() as u8).collect();
+    if pick(rng, 3) != 0 {
+        f[..6].copy_from_slice(&[0, 0, 0, 0, 0, 1 + pick(rng, 2) as u8]);
+    }
     let types: [u16; 4] = [0x0800, 0x88b5, 0x1234, 0x0001];
     f.extend_from_slice(&types[pick(rng, types.len())].to_be_bytes());
     f.extend((0..pick(rng, 50)).map(|_| rng.next_u64() as u8));
@@ -434,7 +438,7 @@ fn typed_frame(rng: &mut Rng) -> Vec<u8> {
 /// one of them (`wide`) with more data than a native call carries.
 fn entries(e: &mut Engine) {
     let ex = |v: u128| MatchValue::Exact(v);
-    let adds: [(&str, Vec<MatchValue>, &str, Vec<u128>); 9] = [
+    let adds: [(&str, Vec<MatchValue>, &str, Vec<u128>); 11] = [
         (
             "MyIngress.by_type",
             vec![ex(0x0800)],
@@ -460,6 +464,13 @@ fn entries(e: &mut Engine) {
             "MyIngress.wide",
             (1..=9).collect(),
         ),
+        (
+            "MyIngress.by_dst",
+            vec![ex(1)],
+            "MyIngress.to_port",
+            vec![4],
+        ),
+        ("MyIngress.by_dst", vec![ex(2)], "MyIngress.mark", vec![8]),
         (
             "MyIngress.by_queue",
             vec![ex(2), ex(2)],
@@ -498,8 +509,8 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
     let (mut native, mut interpreted) = (engine(true), engine(false));
     let report = native.jit_report().1;
     assert_eq!(report.interpreted, 0, "{:?}", report.fallbacks);
-    // config_table (keyless), by_type, by_port and by_queue.
-    assert_eq!(report.tables_in_place, 4);
+    // config_table (keyless), by_type, by_port, by_queue and by_dst (hashed).
+    assert_eq!(report.tables_in_place, 5);
     let changes: [Change; 7] = [
         |_| {},
         entries,
@@ -518,6 +529,9 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
             let h = handle(e, "MyIngress.by_queue", &[2, 2]);
             e.table_modify("MyIngress.by_queue", h, "MyIngress.logged", vec![6])
                 .expect("modified");
+            let h = handle(e, "MyIngress.by_dst", &[2]);
+            e.table_modify("MyIngress.by_dst", h, "MyIngress.to_port", vec![1])
+                .expect("modified");
         },
         |e| {
             e.table_set_default("MyIngress.by_port", "MyIngress.stop", vec![])
@@ -526,21 +540,25 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
                 .expect("set");
             e.table_set_default("MyIngress.by_queue", "MyIngress.mark", vec![40])
                 .expect("set");
+            e.table_set_default("MyIngress.by_dst", "MyIngress.mark", vec![5])
+                .expect("set");
         },
         |e| {
             let h = handle(e, "MyIngress.by_type", &[0x0800]);
             e.table_delete("MyIngress.by_type", h).expect("deleted");
             let h = handle(e, "MyIngress.by_port", &[2]);
             e.table_delete("MyIngress.by_port", h).expect("deleted");
+            let h = handle(e, "MyIngress.by_dst", &[1]);
+            e.table_delete("MyIngress.by_dst", h).expect("deleted");
         },
         |e| {
-            for t in ["by_port", "config_table", "by_queue"] {
+            for t in ["by_port", "config_table", "by_queue", "by_dst"] {
                 e.table_reset_default(&format!("MyIngress.{t}"))
                     .expect("reset");
             }
         },
         |e| {
-            for t in ["by_type", "by_port", "by_queue"] {
+            for t in ["by_type", "by_port", "by_queue", "by_dst"] {
                 e.table_clear(&format!("MyIngress.{t}")).expect("cleared");
             }
         },

@@ -1,14 +1,15 @@
 //! Exact tables applied in place. A table whose key is whole fields of at
-//! most [`DIRECT_BITS`] bits together (or that has no key), with no direct
-//! resource, no action profile and no extern bound to it, is looked up by
-//! the control's own code: the packed key indexes the direct index's slots
-//! through the table's [`NativeView`], the handle found (or the miss) names
-//! a [`NativeCall`], and an action compiled without an op left to the
-//! interpreter is called straight from there with the call's data, the
-//! control going on at the table's successor. Anything else the lookup
-//! finds (an action that leaves ops, a profile's member, a keyless table
-//! with entries) returns the table op to the interpreter, before anything
-//! has changed, so it applies the table as it would have.
+//! most 64 bits together (or that has no key), with no direct resource, no
+//! action profile and no extern bound to it, is looked up by the control's
+//! own code: a packed key of at most [`DIRECT_BITS`] bits indexes the direct
+//! index's slots through the table's [`NativeView`], a wider one goes to
+//! [`crate::jit::run::packed_handle`] (the hash map stays Rust's); the
+//! handle found (or the miss) names a [`NativeCall`], and an action compiled
+//! without an op left to the interpreter is called straight from there with
+//! the call's data, the control going on at the table's successor. Anything
+//! else the lookup finds (an action that leaves ops, a profile's member, a
+//! keyless table with entries) returns the table op to the interpreter,
+//! before anything has changed, so it applies the table as it would have.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -28,12 +29,9 @@ pub(in crate::jit) fn in_place(p: &Program, t: usize) -> bool {
         return false;
     };
     let key = match &def.field_key {
-        Some(key) => {
-            key.iter().map(|&(_, w)| w).sum::<u32>() <= DIRECT_BITS
-                && key
-                    .iter()
-                    .all(|&(f, _)| p.fields.get(f as usize).is_some_and(|fi| fi.width <= 64))
-        }
+        Some(key) => key
+            .iter()
+            .all(|&(f, _)| p.fields.get(f as usize).is_some_and(|fi| fi.width <= 64)),
         // A keyless table with a const default is inlined (`Op::Inline`):
         // its table op runs only once it has entries, which native code
         // leaves to the interpreter.
@@ -47,6 +45,15 @@ pub(in crate::jit) fn in_place(p: &Program, t: usize) -> bool {
         && !externs.lpfs.iter().any(|e| bound(e.binding))
         && !externs.wreds.iter().any(|e| bound(e.binding))
         && !externs.register_actions.iter().any(|e| bound(e.binding))
+}
+
+/// Whether table `t`'s key is too wide for the direct index, so its
+/// exact index hashes it ([`crate::exact::ExactIndex`]).
+pub(in crate::jit) fn hashed(p: &Program, t: usize) -> bool {
+    p.tables
+        .get(t)
+        .and_then(|def| def.field_key.as_ref())
+        .is_some_and(|key| key.iter().map(|&(_, w)| w).sum::<u32>() > DIRECT_BITS)
 }
 
 /// The actions table `t` may run that native code calls in place (those
@@ -74,8 +81,18 @@ fn view_at(t: u32, field: usize) -> usize {
 impl Tr<'_, '_> {
     /// Applies table `t`, the op at `pc`, in place: lookup, the action's
     /// call, and a jump to the successor (or the op returned to the
-    /// interpreter, see the module doc).
-    pub(super) fn apply_table(&mut self, pc: usize, t: u32) {
+    /// interpreter, see the module doc); false (nothing emitted) when it
+    /// cannot: none of its actions can be called, or it is hashed and the
+    /// block has no lookup function.
+    pub(super) fn apply_table(&mut self, pc: usize, t: u32) -> bool {
+        if self.in_place_calls(t).is_empty() {
+            return false;
+        }
+        let lookup = match (hashed(self.p, t as usize), self.calls.lookup) {
+            (true, None) => return false,
+            (true, lookup) => lookup,
+            (false, _) => None,
+        };
         let flags = MemFlagsData::trusted();
         let ptr = self.ptr;
         let left = self.b.create_block();
@@ -92,13 +109,24 @@ impl Tr<'_, '_> {
                     let shifted = self.b.ins().ishl_imm_u(k, i64::from(w));
                     k = self.b.ins().bor(shifted, v);
                 }
-                let slots_len = self.view_word(t, std::mem::offset_of!(NativeView, slots_len));
-                let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, k, slots_len);
-                self.go_on_if(inside, miss);
-                let slots = self.view_word(t, std::mem::offset_of!(NativeView, slots));
-                let slot = self.b.ins().ishl_imm_u(k, 2);
-                let slot = self.b.ins().iadd(slots, slot);
-                let h = self.b.ins().load(types::I32, flags, slot, 0);
+                let h = match lookup {
+                    Some(lookup) => {
+                        let state = t as usize * std::mem::size_of::<TableState>();
+                        let state = self.b.ins().iadd_imm_s(self.tables, state as i64);
+                        let found = self.b.ins().call(lookup, &[state, k]);
+                        self.b.inst_results(found)[0]
+                    }
+                    None => {
+                        let slots_len =
+                            self.view_word(t, std::mem::offset_of!(NativeView, slots_len));
+                        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, k, slots_len);
+                        self.go_on_if(inside, miss);
+                        let slots = self.view_word(t, std::mem::offset_of!(NativeView, slots));
+                        let slot = self.b.ins().ishl_imm_u(k, 2);
+                        let slot = self.b.ins().iadd(slots, slot);
+                        self.b.ins().load(types::I32, flags, slot, 0)
+                    }
+                };
                 let h = self.b.ins().uextend(types::I64, h);
                 let some = self
                     .b
@@ -162,6 +190,7 @@ impl Tr<'_, '_> {
         self.successor(hit, hit_miss, otherwise);
         self.b.switch_to_block(left);
         self.ret(LEFT + pc as u64);
+        true
     }
 
     /// The word at `field` of table `t`'s [`NativeView`].
@@ -181,9 +210,10 @@ impl Tr<'_, '_> {
 
     /// The actions table `t` calls in place, each with its function.
     fn in_place_calls(&self, t: u32) -> Vec<(u32, FuncRef)> {
-        calls_of(self.p, t as usize, &self.calls)
+        let calls = &self.calls.calls;
+        calls_of(self.p, t as usize, calls)
             .into_iter()
-            .filter_map(|a| Some((a, self.calls.get(a as usize).copied().flatten()?)))
+            .filter_map(|a| Some((a, calls.get(a as usize).copied().flatten()?)))
             .collect()
     }
 
