@@ -7,10 +7,10 @@
 //! interpreter). The flat code's registers become SSA variables (128-bit, as
 //! the interpreter's); field loads, compares and stores stay 64-bit, as the
 //! slots are. Register arrays and counters are read and written in place
-//! ([`arrays`]). An op left to the interpreter (tables, primitives, trees,
-//! 128-bit division) stores the live registers into the context and
-//! returns; the driver runs the op and calls again at the next op, whose
-//! entry reloads them.
+//! ([`arrays`]), and exact tables applied in place ([`tables`]). An op left
+//! to the interpreter (other tables, primitives, trees, 128-bit division)
+//! stores the live registers into the context and returns; the driver runs
+//! the op and calls again at the next op, whose entry reloads them.
 
 mod arith;
 mod arrays;
