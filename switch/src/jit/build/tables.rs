@@ -21,9 +21,10 @@ use crate::jit::run::{Ctx, EXIT, LEFT};
 use crate::program::{Node, Program};
 use crate::tables::{NativeCall, NativeView, TableState, LEN_OFFSET, NO_ACTION, VIEW_OFFSET};
 
-/// Whether native code may apply table `t` in place: its key (or its lack of
-/// one) indexes the direct form, and applying it touches nothing but the
-/// action it runs (no direct counter, meter or extern, no profile).
+/// Whether native code may apply table `t` in place: its key is whole
+/// fields packed into at most 64 bits (or it has none), and applying it
+/// touches nothing but the action it runs (no direct counter, meter or
+/// extern, no profile).
 pub(in crate::jit) fn in_place(p: &Program, t: usize) -> bool {
     let Some(def) = p.tables.get(t) else {
         return false;
