@@ -102,7 +102,7 @@ impl ExactIndex {
 
 /// The components of a key of at most 64 bits, concatenated most significant first.
 #[inline]
-fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
+pub(crate) fn pack(keys: &[TableKey], key: &[u128]) -> u64 {
     keys.iter()
         .zip(key)
         .fold(0u64, |acc, (k, &v)| shift_in(acc, k.width, v as u64))
@@ -127,19 +127,11 @@ fn shift_in(acc: u64, width: u32, v: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{Expr, MatchKind};
+    use crate::program::MatchKind;
 
     fn keys(widths: &[u32]) -> Vec<TableKey> {
-        widths
-            .iter()
-            .map(|&width| TableKey {
-                name: format!("k{width}"),
-                kind: MatchKind::Exact,
-                expr: Expr::Const(0),
-                width,
-                mask: None,
-            })
-            .collect()
+        let exact = |&width: &u32| TableKey::of(MatchKind::Exact, width);
+        widths.iter().map(exact).collect()
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod jit;
 pub mod keys;
 pub mod live;
 pub mod load;
+pub mod lpm;
 pub mod packet;
 pub mod program;
 pub mod py;

@@ -610,6 +610,21 @@ pub struct TableKey {
     pub mask: Option<u128>,
 }
 
+#[cfg(test)]
+impl TableKey {
+    /// A component of `kind` and `width` bits, unmasked, whose value the
+    /// tests of an index give it (a constant 0 as its source).
+    pub(crate) fn of(kind: MatchKind, width: u32) -> TableKey {
+        TableKey {
+            name: format!("k{width}"),
+            kind,
+            expr: Expr::Const(0),
+            width,
+            mask: None,
+        }
+    }
+}
+
 /// One match field of a table as the control plane (P4Info) sees it. A
 /// field wider than 128 bits is looked up as several `u128` components, so
 /// exact hashing and entry storage stay as for narrow keys.
@@ -676,9 +691,9 @@ pub struct TableDef {
     pub fields: Vec<MatchField>,
     /// Lookup structure.
     pub lookup: LookupKind,
-    /// An exact key made of whole plain fields, at most 64 bits together:
-    /// (slot, width) most significant first, packed straight from the PHV
-    /// for the exact index instead of evaluating the key.
+    /// An exact or LPM key made of whole plain fields, at most 64 bits
+    /// together: (slot, width) most significant first, packed straight from
+    /// the PHV for the exact or LPM index instead of evaluating the key.
     pub field_key: Option<Box<[(FieldId, u32)]>>,
     /// Implementation type.
     pub ty: TableType,

@@ -7,6 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::bits::mask;
 use crate::error::RuntimeError;
 use crate::exact::ExactIndex;
+use crate::lpm::LpmIndex;
 use crate::program::{LookupKind, MatchKind, TableDef, TableKey};
 use crate::state::{CounterCell, MeterCell};
 
@@ -133,8 +134,8 @@ pub struct TableState {
     len: usize,
     // Created with the first entry, in the form the key's widths call for.
     exact: Option<ExactIndex>,
-    // Prefix length (longest first) → masked key → handle.
-    lpm: Vec<(u32, KeyMap)>,
+    // Used by LPM tables.
+    lpm: LpmIndex,
     // Handles sorted by (priority, handle).
     ordered: Vec<u32>,
     // Default action (on miss).
@@ -334,10 +335,13 @@ impl TableState {
             .filter_map(|(i, e)| e.as_ref().map(|e| (i as u32, e)))
     }
 
-    /// The entry an exact table's packed key finds (see [`TableDef::field_key`]).
+    /// The entry an exact or LPM table's packed key finds (see [`TableDef::field_key`]).
     #[inline]
     pub fn lookup_packed(&self, key: u64) -> Option<u32> {
-        self.exact.as_ref()?.get_packed(key)
+        match &self.exact {
+            Some(exact) => exact.get_packed(key),
+            None => self.lpm.get_packed(key),
+        }
     }
 
     /// Looks up `key` (one value per key element, masks applied); returns the handle.
@@ -345,19 +349,7 @@ impl TableState {
     pub fn lookup(&self, def: &TableDef, key: &[u128], scratch: &mut Vec<u128>) -> Option<u32> {
         match def.lookup {
             LookupKind::Exact => self.exact.as_ref()?.get(&def.keys, key),
-            LookupKind::Lpm => {
-                let li = def.keys.iter().position(|k| k.kind == MatchKind::Lpm)?;
-                let width = def.keys[li].width;
-                scratch.clear();
-                scratch.extend_from_slice(key);
-                for (plen, map) in &self.lpm {
-                    scratch[li] = key[li] & prefix_mask(width, *plen);
-                    if let Some(h) = map.get(&scratch[..]) {
-                        return Some(*h);
-                    }
-                }
-                None
-            }
+            LookupKind::Lpm => self.lpm.get(&def.keys, key, scratch),
             LookupKind::Ordered => self.ordered.iter().copied().find(|&h| {
                 let Some(e) = &self.entries[h as usize] else {
                     return false;
@@ -490,18 +482,7 @@ impl TableState {
             }
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, &entry.keys);
-                let pos = match self.lpm.iter().position(|(p, _)| *p <= plen) {
-                    Some(i) if self.lpm[i].0 == plen => i,
-                    Some(i) => {
-                        self.lpm.insert(i, (plen, KeyMap::default()));
-                        i
-                    }
-                    None => {
-                        self.lpm.push((plen, KeyMap::default()));
-                        self.lpm.len() - 1
-                    }
-                };
-                self.lpm[pos].1.insert(k, handle);
+                self.lpm.insert(&def.keys, &k, plen, handle);
             }
             LookupKind::Ordered => {
                 let prio = entry.priority;
@@ -529,10 +510,7 @@ impl TableState {
                 .get(&def.keys, &Self::hash_key(def, keys).0),
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, keys);
-                self.lpm
-                    .iter()
-                    .find(|(p, _)| *p == plen)
-                    .and_then(|(_, m)| m.get(&k).copied())
+                self.lpm.find(&def.keys, &k, plen)
             }
             LookupKind::Ordered => self.ordered.iter().copied().find(|&h| {
                 self.entries[h as usize]
@@ -559,12 +537,7 @@ impl TableState {
             }
             LookupKind::Lpm => {
                 let (k, plen) = Self::hash_key(def, &entry.keys);
-                if let Some(i) = self.lpm.iter().position(|(p, _)| *p == plen) {
-                    self.lpm[i].1.remove(&k);
-                    if self.lpm[i].1.is_empty() {
-                        self.lpm.remove(i);
-                    }
-                }
+                self.lpm.remove(&def.keys, &k, plen);
             }
             LookupKind::Ordered => self.ordered.retain(|&h| h != handle),
         }
@@ -599,20 +572,14 @@ pub struct ProfileState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{Expr, MatchField, TableType};
+    use crate::program::{MatchField, TableType};
 
     fn def(kinds: &[(MatchKind, u32)], lookup: LookupKind) -> TableDef {
         TableDef {
             name: "t".into(),
             keys: kinds
                 .iter()
-                .map(|&(kind, width)| TableKey {
-                    name: "k".into(),
-                    kind,
-                    expr: Expr::Const(0),
-                    width,
-                    mask: None,
-                })
+                .map(|&(kind, width)| TableKey::of(kind, width))
                 .collect(),
             fields: kinds
                 .iter()

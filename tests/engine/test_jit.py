@@ -32,12 +32,12 @@ def test_jit_info_counts_the_blocks_and_the_interpreter_reports_none():
 
 
 def test_jit_info_counts_the_tables_applied_in_place():
-    # l3.json: the 48-bit exact dmac; its LPM table has direct counters, so the
-    # interpreter applies it.
-    assert Engine(L3).jit_info()["tables_in_place"] == 1
-    # A keyless table with a settable default and exact ones of 16, 9, 48 and 12 bits.
+    # l3.json: the 48-bit exact dmac and the LPM ipv4_lpm with its direct counters.
+    assert Engine(L3).jit_info()["tables_in_place"] == 2
+    # A keyless table with a settable default, exact ones of 16, 9, 48 and 12
+    # bits and an LPM one of 51.
     info = Engine(FIXTURES / "in_place_tables.json").jit_info()
-    assert (info["tables_in_place"], info["interpreted"]) == (5, 0)
+    assert (info["tables_in_place"], info["interpreted"]) == (6, 0)
 
 
 def test_both_modes_route_the_same_frame():

@@ -16,7 +16,7 @@ mod arith;
 mod arrays;
 mod tables;
 
-pub(super) use tables::{calls_of, hashed};
+pub(super) use tables::{by_lookup, calls_of};
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -208,8 +208,11 @@ struct Tr<'a, 'b> {
 pub(super) struct Calls {
     /// By action: the action's function (None: the action is left to the interpreter).
     pub calls: Vec<Option<FuncRef>>,
-    /// [`super::run::packed_handle`], if a hashed table is applied in place.
+    /// [`super::run::packed_handle`], if a table looked up by it
+    /// ([`by_lookup`]) is applied in place.
     pub lookup: Option<FuncRef>,
+    /// [`super::run::count_hit`], if a table with direct counters is applied in place.
+    pub count: Option<FuncRef>,
 }
 
 /// Translates `code` into the function `b` builds (signature: context

@@ -6,12 +6,12 @@
 //! constants, field and parameter reads, validity tests, every operator but
 //! division and modulo, casts, field stores, conditions and jumps, the
 //! entry test of an inlined table, register arrays' and counters' cells,
-//! read and written in place, and exact tables of keys up to 64 bits applied
-//! in place (the lookup, and a call of the action's own function:
-//! `build::tables`).
+//! read and written in place, and exact and LPM tables of keys up to 64 bits
+//! applied in place (the lookup, a direct counter, and a call of the
+//! action's own function: `build::tables`).
 //! Left to the interpreter, one op at a time (the function returns to
 //! [`run`], which runs the op and calls again after it): other keyed tables
-//! and what they do (lookup, action, direct resources), primitives other
+//! and what they do (lookup, action, direct meters), primitives other
 //! than assignment, expressions kept as trees, and 128-bit `/` and `%`. A
 //! block that cannot be translated (a slot out of range, a Cranelift error)
 //! stays interpreted as a whole; [`Report`] says which and why.
@@ -279,26 +279,31 @@ fn new_module() -> Result<JITModule, String> {
         .map_err(|e| format!("cranelift: {e}"))?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     builder.symbol(run::PACKED_HANDLE, run::packed_handle as *const u8);
+    builder.symbol(run::COUNT_HIT, run::count_hit as *const u8);
     Ok(JITModule::new(builder))
 }
 
 /// A signature of the host's calling convention.
-fn signature(module: &JITModule, params: &[Type], ret: Type) -> Signature {
+fn signature(module: &JITModule, params: &[Type], returns: &[Type]) -> Signature {
     let mut sig = module.make_signature();
     sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-    sig.returns.push(AbiParam::new(ret));
+    sig.returns
+        .extend(returns.iter().map(|&t| AbiParam::new(t)));
     sig
 }
 
-/// [`run::packed_handle`] imported into `func`.
-fn packed_handle(
+/// The Rust function imported as `name` (one `JITBuilder::symbol` names)
+/// declared in `func`.
+fn import(
     module: &mut JITModule,
     func: &mut cranelift_codegen::ir::Function,
+    name: &str,
+    params: &[Type],
+    returns: &[Type],
 ) -> Result<cranelift_codegen::ir::FuncRef, String> {
-    let ptr = module.target_config().pointer_type();
-    let sig = signature(module, &[ptr, types::I64], types::I32);
+    let sig = signature(module, params, returns);
     let id = module
-        .declare_function(run::PACKED_HANDLE, Linkage::Import, &sig)
+        .declare_function(name, Linkage::Import, &sig)
         .map_err(|e| e.to_string())?;
     Ok(module.declare_func_in_func(id, func))
 }
@@ -318,7 +323,7 @@ fn define(
     let code = block.code(p);
     let limits = build::check(p, code)?;
     let ptr = module.target_config().pointer_type();
-    let sig = signature(module, &[ptr, types::I32], types::I64);
+    let sig = signature(module, &[ptr, types::I32], &[types::I64]);
     let id = module
         .declare_anonymous_function(&sig)
         .map_err(|e| e.to_string())?;
@@ -327,11 +332,13 @@ fn define(
     let config = module.target_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let mut calls = vec![None; callable.len()];
-    let mut hashed = false;
+    let (mut looked_up, mut counted) = (false, false);
     for op in &code.ops {
         if let Op::Table { table } = *op {
             let actions = build::calls_of(p, table as usize, callable);
-            hashed |= !actions.is_empty() && build::hashed(p, table as usize);
+            let t = table as usize;
+            looked_up |= !actions.is_empty() && build::by_lookup(p, t);
+            counted |= !actions.is_empty() && p.tables[t].with_counters;
             for a in actions {
                 let slot = &mut calls[a as usize];
                 if let (None, Some(id)) = (*slot, callable[a as usize]) {
@@ -340,11 +347,22 @@ fn define(
             }
         }
     }
-    let lookup = match hashed {
-        true => Some(packed_handle(module, b.func)?),
+    let (key, handle) = ([ptr, types::I64], [types::I32]);
+    let lookup = match looked_up {
+        true => Some(import(module, b.func, run::PACKED_HANDLE, &key, &handle)?),
         false => None,
     };
-    let built = build::translate(&mut b, p, code, ptr, build::Calls { calls, lookup });
+    let hit = [ptr, types::I32, types::I64];
+    let count = match counted {
+        true => Some(import(module, b.func, run::COUNT_HIT, &hit, &[])?),
+        false => None,
+    };
+    let calls = build::Calls {
+        calls,
+        lookup,
+        count,
+    };
+    let built = build::translate(&mut b, p, code, ptr, calls);
     let in_place = match built {
         Ok(n) => {
             b.finalize(config);

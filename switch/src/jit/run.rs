@@ -45,7 +45,7 @@ pub(super) struct Ctx {
     /// Its length in values.
     pub(super) data_len: usize,
     /// `st.tables`.
-    pub(super) tables: *const TableState,
+    pub(super) tables: *mut TableState,
     /// `st.registers`: each array's cells found through [`VecWords`].
     pub(super) registers: *mut Vec<u128>,
     /// `st.counters`, likewise.
@@ -217,7 +217,7 @@ pub(crate) fn run(
         valid: std::ptr::null(),
         data: data.as_ptr(),
         data_len: data.len(),
-        tables: std::ptr::null(),
+        tables: std::ptr::null_mut(),
         registers: std::ptr::null_mut(),
         counters: std::ptr::null_mut(),
         ingress_len: 0,
@@ -251,7 +251,7 @@ fn enter(
     ctx.regs = regs.map_or(std::ptr::null_mut(), |r| r);
     ctx.fields = pkt.phv.fields.as_mut_ptr();
     ctx.valid = pkt.phv.valid.as_ptr();
-    ctx.tables = st.tables.as_ptr();
+    ctx.tables = st.tables.as_mut_ptr();
     ctx.registers = st.registers.as_mut_ptr();
     ctx.counters = st.counters.as_mut_ptr();
     ctx.ingress_len = u64::from(pkt.ingress_len);
@@ -352,6 +352,26 @@ pub(super) unsafe extern "C" fn packed_handle(table: *const TableState, key: u64
     // until the call returns.
     let table = unsafe { &*table };
     table.lookup_packed(key).unwrap_or(u32::MAX)
+}
+
+/// Name under which compiled code imports [`count_hit`].
+pub(super) const COUNT_HIT: &str = "bufferlab_count_hit";
+
+/// Counts a packet of `bytes` bytes on the direct counter of `table`'s entry
+/// `handle` (nothing when there is no such entry): how native code applying
+/// a table with direct counters in place counts a hit (`build::tables`).
+///
+/// # Safety
+///
+/// `table` points at a live [`TableState`] that nothing else uses during the call.
+pub(super) unsafe extern "C" fn count_hit(table: *mut TableState, handle: u32, bytes: u64) {
+    // SAFETY: the caller's promise; native code passes the address of one of
+    // `st.tables` (taken from the `&mut State` the call borrows) below the
+    // length `fits` checked, with Rust not running until the call returns.
+    let table = unsafe { &mut *table };
+    if let Some(entry) = table.entry_mut(handle) {
+        entry.counter.count(bytes);
+    }
 }
 
 /// Signature of a packing function: field slots, output bytes.

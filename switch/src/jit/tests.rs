@@ -13,6 +13,7 @@ use crate::flat::{Op, REGS};
 use crate::hash::Rng;
 use crate::packet::Packet;
 use crate::program::{BinOp, CounterDef, Expr, LValue, MatchKind, Prim, RegisterDef};
+use crate::state::CounterCell;
 use crate::tables::MatchValue;
 use bufferlab_tm::TmConfig;
 
@@ -370,7 +371,20 @@ fn same_frames_out(
     let got = native.take_received();
     assert_eq!(got, interpreted.take_received(), "{what}");
     assert_eq!(native.stats, interpreted.stats, "{what}");
+    assert_eq!(
+        direct_counters(native),
+        direct_counters(interpreted),
+        "{what}"
+    );
     got.len()
+}
+
+/// Every entry's direct counter: (table, handle, counter).
+fn direct_counters(e: &Engine) -> Vec<(usize, u32, CounterCell)> {
+    let tables = e.main.st.tables.iter().enumerate();
+    tables
+        .flat_map(|(t, s)| s.iter().map(move |(h, entry)| (t, h, entry.counter)))
+        .collect()
 }
 
 /// `json` loaded with and without machine code, entries added by [`fill`],
@@ -434,11 +448,23 @@ fn typed_frame(rng: &mut Rng) -> Vec<u8> {
     f
 }
 
+/// A `route` key of in_place_tables.json: the queue, and a prefix of the
+/// source address's top `prefix` bits.
+fn route_key(queue: u128, top: u128, prefix: u32) -> Vec<MatchValue> {
+    vec![MatchValue::Exact(queue), MatchValue::Lpm(top << 40, prefix)]
+}
+
+/// The handle of in_place_tables.json's `route` entry with this key.
+fn route_handle(e: &Engine, key: Vec<MatchValue>) -> u32 {
+    e.table_find("MyIngress.route", key, 0)
+        .expect("entry found")
+}
+
 /// Every entry of in_place_tables.json's tables: hits on every action,
 /// one of them (`wide`) with more data than a native call carries.
 fn entries(e: &mut Engine) {
     let ex = |v: u128| MatchValue::Exact(v);
-    let adds: [(&str, Vec<MatchValue>, &str, Vec<u128>); 11] = [
+    let adds: [(&str, Vec<MatchValue>, &str, Vec<u128>); 16] = [
         (
             "MyIngress.by_type",
             vec![ex(0x0800)],
@@ -490,6 +516,31 @@ fn entries(e: &mut Engine) {
             vec![4],
         ),
         ("MyIngress.by_queue", vec![ex(1), ex(7)], "NoAction", vec![]),
+        (
+            "MyIngress.route",
+            route_key(2, 0, 0),
+            "MyIngress.mark",
+            vec![1],
+        ),
+        (
+            "MyIngress.route",
+            route_key(2, 0x80, 1),
+            "MyIngress.mark",
+            vec![5],
+        ),
+        (
+            "MyIngress.route",
+            route_key(2, 0xc0, 3),
+            "MyIngress.stop",
+            vec![],
+        ),
+        (
+            "MyIngress.route",
+            route_key(5, 0x40, 2),
+            "MyIngress.logged",
+            vec![3],
+        ),
+        ("MyIngress.route", route_key(7, 0, 4), "NoAction", vec![]),
     ];
     for (table, keys, action, data) in adds {
         e.table_add(table, keys, action, data, 0)
@@ -509,8 +560,9 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
     let (mut native, mut interpreted) = (engine(true), engine(false));
     let report = native.jit_report().1;
     assert_eq!(report.interpreted, 0, "{:?}", report.fallbacks);
-    // config_table (keyless), by_type, by_port, by_queue and by_dst (hashed).
-    assert_eq!(report.tables_in_place, 5);
+    // config_table (keyless), by_type, by_port, by_queue, by_dst (hashed)
+    // and route (LPM).
+    assert_eq!(report.tables_in_place, 6);
     let changes: [Change; 7] = [
         |_| {},
         entries,
@@ -532,6 +584,12 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
             let h = handle(e, "MyIngress.by_dst", &[2]);
             e.table_modify("MyIngress.by_dst", h, "MyIngress.to_port", vec![1])
                 .expect("modified");
+            let h = route_handle(e, route_key(2, 0x80, 1));
+            e.table_modify("MyIngress.route", h, "MyIngress.logged", vec![2])
+                .expect("modified");
+            let h = route_handle(e, route_key(5, 0x40, 2));
+            e.table_modify("MyIngress.route", h, "MyIngress.mark", vec![6])
+                .expect("modified");
         },
         |e| {
             e.table_set_default("MyIngress.by_port", "MyIngress.stop", vec![])
@@ -542,6 +600,8 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
                 .expect("set");
             e.table_set_default("MyIngress.by_dst", "MyIngress.mark", vec![5])
                 .expect("set");
+            e.table_set_default("MyIngress.route", "MyIngress.mark", vec![9])
+                .expect("set");
         },
         |e| {
             let h = handle(e, "MyIngress.by_type", &[0x0800]);
@@ -550,15 +610,17 @@ fn tables_applied_in_place_run_as_interpreted_through_every_change_to_them() {
             e.table_delete("MyIngress.by_port", h).expect("deleted");
             let h = handle(e, "MyIngress.by_dst", &[1]);
             e.table_delete("MyIngress.by_dst", h).expect("deleted");
+            let h = route_handle(e, route_key(2, 0, 0));
+            e.table_delete("MyIngress.route", h).expect("deleted");
         },
         |e| {
-            for t in ["by_port", "config_table", "by_queue", "by_dst"] {
+            for t in ["by_port", "config_table", "by_queue", "by_dst", "route"] {
                 e.table_reset_default(&format!("MyIngress.{t}"))
                     .expect("reset");
             }
         },
         |e| {
-            for t in ["by_type", "by_port", "by_queue", "by_dst"] {
+            for t in ["by_type", "by_port", "by_queue", "by_dst", "route"] {
                 e.table_clear(&format!("MyIngress.{t}")).expect("cleared");
             }
         },

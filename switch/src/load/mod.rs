@@ -392,7 +392,7 @@ mod tests {
     }
 
     #[test]
-    fn exact_keys_of_plain_fields_pack_from_the_phv() {
+    fn exact_and_lpm_keys_of_plain_fields_pack_from_the_phv() {
         let p = load(include_str!("../../../tests/engine/fixtures/tables.json"))
             .expect("fixture loads");
         let table = |name: &str| {
@@ -406,17 +406,21 @@ mod tests {
             .iter()
             .position(|f| f.name == "ipv4.dstAddr")
             .expect("ipv4.dstAddr is a field") as FieldId;
+        let protocol = p
+            .fields
+            .iter()
+            .position(|f| f.name == "ipv4.protocol")
+            .expect("ipv4.protocol is a field") as FieldId;
         assert_eq!(
             table("MyIngress.t_const").field_key.as_deref(),
             Some(&[(dst, 32)][..])
         );
-        // A masked component and 73 bits in all; LPM; ternary; no key at all.
-        for name in [
-            "MyIngress.t_exact_multi",
-            "MyIngress.t_lpm",
-            "MyIngress.t_ternary",
-            "tbl_hit",
-        ] {
+        assert_eq!(
+            table("MyIngress.t_lpm").field_key.as_deref(),
+            Some(&[(dst, 32), (protocol, 8)][..])
+        );
+        // A masked component and 73 bits in all; ternary; no key at all.
+        for name in ["MyIngress.t_exact_multi", "MyIngress.t_ternary", "tbl_hit"] {
             assert_eq!(table(name).field_key, None, "{name}");
         }
     }

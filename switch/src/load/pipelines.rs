@@ -492,10 +492,10 @@ impl Loader {
     }
 }
 
-/// An exact table's key as plain fields of at most 64 bits together (see
-/// [`TableDef::field_key`]), if it is one.
+/// An exact or LPM table's key as plain fields of at most 64 bits together
+/// (see [`TableDef::field_key`]), if it is one.
 fn field_key(lookup: LookupKind, keys: &[TableKey]) -> Option<Box<[(FieldId, u32)]>> {
-    if lookup != LookupKind::Exact
+    if lookup == LookupKind::Ordered
         || keys.is_empty()
         || keys.iter().map(|k| k.width).sum::<u32>() > ExactIndex::PACKED_BITS
     {

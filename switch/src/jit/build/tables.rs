@@ -1,15 +1,17 @@
-//! Exact tables applied in place. A table whose key is whole fields of at
-//! most 64 bits together (or that has no key), with no direct resource, no
-//! action profile and no extern bound to it, is looked up by the control's
-//! own code: a packed key of at most [`DIRECT_BITS`] bits indexes the direct
-//! index's slots through the table's [`NativeView`], a wider one goes to
-//! [`crate::jit::run::packed_handle`] (the hash map stays Rust's); the
-//! handle found (or the miss) names a [`NativeCall`], and an action compiled
-//! without an op left to the interpreter is called straight from there with
-//! the call's data, the control going on at the table's successor. Anything
-//! else the lookup finds (an action that leaves ops, a profile's member, a
-//! keyless table with entries) returns the table op to the interpreter,
-//! before anything has changed, so it applies the table as it would have.
+//! Exact and LPM tables applied in place. A table whose key is whole fields
+//! of at most 64 bits together (or that has no key), with no direct meter,
+//! no action profile and no extern bound to it, is looked up by the
+//! control's own code: an exact key of at most [`DIRECT_BITS`] bits indexes
+//! the direct index's slots through the table's [`NativeView`]; a wider one,
+//! or an LPM one, goes to [`crate::jit::run::packed_handle`] (the hash maps
+//! stay Rust's). The handle found (or the miss) names a [`NativeCall`], and
+//! an action compiled without an op left to the interpreter is called
+//! straight from there with the call's data, after a hit's direct counter
+//! counts the packet ([`crate::jit::run::count_hit`]), the control going on
+//! at the table's successor. Anything else the lookup finds (an action that
+//! leaves ops, a profile's member, a keyless table with entries) returns
+//! the table op to the interpreter, before anything has changed, so it
+//! applies the table as it would have.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -18,13 +20,13 @@ use super::{off, Tr};
 use crate::bits::mask;
 use crate::exact::DIRECT_BITS;
 use crate::jit::run::{Ctx, EXIT, LEFT};
-use crate::program::{Node, Program};
+use crate::program::{LookupKind, Node, Program};
 use crate::tables::{NativeCall, NativeView, TableState, LEN_OFFSET, NO_ACTION, VIEW_OFFSET};
 
 /// Whether native code may apply table `t` in place: its key is whole
 /// fields packed into at most 64 bits (or it has none), and applying it
-/// touches nothing but the action it runs (no direct counter, meter or
-/// extern, no profile).
+/// touches nothing but the action it runs and a direct counter (no direct
+/// meter or extern, no profile).
 pub(in crate::jit) fn in_place(p: &Program, t: usize) -> bool {
     let Some(def) = p.tables.get(t) else {
         return false;
@@ -40,21 +42,22 @@ pub(in crate::jit) fn in_place(p: &Program, t: usize) -> bool {
     };
     let bound = |binding: Option<u32>| binding == Some(t as u32);
     let externs = &p.externs;
-    key && !def.with_counters
-        && def.direct_meter.is_none()
+    key && def.direct_meter.is_none()
         && def.profile.is_none()
         && !externs.lpfs.iter().any(|e| bound(e.binding))
         && !externs.wreds.iter().any(|e| bound(e.binding))
         && !externs.register_actions.iter().any(|e| bound(e.binding))
 }
 
-/// Whether table `t`'s key is too wide for the direct index, so its
-/// exact index hashes it ([`crate::exact::ExactIndex`]).
-pub(in crate::jit) fn hashed(p: &Program, t: usize) -> bool {
-    p.tables
-        .get(t)
-        .and_then(|def| def.field_key.as_ref())
-        .is_some_and(|key| key.iter().map(|&(_, w)| w).sum::<u32>() > DIRECT_BITS)
+/// Whether native code looks table `t` up through
+/// [`crate::jit::run::packed_handle`]: it is an LPM table, or an exact one
+/// whose key is too wide for the direct index ([`crate::exact::ExactIndex`]).
+pub(in crate::jit) fn by_lookup(p: &Program, t: usize) -> bool {
+    p.tables.get(t).is_some_and(|def| {
+        def.field_key.as_ref().is_some_and(|key| {
+            def.lookup == LookupKind::Lpm || key.iter().map(|&(_, w)| w).sum::<u32>() > DIRECT_BITS
+        })
+    })
 }
 
 /// The actions table `t` may run that native code calls in place (those
@@ -83,24 +86,31 @@ impl Tr<'_, '_> {
     /// Applies table `t`, the op at `pc`, in place: lookup, the action's
     /// call, and a jump to the successor (or the op returned to the
     /// interpreter, see the module doc); false (nothing emitted) when it
-    /// cannot: none of its actions can be called, or it is hashed and the
-    /// block has no lookup function.
+    /// cannot: none of its actions can be called, or the block lacks the
+    /// lookup or count function it needs.
     pub(super) fn apply_table(&mut self, pc: usize, t: u32) -> bool {
         if self.in_place_calls(t).is_empty() {
             return false;
         }
-        let lookup = match (hashed(self.p, t as usize), self.calls.lookup) {
+        let lookup = match (by_lookup(self.p, t as usize), self.calls.lookup) {
             (true, None) => return false,
             (true, lookup) => lookup,
             (false, _) => None,
         };
+        let count = match (self.p.tables[t as usize].with_counters, self.calls.count) {
+            (true, None) => return false,
+            (true, count) => count,
+            (false, _) => None,
+        };
         let flags = MemFlagsData::trusted();
         let ptr = self.ptr;
+        let state = t as usize * std::mem::size_of::<TableState>();
         let left = self.b.create_block();
         let miss = self.b.create_block();
         let found = self.b.create_block();
         let call = self.b.append_block_param(found, ptr);
         let hit = self.b.append_block_param(found, types::I8);
+        let handle = self.b.append_block_param(found, types::I32);
         match self.p.tables[t as usize].field_key.clone() {
             Some(key) => {
                 let mut k = self.b.ins().iconst(types::I64, 0);
@@ -112,7 +122,6 @@ impl Tr<'_, '_> {
                 }
                 let h = match lookup {
                     Some(lookup) => {
-                        let state = t as usize * std::mem::size_of::<TableState>();
                         let state = self.b.ins().iadd_imm_s(self.tables, state as i64);
                         let found = self.b.ins().call(lookup, &[state, k]);
                         self.b.inst_results(found)[0]
@@ -128,6 +137,7 @@ impl Tr<'_, '_> {
                         self.b.ins().load(types::I32, flags, slot, 0)
                     }
                 };
+                let h32 = h;
                 let h = self.b.ins().uextend(types::I64, h);
                 let some = self
                     .b
@@ -142,7 +152,9 @@ impl Tr<'_, '_> {
                 let h = self.b.ins().imul_imm_u(h, size);
                 let c = self.b.ins().iadd(calls, h);
                 let yes = self.b.ins().iconst(types::I8, 1);
-                self.b.ins().jump(found, &[c.into(), yes.into()]);
+                self.b
+                    .ins()
+                    .jump(found, &[c.into(), yes.into(), h32.into()]);
             }
             None => {
                 // A keyless table runs its default while it has no entry.
@@ -155,7 +167,10 @@ impl Tr<'_, '_> {
         let default = view_at(t, std::mem::offset_of!(NativeView, default));
         let c = self.b.ins().iadd_imm_s(self.tables, default as i64);
         let no = self.b.ins().iconst(types::I8, 0);
-        self.b.ins().jump(found, &[c.into(), no.into()]);
+        let none = self.b.ins().iconst(types::I32, 0);
+        self.b
+            .ins()
+            .jump(found, &[c.into(), no.into(), none.into()]);
 
         self.b.switch_to_block(found);
         let action = self.b.ins().load(
@@ -176,6 +191,9 @@ impl Tr<'_, '_> {
             let is = self.b.ins().icmp_imm_u(IntCC::Equal, action, i64::from(a));
             self.b.ins().brif(is, run, &[], next, &[]);
             self.b.switch_to_block(run);
+            if let Some(count) = count {
+                self.count_hit(count, hit, state, handle);
+            }
             self.call_action(func, call);
             let then = by_action.get(a as usize).copied().flatten();
             self.successor(hit, hit_miss, then);
@@ -188,10 +206,28 @@ impl Tr<'_, '_> {
             .icmp_imm_u(IntCC::Equal, action, i64::from(NO_ACTION));
         self.b.ins().brif(none, nothing, &[], left, &[]);
         self.b.switch_to_block(nothing);
+        if let Some(count) = count {
+            self.count_hit(count, hit, state, handle);
+        }
         self.successor(hit, hit_miss, otherwise);
         self.b.switch_to_block(left);
         self.ret(LEFT + pc as u64);
         true
+    }
+
+    /// On a hit, counts the packet on entry `handle` of the table whose
+    /// state is at byte `state` from the first, through `count`.
+    fn count_hit(&mut self, count: FuncRef, hit: Value, state: usize, handle: Value) {
+        let (counted, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(hit, counted, &[], go, &[]);
+        self.b.switch_to_block(counted);
+        let flags = MemFlagsData::trusted();
+        let table = self.b.ins().iadd_imm_s(self.tables, state as i64);
+        let len_at = off(std::mem::offset_of!(Ctx, ingress_len));
+        let bytes = self.b.ins().load(types::I64, flags, self.ctx, len_at);
+        self.b.ins().call(count, &[table, handle, bytes]);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// The word at `field` of table `t`'s [`NativeView`].
