@@ -325,6 +325,15 @@ impl<'p> Builder<'p> {
                         a: 0,
                     });
                 }
+                Prim::Random {
+                    dest: LValue::Field(f),
+                    lo,
+                    hi,
+                } if self.narrow(*f) => {
+                    self.expr(lo, 0, data);
+                    self.expr(hi, 1, data);
+                    self.code.ops.push(Op::Random { f: *f, a: 0 });
+                }
                 Prim::Jump(t) => {
                     jumps.push((self.code.ops.len(), *t));
                     self.code.ops.push(Op::Jump { t: 0 });

@@ -239,6 +239,12 @@ pub(crate) enum Op {
         array: u32,
         a: u8,
     },
+    /// `f =` a uniform value in `[r[a], r[a + 1]]` from the state's
+    /// generator; nothing (and no draw) when `r[a] > r[a + 1]`.
+    Random {
+        f: u32,
+        a: u8,
+    },
     Jump {
         t: u32,
     },

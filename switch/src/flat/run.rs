@@ -72,6 +72,16 @@ fn register_read(st: &State, pkt: &mut Packet, f: u32, array: u32, i: u128) {
     }
 }
 
+/// `f =` a uniform value in `[lo, hi]` (as the `random` primitive draws
+/// it), nothing when `lo > hi`.
+#[inline(always)]
+fn random(st: &mut State, pkt: &mut Packet, f: u32, lo: u128, hi: u128) {
+    if lo <= hi {
+        let v = st.rng.range(lo, hi);
+        pkt.phv.fields[f as usize] = (v & st.fmask[f as usize]) as u64;
+    }
+}
+
 /// `register[i] = v` cut to the cell's width; an index out of range writes nothing.
 #[inline(always)]
 fn register_write(p: &Program, st: &mut State, array: u32, i: u128, v: u128) {
@@ -153,6 +163,7 @@ pub(crate) fn step(
         }
         Op::RegisterWrite { array, a } => register_write(p, st, array, regs[r(a)], regs[r(a + 1)]),
         Op::Count { array, a } => count(st, pkt, array, regs[r(a)]),
+        Op::Random { f, a } => random(st, pkt, f, regs[r(a)], regs[r(a + 1)]),
         Op::Prim { p: i, data: dr } => {
             if let Some(prim) = code.prims.get(i as usize) {
                 exec_prim(p, st, pkt, data_of(code, data, dr), prim);
@@ -302,6 +313,7 @@ pub(crate) fn run_from(
                 register_write(p, st, array, regs[r(a)], regs[r(a + 1)]);
             }
             Op::Count { array, a } => count(st, pkt, array, regs[r(a)]),
+            Op::Random { f, a } => random(st, pkt, f, regs[r(a)], regs[r(a + 1)]),
             Op::Jump { t } => pc = t as usize,
             Op::JumpIfZero { a, t } => {
                 if regs[r(a)] == 0 {

@@ -208,3 +208,44 @@ fn assignments_match_the_tree_interpreter() {
         }
     }
 }
+
+#[test]
+fn random_draws_match_the_tree_interpreter() {
+    let mut p = crate::load::load(FORWARD).expect("fixture loads");
+    let mut rng = Rng::new(13);
+    let mut drawn = 0;
+    for round in 0..2000 {
+        let pkt = random_packet(&p, &mut rng);
+        let data: Vec<u128> = (0..3).map(|_| value(&mut rng)).collect();
+        // Wide random bounds (an empty range half the time), or a narrow range.
+        let (lo, hi) = match round % 2 {
+            0 => (expr(&p, &mut rng, 3), expr(&p, &mut rng, 3)),
+            _ => {
+                let lo = value(&mut rng) & 0xff;
+                (Expr::Const(lo), Expr::Const(lo + (value(&mut rng) & 0xf)))
+            }
+        };
+        let dest = LValue::Field(field(&p, &mut rng));
+        let prim = Prim::Random { dest, lo, hi };
+        let seed = value(&mut rng) as u64;
+        let mut want_st = State::new(&p, seed);
+        let mut want = pkt.clone();
+        crate::exec::exec_prim(&p, &mut want_st, &mut want, &data, &prim);
+        let a = push_action(&mut p, vec![prim.clone()]);
+        for fixed in [false, true] {
+            let mut st = State::new(&p, seed);
+            let got = built_and_run(&p, &mut st, &pkt, &data, fixed, |b, d| b.action(a, d));
+            assert_eq!(got.phv, want.phv, "{prim:?} (data fixed: {fixed})");
+            let next = |st: &State| st.rng.clone().next_u64();
+            assert_eq!(next(&st), next(&want_st), "{prim:?} (data fixed: {fixed})");
+        }
+        drawn += usize::from(next_differs(&p, seed, &want_st));
+        p.actions.pop();
+    }
+    assert!(drawn > 500, "{drawn} of 2000 drew a value");
+}
+
+/// Whether `st`'s generator has moved on from a fresh one seeded with `seed`.
+fn next_differs(p: &Program, seed: u64, st: &State) -> bool {
+    State::new(p, seed).rng.next_u64() != st.rng.clone().next_u64()
+}

@@ -147,6 +147,7 @@ pub(super) fn check(p: &Program, code: &Code) -> Result<Limits, String> {
                 field(f).and(field(index)).and(register(array))?
             }
             Op::Count { array, .. } => counter(array)?,
+            Op::Random { f, .. } => field(f)?,
             _ => {}
         }
     }
@@ -204,7 +205,7 @@ struct Tr<'a, 'b> {
     end: Block,
 }
 
-/// The functions a block's tables applied in place call.
+/// The functions a block's code calls: its tables applied in place, and its ops.
 pub(super) struct Calls {
     /// By action: the action's function (None: the action is left to the interpreter).
     pub calls: Vec<Option<FuncRef>>,
@@ -213,6 +214,8 @@ pub(super) struct Calls {
     pub lookup: Option<FuncRef>,
     /// [`super::run::count_hit`], if a table with direct counters is applied in place.
     pub count: Option<FuncRef>,
+    /// [`super::run::random`], if the block draws random values.
+    pub random: Option<FuncRef>,
 }
 
 /// Translates `code` into the function `b` builds (signature: context
@@ -445,6 +448,36 @@ impl Tr<'_, '_> {
     }
 
     /// Stores `v` (64 bits) into field `f`, cut to the field's width.
+    /// `f =` a value drawn in `[r[a], r[a + 1]]` through [`super::run::random`],
+    /// nothing when the range is empty.
+    fn random(&mut self, f: u32, a: u8) -> Result<(), String> {
+        let random = self
+            .calls
+            .random
+            .ok_or("random drawn without its function")?;
+        let (lo, hi) = (self.get(a), self.get(a + 1));
+        let drawn = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, lo, hi);
+        let (draw, join) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(drawn, draw, &[], join, &[]);
+        self.b.switch_to_block(draw);
+        let rng_at = off(std::mem::offset_of!(Ctx, rng));
+        let rng = self
+            .b
+            .ins()
+            .load(self.ptr, MemFlagsData::trusted(), self.ctx, rng_at);
+        let (lo_low, lo_high) = self.b.ins().isplit(lo);
+        let (hi_low, hi_high) = self.b.ins().isplit(hi);
+        let call = self
+            .b
+            .ins()
+            .call(random, &[rng, lo_low, lo_high, hi_low, hi_high]);
+        let v = self.b.inst_results(call)[0];
+        self.store(f, v);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
     fn store(&mut self, f: u32, v: Value) {
         let m = mask(self.p.fields[f as usize].width) as u64;
         let v = if m == u64::MAX {
@@ -781,6 +814,7 @@ impl Tr<'_, '_> {
             | Op::RegisterReadF { .. }
             | Op::RegisterWrite { .. }
             | Op::Count { .. } => self.array_op(op)?,
+            Op::Random { f, a } => self.random(f, a)?,
             Op::Eval { .. } | Op::Prim { .. } | Op::Table { .. } => {
                 return Err(format!("{op:?} not left to the interpreter"))
             }

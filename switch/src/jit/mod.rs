@@ -6,9 +6,10 @@
 //! constants, field and parameter reads, validity tests, every operator but
 //! division and modulo, casts, field stores, conditions and jumps, the
 //! entry test of an inlined table, register arrays' and counters' cells,
-//! read and written in place, and exact and LPM tables of keys up to 64 bits
-//! applied in place (the lookup, a direct counter, and a call of the
-//! action's own function: `build::tables`).
+//! read and written in place, `random` draws (through `run::random`), and
+//! exact and LPM tables of keys up to 64 bits applied in place (the lookup,
+//! a direct counter, and a call of the action's own function:
+//! `build::tables`).
 //! Left to the interpreter, one op at a time (the function returns to
 //! [`run`], which runs the op and calls again after it): other keyed tables
 //! and what they do (lookup, action, direct meters), primitives other
@@ -280,6 +281,7 @@ fn new_module() -> Result<JITModule, String> {
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     builder.symbol(run::PACKED_HANDLE, run::packed_handle as *const u8);
     builder.symbol(run::COUNT_HIT, run::count_hit as *const u8);
+    builder.symbol(run::RANDOM, run::random as *const u8);
     Ok(JITModule::new(builder))
 }
 
@@ -357,10 +359,21 @@ fn define(
         true => Some(import(module, b.func, run::COUNT_HIT, &hit, &[])?),
         false => None,
     };
+    let random = match code.ops.iter().any(|op| matches!(op, Op::Random { .. })) {
+        true => Some(import(
+            module,
+            b.func,
+            run::RANDOM,
+            &[ptr, types::I64, types::I64, types::I64, types::I64],
+            &[types::I64],
+        )?),
+        false => None,
+    };
     let calls = build::Calls {
         calls,
         lookup,
         count,
+        random,
     };
     let built = build::translate(&mut b, p, code, ptr, calls);
     let in_place = match built {

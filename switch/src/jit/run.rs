@@ -11,6 +11,7 @@ use cranelift_module::FuncId;
 use super::build::Limits;
 use crate::exec::State;
 use crate::flat::{run_from, step, Code, Next, REGS};
+use crate::hash::Rng;
 use crate::packet::Packet;
 use crate::program::Program;
 use crate::state::CounterCell;
@@ -52,6 +53,8 @@ pub(super) struct Ctx {
     pub(super) counters: *mut Vec<CounterCell>,
     /// `pkt.ingress_len`: the bytes a counter adds.
     pub(super) ingress_len: u64,
+    /// `st.rng`, which [`random`] draws from.
+    pub(super) rng: *mut Rng,
 }
 
 /// Which 8-byte words of a `Vec` hold its buffer's address and its length.
@@ -221,6 +224,7 @@ pub(crate) fn run(
         registers: std::ptr::null_mut(),
         counters: std::ptr::null_mut(),
         ingress_len: 0,
+        rng: std::ptr::null_mut(),
     };
     let status = enter(native, &mut ctx, st, pkt, file.as_deref_mut(), start);
     if status != END {
@@ -255,6 +259,7 @@ fn enter(
     ctx.registers = st.registers.as_mut_ptr();
     ctx.counters = st.counters.as_mut_ptr();
     ctx.ingress_len = u64::from(pkt.ingress_len);
+    ctx.rng = &mut st.rng;
     // SAFETY: `entry` was compiled from the code whose `native` it is after
     // `build::check` found every field, header, table, register array and
     // counter array it names below `limits`; `fits` found the packet's
@@ -372,6 +377,33 @@ pub(super) unsafe extern "C" fn count_hit(table: *mut TableState, handle: u32, b
     if let Some(entry) = table.entry_mut(handle) {
         entry.counter.count(bytes);
     }
+}
+
+/// Name under which compiled code imports [`random`].
+pub(super) const RANDOM: &str = "bufferlab_random";
+
+/// A uniform value in `[lo, hi]` (each given as its low and high 64 bits,
+/// `lo <= hi`) drawn from `rng` as the `random` primitive draws it; its low
+/// 64 bits, all a field native code stores has: how native code runs
+/// `Op::Random` (`build`).
+///
+/// # Safety
+///
+/// `rng` points at the live generator of the state the call borrows, which
+/// nothing else uses during the call.
+pub(super) unsafe extern "C" fn random(
+    rng: *mut Rng,
+    lo_low: u64,
+    lo_high: u64,
+    hi_low: u64,
+    hi_high: u64,
+) -> u64 {
+    // SAFETY: the caller's promise; native code passes `ctx.rng`, taken
+    // from the `&mut State` its call borrows, with Rust not running until
+    // the call returns.
+    let rng = unsafe { &mut *rng };
+    let join = |low: u64, high: u64| u128::from(high) << 64 | u128::from(low);
+    rng.range(join(lo_low, lo_high), join(hi_low, hi_high)) as u64
 }
 
 /// Signature of a packing function: field slots, output bytes.

@@ -138,6 +138,21 @@ fn body(p: &Program, rng: &mut Rng, n: usize) -> Vec<Prim> {
                 5 if pick(rng, 4) == 0 => Prim::Exit,
                 6 => Prim::MarkToDrop,
                 7 | 8 => Prim::JumpIfZero(condition(p, rng), ahead),
+                // An empty range half the time, and a narrow one.
+                9 => Prim::Random {
+                    dest: LValue::Field(field(p, rng)),
+                    lo: rvalue(p, rng),
+                    hi: rvalue(p, rng),
+                },
+                10 => Prim::Random {
+                    dest: LValue::Field(field(p, rng)),
+                    lo: Expr::Const(value(rng) & 0xff),
+                    hi: Expr::Bin(
+                        BinOp::Shl,
+                        Box::new(expr(p, rng, 1)),
+                        Box::new(Expr::Const(1)),
+                    ),
+                },
                 _ => Prim::Assign(LValue::Field(field(p, rng)), rvalue(p, rng)),
             }
         })
@@ -194,6 +209,8 @@ fn random_action_bodies_run_as_machine_code_as_interpreted() {
                 assert_eq!(got.flags, want.flags, "{}", what());
                 assert_eq!(got_st.registers, want_st.registers, "{}", what());
                 assert_eq!(got_st.counters, want_st.counters, "{}", what());
+                let next = |st: &State| st.rng.clone().next_u64();
+                assert_eq!(next(&got_st), next(&want_st), "{}", what());
                 checked += 1;
             }
         }
