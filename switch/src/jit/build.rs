@@ -447,7 +447,6 @@ impl Tr<'_, '_> {
         self.b.ins().uextend(types::I128, v)
     }
 
-    /// Stores `v` (64 bits) into field `f`, cut to the field's width.
     /// `f =` a value drawn in `[r[a], r[a + 1]]` through [`super::run::random`],
     /// nothing when the range is empty.
     fn random(&mut self, f: u32, a: u8) -> Result<(), String> {
@@ -478,6 +477,7 @@ impl Tr<'_, '_> {
         Ok(())
     }
 
+    /// Stores `v` (64 bits) into field `f`, cut to the field's width.
     fn store(&mut self, f: u32, v: Value) {
         let m = mask(self.p.fields[f as usize].width) as u64;
         let v = if m == u64::MAX {
