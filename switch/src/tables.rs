@@ -204,9 +204,10 @@ impl NativeCall {
     }
 }
 
-/// What native code reads to apply an exact table in place (`crate::jit`):
-/// the direct index's handles and each handle's [`NativeCall`], as address
-/// and length (0 and 0 when there are none), and the default's call. The
+/// What native code reads to apply an exact or LPM table in place
+/// (`crate::jit`): the direct index's handles (an exact table of a narrow
+/// key) and each handle's [`NativeCall`], as address and length (0 and 0
+/// when there are none), and the default's call. The
 /// addresses are those of buffers the [`TableState`] owns, set again by each
 /// of its methods that may move one.
 #[repr(C)]

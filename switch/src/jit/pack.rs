@@ -15,7 +15,7 @@
 //! its first byte, a byte swap and two shifts into its slot; the caller
 //! checks that the frame has those 8 bytes (see [`super::Unpacker`]).
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, UserFuncName, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
@@ -123,9 +123,7 @@ pub(super) fn define(
     name: u32,
 ) -> Result<FuncId, String> {
     let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(ptr));
+    let sig = super::signature(module, &[ptr, ptr], &[]);
     let id = module
         .declare_anonymous_function(&sig)
         .map_err(|e| e.to_string())?;
