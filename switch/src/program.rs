@@ -999,6 +999,8 @@ pub struct Program {
     /// A TNA `MultiParserSwitch`'s other ingress parsers (`parser_1`, ...): their
     /// initial states, in order (parser `i + 1` of the control plane).
     pub other_parsers: Vec<Option<u32>>,
+    /// The parser as machine code, when the JIT compiled any of its states.
+    pub native_parser: Option<crate::jit::NativeParser>,
     pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<HeaderId>,
     /// Primitives the deparser runs after updating checksums (e.g. `log_msg`).

@@ -28,7 +28,7 @@ def test_jit_info_counts_the_blocks_and_the_interpreter_reports_none():
     assert info["compile_us"] > 0
     off = Engine(L3, jit=False).jit_info()
     assert off == {"enabled": False, "compiled": 0, "interpreted": 0, "fallbacks": [], "compile_us": 0,
-                   "tables_in_place": 0}
+                   "tables_in_place": 0, "parser_states": 0}
 
 
 def test_jit_info_counts_the_tables_applied_in_place():
@@ -38,6 +38,15 @@ def test_jit_info_counts_the_tables_applied_in_place():
     # bits and an LPM one of 51.
     info = Engine(FIXTURES / "in_place_tables.json").jit_info()
     assert (info["tables_in_place"], info["interpreted"]) == (6, 0)
+
+
+def test_jit_info_counts_the_parse_states_compiled():
+    # l3.json: Ethernet, then IPv4 on ether type 0x0800.
+    assert Engine(L3).jit_info()["parser_states"] == 2
+    # parser.json's start has a value set, and most states extract into
+    # stacks or varbits: the states of fixed headers compile.
+    info = Engine(FIXTURES / "parser.json").jit_info()
+    assert info["parser_states"] == 3
 
 
 def test_both_modes_route_the_same_frame():
@@ -56,13 +65,14 @@ def test_both_modes_route_the_same_frame():
 def test_the_banner_line_says_how_the_pipeline_runs():
     assert jit_summary(Engine(L3, jit=False).jit_info()) == "pipeline: interpreted (--no-jit)"
     line = jit_summary(Engine(L3).jit_info())
-    assert line.startswith("pipeline: 5 of 5 blocks (actions and controls) compiled to machine code in ")
+    assert line.startswith("pipeline: 5 of 5 blocks (actions and controls) and 2 parse states "
+                           "compiled to machine code in ")
     assert line.endswith(" ms")
     partial = {"enabled": True, "compiled": 3, "interpreted": 1, "compile_us": 2500,
-               "fallbacks": [("action a", "field slot 9 out of range")]}
-    assert jit_summary(partial) == ("pipeline: 3 of 4 blocks (actions and controls) compiled to "
-                                    "machine code in 2.5 ms; interpreted: action a (field slot 9 "
-                                    "out of range)")
+               "parser_states": 0, "fallbacks": [("action a", "field slot 9 out of range")]}
+    assert jit_summary(partial) == ("pipeline: 3 of 4 blocks (actions and controls) and 0 parse "
+                                    "states compiled to machine code in 2.5 ms; interpreted: "
+                                    "action a (field slot 9 out of range)")
 
 
 def test_bufferlab_stf_runs_a_case_interpreted(tmp_path, capsys):

@@ -327,6 +327,7 @@ impl Engine {
             sum.interpreted += r.interpreted;
             sum.compile_us += r.compile_us;
             sum.tables_in_place += r.tables_in_place;
+            sum.parser_states += r.parser_states;
             sum.fallbacks
                 .extend(r.fallbacks.iter().map(|(b, why)| match g {
                     0 => (b.clone(), why.clone()),

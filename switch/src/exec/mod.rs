@@ -17,6 +17,7 @@ pub(crate) use deparser::emit_header as emit_header_bits;
 pub(crate) use eval::binop;
 pub use eval::{eval, store};
 pub(crate) use parser::lookahead_need;
+pub(crate) use parser::MAX_PARSE_STEPS;
 pub use parser::{parse, parse_from};
 pub(crate) use prims::push_log;
 pub use prims::{exec_prim, run_body};

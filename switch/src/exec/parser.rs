@@ -5,6 +5,7 @@ use super::eval::{eval, store};
 use super::prims::{exec_prim, set_valid};
 use super::State;
 use crate::bits::{fits_window, get_bits, get_window, mask, BitReader};
+use crate::jit::ParseEnd;
 use crate::packet::Packet;
 use crate::program::*;
 use crate::trace::hex_bytes;
@@ -12,7 +13,7 @@ use crate::{trace_if, trace_pkt};
 
 /// Most parse states one packet may visit before the parser gives up
 /// (protects against loops in the state graph).
-const MAX_PARSE_STEPS: u32 = 4096;
+pub(crate) const MAX_PARSE_STEPS: u32 = 4096;
 
 enum ParseOutcome {
     Done,
@@ -171,8 +172,20 @@ fn run_parser<const TRACED: bool>(
     init: Option<u32>,
 ) -> ParseOutcome {
     let ec = p.error_codes;
-    let mut state = init;
-    let mut steps = 0;
+    let (mut state, mut steps) = (init, 0);
+    // The compiled parser goes as far as it can; while tracing, the
+    // interpreter parses alone, so that every state is traced.
+    if let (false, Some(native), Some(start)) = (TRACED, &p.native_parser, init) {
+        match native.parse(pkt, start) {
+            Some(ParseEnd::Accepted) => return ParseOutcome::Done,
+            Some(ParseEnd::Rejected) => return ParseOutcome::Rejected,
+            Some(ParseEnd::Resume {
+                state: at,
+                steps: n,
+            }) => (state, steps) = (Some(at), n),
+            None => {}
+        }
+    }
     while let Some(si) = state {
         steps += 1;
         if steps > MAX_PARSE_STEPS {

@@ -27,12 +27,16 @@
 
 mod build;
 mod pack;
+mod parse;
+#[cfg(test)]
+mod parse_tests;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use run::run;
-pub use run::{Native, Packer, Unpacker};
+pub(crate) use run::ParseEnd;
+pub use run::{Native, NativeParser, Packer, Unpacker};
 
 use std::time::Instant;
 
@@ -59,6 +63,8 @@ pub struct Report {
     /// Table applications the compiled controls do in place (see
     /// `build::tables`) rather than through the interpreter.
     pub tables_in_place: usize,
+    /// Parse states run by the compiled parser (see [`parse`]).
+    pub parser_states: usize,
 }
 
 /// A block of a program: its name and where its code is.
@@ -160,6 +166,12 @@ pub fn compile(p: &mut Program) -> Report {
         }
         module.clear_context(&mut ctx);
     }
+    let parser = parse::plan(p).and_then(|plan| {
+        let id = define_parser(&mut module, &mut ctx, &mut fctx, p, &plan);
+        module.clear_context(&mut ctx);
+        // Should Cranelift refuse it, the interpreter parses, as without the JIT.
+        Some((id.ok()?, plan))
+    });
     if let Err(e) = module.finalize_definitions() {
         report.interpreted = all.len();
         report.fallbacks = all.iter().map(|b| (b.name(p), e.to_string())).collect();
@@ -193,13 +205,19 @@ pub fn compile(p: &mut Program) -> Report {
             }
         }
     }
+    if let Some((id, plan)) = parser {
+        p.native_parser = NativeParser::new(&memory, id, plan.fields, plan.headers);
+        if p.native_parser.is_some() {
+            report.parser_states = plan.compiled();
+        }
+    }
     report.interpreted = report.fallbacks.len();
     report.compile_us = t0.elapsed().as_micros() as u64;
     report
 }
 
-/// Drops `p`'s machine code: every block, header and calculation runs in
-/// the interpreter.
+/// Drops `p`'s machine code: every block, header, calculation and parse
+/// state runs in the interpreter.
 pub fn strip(p: &mut Program) {
     for code in p.flat.actions.iter_mut() {
         code.native = None;
@@ -207,6 +225,7 @@ pub fn strip(p: &mut Program) {
     for code in [&mut p.flat.ingress, &mut p.flat.egress, &mut p.flat.ghost] {
         code.native = None;
     }
+    p.native_parser = None;
     for h in p.headers.iter_mut() {
         h.native_emit = None;
         h.native_extract = None;
@@ -391,4 +410,28 @@ fn define(
         .define_function(id, ctx)
         .map_err(|e| format!("cranelift: {e:?}"))?;
     Ok((id, limits, in_place))
+}
+
+/// Translates and defines `p`'s parser as compiled by `plan`.
+fn define_parser(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    p: &Program,
+    plan: &parse::ParserPlan,
+) -> Result<FuncId, String> {
+    let ptr = module.target_config().pointer_type();
+    let sig = signature(module, &[ptr, types::I32], &[types::I64]);
+    let id = module
+        .declare_anonymous_function(&sig)
+        .map_err(|e| e.to_string())?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(3, 0);
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    parse::translate(&mut b, p, plan, ptr);
+    b.finalize(module.target_config());
+    module
+        .define_function(id, ctx)
+        .map_err(|e| format!("cranelift: {e:?}"))?;
+    Ok(id)
 }

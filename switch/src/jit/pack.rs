@@ -152,7 +152,7 @@ const SLOTS: MemFlagsData = MemFlagsData::trusted();
 const BYTES: MemFlagsData = MemFlagsData::new().with_notrap();
 
 /// Each field's bits from its 8-byte window at `input` into its slot.
-fn extract(b: &mut FunctionBuilder<'_>, plan: &Plan, input: Value, fields: Value) {
+pub(super) fn extract(b: &mut FunctionBuilder<'_>, plan: &Plan, input: Value, fields: Value) {
     for &(f, at, w) in &plan.parts {
         let v = b.ins().load(types::I64, BYTES, input, (at / 8) as i32);
         let v = b.ins().bswap(v);

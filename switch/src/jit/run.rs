@@ -539,3 +539,120 @@ impl Unpacker {
         true
     }
 }
+
+/// Status of the compiled parser: parsing ended (accept, or no transition matched).
+pub(super) const PARSED: u64 = 0;
+/// Status: TNA's `$reject` state was reached.
+pub(super) const REJECTED: u64 = 1;
+/// Status `RESUME + s`: the interpreter goes on at state `s`, none of which is done.
+pub(super) const RESUME: u64 = 2;
+
+/// What the compiled parser reads and writes (offsets taken with `offset_of!`).
+#[repr(C)]
+pub(super) struct ParseCtx {
+    /// `pkt.phv.fields`.
+    pub(super) fields: *mut u64,
+    /// `pkt.phv.valid`.
+    pub(super) valid: *mut bool,
+    /// `pkt.data`.
+    pub(super) data: *const u8,
+    /// Its length in bytes.
+    pub(super) len: usize,
+    /// `pkt.cursor`, in and out.
+    pub(super) cursor: usize,
+    /// States visited, in and out.
+    pub(super) steps: u32,
+}
+
+/// Signature of a compiled parser: context and start state; a status.
+type ParseEntry = unsafe extern "C" fn(*mut ParseCtx, u32) -> u64;
+
+/// Where the compiled parser stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParseEnd {
+    /// At accept (or no transition matched).
+    Accepted,
+    /// At TNA's `$reject`.
+    Rejected,
+    /// At a state the interpreter goes on from, after `steps` states.
+    Resume { state: u32, steps: u32 },
+}
+
+/// A program's parser compiled to machine code (see [`super::parse`]).
+#[derive(Clone)]
+pub struct NativeParser {
+    entry: ParseEntry,
+    // Field slots and validity bits it writes: every one named is below these.
+    fields: usize,
+    headers: usize,
+    // Keeps the code mapped while this entry exists.
+    _memory: Arc<Memory>,
+}
+
+impl std::fmt::Debug for NativeParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeParser")
+            .field("entry", &(self.entry as *const u8))
+            .field("fields", &self.fields)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+impl NativeParser {
+    /// The finalized function `id` of `memory`'s module, built by
+    /// [`super::parse::translate`] for states naming field slots below
+    /// `fields` and headers below `headers`.
+    pub(super) fn new(
+        memory: &Arc<Memory>,
+        id: FuncId,
+        fields: usize,
+        headers: usize,
+    ) -> Option<NativeParser> {
+        let module = memory.0.as_ref()?;
+        let at = module.get_finalized_function(id);
+        // SAFETY: a finalized (pointer, i32) -> i64 function in the host's
+        // default calling convention (`extern "C"`), its memory kept mapped
+        // by the `Arc`.
+        let entry = unsafe { std::mem::transmute::<*const u8, ParseEntry>(at) };
+        Some(NativeParser {
+            entry,
+            fields,
+            headers,
+            _memory: Arc::clone(memory),
+        })
+    }
+
+    /// Parses `pkt` from state `start` at its cursor as far as compiled
+    /// states go, moving the cursor; None (nothing done) when the packet
+    /// lacks a slot the code writes.
+    #[inline]
+    pub(crate) fn parse(&self, pkt: &mut Packet, start: u32) -> Option<ParseEnd> {
+        if pkt.phv.fields.len() < self.fields || pkt.phv.valid.len() < self.headers {
+            return None;
+        }
+        let mut ctx = ParseCtx {
+            fields: pkt.phv.fields.as_mut_ptr(),
+            valid: pkt.phv.valid.as_mut_ptr(),
+            data: pkt.data.as_ptr(),
+            len: pkt.data.len(),
+            cursor: pkt.cursor,
+            steps: 0,
+        };
+        // SAFETY: the function writes field slots below `self.fields` and
+        // validity bits below `self.headers` (checked just now against the
+        // vectors the pointers come from), and reads the frame only below
+        // `len` (each state checks its reads against it first); nothing else
+        // uses the packet until it returns, and the context outlives the call.
+        let status = unsafe { (self.entry)(&mut ctx, start) };
+        pkt.cursor = ctx.cursor;
+        Some(match status {
+            PARSED => ParseEnd::Accepted,
+            REJECTED => ParseEnd::Rejected,
+            s => ParseEnd::Resume {
+                state: u32::try_from(s - RESUME).unwrap_or(u32::MAX),
+                steps: ctx.steps,
+            },
+        })
+    }
+}

@@ -286,6 +286,7 @@ impl Loader {
                 parse_states: vec![],
                 init_state: None,
                 other_parsers: vec![],
+                native_parser: None,
                 value_sets: vec![],
                 deparse_order: vec![],
                 deparser_prims: vec![],

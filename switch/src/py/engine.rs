@@ -37,7 +37,7 @@ impl PyEngine {
     /// numbers of blocks (actions and controls) `compiled` and `interpreted`, the
     /// `fallbacks` as (block, reason) pairs, `compile_us`, the time compiling took, and
     /// `tables_in_place`, the table applications compiled controls do without the
-    /// interpreter.
+    /// interpreter, and `parser_states`, the parse states the compiled parser runs.
     fn jit_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (enabled, r) = self.engine(py).jit_report();
         let d = PyDict::new(py);
@@ -47,6 +47,7 @@ impl PyEngine {
         d.set_item("fallbacks", r.fallbacks)?;
         d.set_item("compile_us", r.compile_us)?;
         d.set_item("tables_in_place", r.tables_in_place)?;
+        d.set_item("parser_states", r.parser_states)?;
         Ok(d)
     }
 
