@@ -147,7 +147,7 @@ def jit_summary(info: dict) -> str:
     if not info["enabled"]:
         return "pipeline: interpreted (--no-jit)"
     total = info["compiled"] + info["interpreted"]
-    line = (f"pipeline: {info['compiled']} of {total} blocks (actions and controls) and "
+    line = (f"pipeline: {info['compiled']} of {total} blocks (actions, controls, checksum conditions) and "
             f"{info['parser_states']} parse states compiled to machine code in "
             f"{info['compile_us'] / 1000:.1f} ms")
     if info["fallbacks"]:

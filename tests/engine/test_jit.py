@@ -22,7 +22,8 @@ def test_no_jit_is_a_target_option_and_the_jit_the_default():
 
 def test_jit_info_counts_the_blocks_and_the_interpreter_reports_none():
     info = Engine(L3).jit_info()
-    # l3.json: 4 actions and the ingress control (its egress is empty).
+    # l3.json: 4 actions and the ingress control (its egress is empty); its
+    # checksums' conditions are validity bits, read without a block.
     assert info["enabled"] is True
     assert (info["compiled"], info["interpreted"], info["fallbacks"]) == (5, 0, [])
     assert info["compile_us"] > 0
@@ -65,14 +66,14 @@ def test_both_modes_route_the_same_frame():
 def test_the_banner_line_says_how_the_pipeline_runs():
     assert jit_summary(Engine(L3, jit=False).jit_info()) == "pipeline: interpreted (--no-jit)"
     line = jit_summary(Engine(L3).jit_info())
-    assert line.startswith("pipeline: 5 of 5 blocks (actions and controls) and 2 parse states "
-                           "compiled to machine code in ")
+    assert line.startswith("pipeline: 5 of 5 blocks (actions, controls, checksum conditions) and "
+                           "2 parse states compiled to machine code in ")
     assert line.endswith(" ms")
     partial = {"enabled": True, "compiled": 3, "interpreted": 1, "compile_us": 2500,
                "parser_states": 0, "fallbacks": [("action a", "field slot 9 out of range")]}
-    assert jit_summary(partial) == ("pipeline: 3 of 4 blocks (actions and controls) and 0 parse "
-                                    "states compiled to machine code in 2.5 ms; interpreted: "
-                                    "action a (field slot 9 out of range)")
+    assert jit_summary(partial) == ("pipeline: 3 of 4 blocks (actions, controls, checksum "
+                                    "conditions) and 0 parse states compiled to machine code in "
+                                    "2.5 ms; interpreted: action a (field slot 9 out of range)")
 
 
 def test_bufferlab_stf_runs_a_case_interpreted(tmp_path, capsys):

@@ -3,6 +3,7 @@
 use super::deparser::{emit_field, emit_header};
 use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
+use crate::flat::Condition;
 use crate::hash::{csum16, identity, xor16, xor32, xor8};
 use crate::packet::Packet;
 use crate::program::*;
@@ -114,6 +115,32 @@ pub fn calc_value(p: &Program, st: &mut State, pkt: &Packet, c: &Calculation) ->
     };
     st.hbuf = buf;
     v
+}
+
+/// Whether checksum `i`'s condition holds (true for one without), as
+/// [`crate::flat::Flat::conditions`] has it.
+#[inline(always)]
+pub(super) fn applies(p: &Program, st: &mut State, pkt: &mut Packet, i: usize) -> bool {
+    match p.flat.conditions.get(i) {
+        Some(Condition::Always) => true,
+        Some(Condition::Valid(h)) => pkt.phv.valid.get(*h as usize).is_some_and(|&v| v),
+        _ => run_condition(p, st, pkt, i),
+    }
+}
+
+/// [`applies`] for a condition that is a block (or a tree): kept out of
+/// line, so that the common validity test costs its callers no more than
+/// the load.
+#[inline(never)]
+fn run_condition(p: &Program, st: &mut State, pkt: &mut Packet, i: usize) -> bool {
+    if let Some(Condition::Block(code)) = p.flat.conditions.get(i) {
+        return crate::flat::holds(p, st, pkt, code);
+    }
+    // A program whose checksums changed after its straight-line form was built.
+    p.checksums[i]
+        .cond
+        .as_ref()
+        .is_none_or(|e| super::eval::eval(p, st, pkt, &[], e) != 0)
 }
 
 #[cfg(test)]

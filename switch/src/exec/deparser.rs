@@ -1,7 +1,6 @@
 //! The deparser: checksum updates, then valid headers in order and the payload.
 
-use super::calc::calc_value;
-use super::eval::eval;
+use super::calc::{applies, calc_value};
 use super::prims::run_body;
 use super::State;
 use crate::bits::{is_byte_field, put_bits, put_byte_field, BitWriter};
@@ -85,11 +84,8 @@ fn deparse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet)
         "Deparser '{}': start",
         p.trace_names.deparser
     );
-    for c in p.checksums.iter().filter(|c| c.update) {
-        if c.cond
-            .as_ref()
-            .is_some_and(|e| eval(p, st, pkt, &[], e) == 0)
-        {
+    for (i, c) in p.checksums.iter().enumerate().filter(|(_, c)| c.update) {
+        if !applies(p, st, pkt, i) {
             continue;
         }
         trace_if!(TRACED, st, pkt, Debug, "Updating checksum '{}'", c.name);

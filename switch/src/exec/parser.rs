@@ -1,6 +1,6 @@
 //! The parser: the state machine, header extraction and checksum verification.
 
-use super::calc::calc_value;
+use super::calc::{applies, calc_value};
 use super::eval::{eval, store};
 use super::prims::{exec_prim, set_valid};
 use super::State;
@@ -406,11 +406,8 @@ fn parse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet, i
         }
     }
     let mut bad = false;
-    for c in p.checksums.iter().filter(|c| c.verify) {
-        if c.cond
-            .as_ref()
-            .is_some_and(|e| eval(p, st, pkt, &[], e) == 0)
-        {
+    for (i, c) in p.checksums.iter().enumerate().filter(|(_, c)| c.verify) {
+        if !applies(p, st, pkt, i) {
             continue;
         }
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));

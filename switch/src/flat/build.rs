@@ -1,7 +1,7 @@
 //! Building the straight-line form: actions, controls (tables inlined or
 //! called, conditions as jumps) and the specialised operator ops.
 
-use super::{Code, DataRef, Flat, Op, REGS};
+use super::{Code, Condition, DataRef, Flat, Op, REGS};
 use crate::bits::mask;
 use crate::program::{BinOp, Expr, LValue, Node, Prim, Program, TableType};
 
@@ -617,7 +617,7 @@ pub(super) fn specialise(mut code: Code) -> Code {
     code
 }
 
-/// Builds the straight-line forms of `p`'s actions and controls.
+/// Builds the straight-line forms of `p`'s actions, controls and checksum conditions.
 pub fn build(p: &Program) -> Flat {
     let actions = (0..p.actions.len() as u32)
         .map(|a| {
@@ -632,10 +632,44 @@ pub fn build(p: &Program) -> Flat {
         b.control(init);
         specialise(b.code)
     };
+    let conditions = p
+        .checksums
+        .iter()
+        .map(|c| match &c.cond {
+            None => Condition::Always,
+            Some(e) => match validity_bit(e) {
+                Some(h) => Condition::Valid(h),
+                None => Condition::Block(Box::new(condition(p, e))),
+            },
+        })
+        .collect();
     Flat {
         actions,
         ingress: control(p.ingress.init),
         egress: control(p.egress.init),
         ghost: control(p.ghost.init),
+        conditions,
     }
+}
+
+/// The header whose validity bit `e` is, if it is only that.
+fn validity_bit(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Valid(h) => Some(*h),
+        Expr::D2B(x) => validity_bit(x),
+        _ => None,
+    }
+}
+
+/// Condition `e` as a block run from op 0: `Exit` when it holds, `End` when not.
+fn condition(p: &Program, e: &Expr) -> Code {
+    let mut b = Builder::new(p);
+    let unless = b.jump_unless(e, Data::Call);
+    b.code.ops.push(Op::Exit);
+    let end = b.at();
+    if let Some(t) = jump_target(&mut b.code.ops[unless]) {
+        *t = end;
+    }
+    b.code.ops.push(Op::End);
+    specialise(b.code)
 }

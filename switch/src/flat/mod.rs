@@ -22,8 +22,8 @@ mod run;
 mod tests;
 
 pub use build::build;
+pub use run::{holds, run_action, run_control};
 pub(crate) use run::{left_to_interpreter, run_from, step, Next};
-pub use run::{run_action, run_control};
 
 use crate::program::{BinOp, Expr, Prim};
 
@@ -288,7 +288,7 @@ pub struct Code {
     pub(crate) native: Option<crate::jit::Native>,
 }
 
-/// Straight-line forms of a program's actions and controls.
+/// Straight-line forms of a program's actions, controls and checksum conditions.
 #[derive(Debug, Clone, Default)]
 pub struct Flat {
     /// One per action, indexed like [`crate::program::Program::actions`].
@@ -299,4 +299,17 @@ pub struct Flat {
     pub egress: Code,
     /// T2NA's ghost control.
     pub ghost: Code,
+    /// One per checksum, indexed like [`crate::program::Program::checksums`].
+    pub conditions: Vec<Condition>,
+}
+
+/// When a checksum is verified or updated.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// Always (it has no condition).
+    Always,
+    /// When this header is valid: one load, cheaper than entering a block.
+    Valid(crate::program::HeaderId),
+    /// When this block, run from op 0, exits (see [`run::holds`]).
+    Block(Box<Code>),
 }

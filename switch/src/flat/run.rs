@@ -25,6 +25,17 @@ pub fn run_control(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code) {
     pkt.flags.exit = false;
 }
 
+/// Whether a checksum's condition holds: runs its block (see
+/// [`super::Flat::conditions`]), which exits when it does, leaving the
+/// packet's own `exit` as it was.
+pub fn holds(p: &Program, st: &mut State, pkt: &mut Packet, code: &Code) -> bool {
+    let exit = std::mem::replace(&mut pkt.flags.exit, false);
+    if !crate::jit::run(p, st, pkt, code, &[], 0) {
+        run(p, st, pkt, code, &[], 0);
+    }
+    std::mem::replace(&mut pkt.flags.exit, exit)
+}
+
 /// Runs `code` from `pc` until `End`, or until `exit` is set.
 pub(super) fn run(
     p: &Program,

@@ -1,8 +1,9 @@
 //! The straight-line form of a program's actions and controls compiled to
 //! machine code with Cranelift when the program is loaded.
 //!
-//! Each block — one action body, or one control with its conditions, its
-//! inlined keyless tables and its jumps — becomes one function. In line:
+//! Each block — one action body, one control with its conditions, its
+//! inlined keyless tables and its jumps, or one checksum's condition —
+//! becomes one function. In line:
 //! constants, field and parameter reads, validity tests, every operator but
 //! division and modulo, casts, field stores, conditions and jumps, the
 //! entry test of an inlined table, register arrays' and counters' cells,
@@ -46,13 +47,13 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 
-use crate::flat::{Code, Op};
+use crate::flat::{Code, Condition, Op};
 use crate::program::Program;
 
 /// What compiling a program's blocks did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
-    /// Blocks (actions and controls) running as machine code.
+    /// Blocks (actions, controls, checksum conditions) running as machine code.
     pub compiled: usize,
     /// Blocks left to the interpreter.
     pub interpreted: usize,
@@ -74,24 +75,35 @@ enum Block {
     Ingress,
     Egress,
     Ghost,
+    /// A checksum's condition.
+    Condition(usize),
 }
 
 impl Block {
-    fn code(self, p: &Program) -> &Code {
+    /// The block's code (None only for a checksum whose condition is no block).
+    fn code(self, p: &Program) -> Option<&Code> {
         match self {
-            Block::Action(a) => &p.flat.actions[a],
-            Block::Ingress => &p.flat.ingress,
-            Block::Egress => &p.flat.egress,
-            Block::Ghost => &p.flat.ghost,
+            Block::Action(a) => p.flat.actions.get(a),
+            Block::Ingress => Some(&p.flat.ingress),
+            Block::Egress => Some(&p.flat.egress),
+            Block::Ghost => Some(&p.flat.ghost),
+            Block::Condition(c) => match p.flat.conditions.get(c)? {
+                Condition::Block(code) => Some(code.as_ref()),
+                _ => None,
+            },
         }
     }
 
-    fn code_mut(self, p: &mut Program) -> &mut Code {
+    fn code_mut(self, p: &mut Program) -> Option<&mut Code> {
         match self {
-            Block::Action(a) => &mut p.flat.actions[a],
-            Block::Ingress => &mut p.flat.ingress,
-            Block::Egress => &mut p.flat.egress,
-            Block::Ghost => &mut p.flat.ghost,
+            Block::Action(a) => p.flat.actions.get_mut(a),
+            Block::Ingress => Some(&mut p.flat.ingress),
+            Block::Egress => Some(&mut p.flat.egress),
+            Block::Ghost => Some(&mut p.flat.ghost),
+            Block::Condition(c) => match p.flat.conditions.get_mut(c)? {
+                Condition::Block(code) => Some(code.as_mut()),
+                _ => None,
+            },
         }
     }
 
@@ -101,11 +113,13 @@ impl Block {
             Block::Ingress => format!("control {}", p.ingress.name),
             Block::Egress => format!("control {}", p.egress.name),
             Block::Ghost => format!("control {}", p.ghost.name),
+            Block::Condition(c) => format!("condition of checksum {}", p.checksums[c].name),
         }
     }
 }
 
-/// The blocks of `p` worth compiling: every action, and the controls the program has.
+/// The blocks of `p` worth compiling: every action, the controls the
+/// program has, and its checksums' conditions.
 fn blocks(p: &Program) -> Vec<Block> {
     let mut v: Vec<Block> = (0..p.flat.actions.len()).map(Block::Action).collect();
     for (pipe, block) in [
@@ -117,6 +131,9 @@ fn blocks(p: &Program) -> Vec<Block> {
             v.push(block);
         }
     }
+    let conditions = p.flat.conditions.iter().enumerate();
+    let blocks = conditions.filter(|(_, c)| matches!(c, Condition::Block(_)));
+    v.extend(blocks.map(|(c, _)| Block::Condition(c)));
     v
 }
 
@@ -181,7 +198,9 @@ pub fn compile(p: &mut Program) -> Report {
     for (block, id, limits, in_place) in done {
         match Native::new(&memory, id, limits) {
             Some(native) => {
-                block.code_mut(p).native = Some(native);
+                if let Some(code) = block.code_mut(p) {
+                    code.native = Some(native);
+                }
                 report.compiled += 1;
                 report.tables_in_place += in_place;
             }
@@ -224,6 +243,11 @@ pub fn strip(p: &mut Program) {
     }
     for code in [&mut p.flat.ingress, &mut p.flat.egress, &mut p.flat.ghost] {
         code.native = None;
+    }
+    for c in p.flat.conditions.iter_mut() {
+        if let Condition::Block(code) = c {
+            code.native = None;
+        }
     }
     p.native_parser = None;
     for h in p.headers.iter_mut() {
@@ -341,7 +365,7 @@ fn define(
     i: usize,
     callable: &[Option<FuncId>],
 ) -> Result<(FuncId, build::Limits, usize), String> {
-    let code = block.code(p);
+    let code = block.code(p).ok_or("no code")?;
     let limits = build::check(p, code)?;
     let ptr = module.target_config().pointer_type();
     let sig = signature(module, &[ptr, types::I32], &[types::I64]);

@@ -227,7 +227,9 @@ pub(crate) fn run(
         rng: std::ptr::null_mut(),
     };
     let status = enter(native, &mut ctx, st, pkt, file.as_deref_mut(), start);
-    if status != END {
+    if status == EXIT {
+        pkt.flags.exit = true;
+    } else if status != END {
         // Kept out of line: most calls (most actions) end in native code, and
         // the interpreter's loop inlined here would make every call pay for
         // setting it up.

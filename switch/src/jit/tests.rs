@@ -12,7 +12,7 @@ use crate::flat::random::{
 use crate::flat::{Op, REGS};
 use crate::hash::Rng;
 use crate::packet::Packet;
-use crate::program::{BinOp, CounterDef, Expr, LValue, MatchKind, Prim, RegisterDef};
+use crate::program::{BinOp, Checksum, CounterDef, Expr, LValue, MatchKind, Prim, RegisterDef};
 use crate::state::CounterCell;
 use crate::tables::MatchValue;
 use bufferlab_tm::TmConfig;
@@ -216,6 +216,70 @@ fn random_action_bodies_run_as_machine_code_as_interpreted() {
         }
     }
     assert_eq!(checked, 4 * 60 * 6);
+}
+
+#[test]
+fn checksum_conditions_hold_in_machine_code_as_evaluated() {
+    let mut rng = Rng::new(31);
+    let mut p = program();
+    let conditions: Vec<Expr> = (0..200)
+        .map(|_| match pick(&mut rng, 4) {
+            0 => Expr::Bin(
+                [BinOp::And, BinOp::Or][pick(&mut rng, 2)],
+                Box::new(condition(&p, &mut rng)),
+                Box::new(condition(&p, &mut rng)),
+            ),
+            1 => rvalue(&p, &mut rng),
+            _ => condition(&p, &mut rng),
+        })
+        .collect();
+    p.checksums = conditions
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Checksum {
+            name: format!("c{i}"),
+            target: 0,
+            calc: 0,
+            verify: true,
+            update: false,
+            cond: Some(e.clone()),
+        })
+        .collect();
+    p.flat = crate::flat::build(&p);
+    let mut native = p.clone();
+    let report = compile(&mut native);
+    assert_eq!(report.interpreted, 0, "{:?}", report.fallbacks);
+    let (mut held, mut checked) = (0, 0);
+    for _ in 0..20 {
+        let pkt = random_packet(&p, &mut rng);
+        let mut st = state(&p, &mut rng);
+        for (i, e) in conditions.iter().enumerate() {
+            let want = crate::exec::eval(&p, &st, &pkt, &[], e) != 0;
+            for prog in [&p, &native] {
+                // A lone validity test is read where it is, without a block.
+                let code = match &prog.flat.conditions[i] {
+                    crate::flat::Condition::Block(code) => code,
+                    crate::flat::Condition::Valid(h) => {
+                        assert!(matches!(e, Expr::Valid(_) | Expr::D2B(_)), "{e:?}");
+                        assert_eq!(pkt.phv.valid[*h as usize], want, "{e:?}");
+                        continue;
+                    }
+                    crate::flat::Condition::Always => panic!("{e:?} made no condition"),
+                };
+                assert_eq!(code.native.is_some(), std::ptr::eq(prog, &native));
+                let mut got = pkt.clone();
+                got.flags.exit = pick(&mut rng, 2) == 0;
+                let exit = got.flags.exit;
+                let holds = crate::flat::holds(prog, &mut st, &mut got, code);
+                assert_eq!(holds, want, "{e:?}");
+                assert_eq!((got.phv, got.flags.exit), (pkt.phv.clone(), exit), "{e:?}");
+                checked += 1;
+            }
+            held += usize::from(want);
+        }
+    }
+    assert!(checked > 2 * 20 * 150, "{checked} checked");
+    assert!((1000..3000).contains(&held), "{held} of 4000 held");
 }
 
 #[test]

@@ -34,7 +34,7 @@ impl PyEngine {
     }
 
     /// What runs as machine code: a dict with `enabled` (False under `--no-jit`), the
-    /// numbers of blocks (actions and controls) `compiled` and `interpreted`, the
+    /// numbers of blocks (actions, controls, checksum conditions) `compiled` and `interpreted`, the
     /// `fallbacks` as (block, reason) pairs, `compile_us`, the time compiling took, and
     /// `tables_in_place`, the table applications compiled controls do without the
     /// interpreter, and `parser_states`, the parse states the compiled parser runs.
