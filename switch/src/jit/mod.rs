@@ -337,6 +337,25 @@ fn signature(module: &JITModule, params: &[Type], returns: &[Type]) -> Signature
     sig
 }
 
+/// Declares a function of the host's calling convention taking `params`
+/// and returning `returns`, and readies `ctx` to build it under `name`
+/// (a namespace and an index, for Cranelift's messages).
+fn declare(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    params: &[Type],
+    returns: &[Type],
+    name: (u32, u32),
+) -> Result<FuncId, String> {
+    let sig = signature(module, params, returns);
+    let id = module
+        .declare_anonymous_function(&sig)
+        .map_err(|e| e.to_string())?;
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(name.0, name.1);
+    Ok(id)
+}
+
 /// The Rust function imported as `name` (one `JITBuilder::symbol` names)
 /// declared in `func`.
 fn import(
@@ -368,12 +387,13 @@ fn define(
     let code = block.code(p).ok_or("no code")?;
     let limits = build::check(p, code)?;
     let ptr = module.target_config().pointer_type();
-    let sig = signature(module, &[ptr, types::I32], &[types::I64]);
-    let id = module
-        .declare_anonymous_function(&sig)
-        .map_err(|e| e.to_string())?;
-    ctx.func.signature = sig;
-    ctx.func.name = UserFuncName::user(0, i as u32);
+    let id = declare(
+        module,
+        ctx,
+        &[ptr, types::I32],
+        &[types::I64],
+        (0, i as u32),
+    )?;
     let config = module.target_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let mut calls = vec![None; callable.len()];
@@ -445,12 +465,7 @@ fn define_parser(
     plan: &parse::ParserPlan,
 ) -> Result<FuncId, String> {
     let ptr = module.target_config().pointer_type();
-    let sig = signature(module, &[ptr, types::I32], &[types::I64]);
-    let id = module
-        .declare_anonymous_function(&sig)
-        .map_err(|e| e.to_string())?;
-    ctx.func.signature = sig;
-    ctx.func.name = UserFuncName::user(3, 0);
+    let id = declare(module, ctx, &[ptr, types::I32], &[types::I64], (3, 0))?;
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     parse::translate(&mut b, p, plan, ptr);
     b.finalize(module.target_config());

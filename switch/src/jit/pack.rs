@@ -15,7 +15,7 @@
 //! its first byte, a byte swap and two shifts into its slot; the caller
 //! checks that the frame has those 8 bytes (see [`super::Unpacker`]).
 
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, UserFuncName, Value};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
@@ -123,12 +123,7 @@ pub(super) fn define(
     name: u32,
 ) -> Result<FuncId, String> {
     let ptr = module.target_config().pointer_type();
-    let sig = super::signature(module, &[ptr, ptr], &[]);
-    let id = module
-        .declare_anonymous_function(&sig)
-        .map_err(|e| e.to_string())?;
-    ctx.func.signature = sig;
-    ctx.func.name = UserFuncName::user(1 + direction as u32, name);
+    let id = super::declare(module, ctx, &[ptr, ptr], &[], (1 + direction as u32, name))?;
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
