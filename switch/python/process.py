@@ -143,12 +143,13 @@ def load_program(config: SwitchConfig) -> str:
 
 
 def jit_summary(info: dict) -> str:
-    """One log line saying how the program's actions, controls and parser run (`Engine.jit_info`)."""
+    """One log line saying how the program's actions, controls, parser and deparser run (`Engine.jit_info`)."""
     if not info["enabled"]:
         return "pipeline: interpreted (--no-jit)"
     total = info["compiled"] + info["interpreted"]
-    line = (f"pipeline: {info['compiled']} of {total} blocks (actions, controls, checksum conditions) and "
-            f"{info['parser_states']} parse states compiled to machine code in "
+    line = (f"pipeline: {info['compiled']} of {total} blocks (actions, controls, checksum conditions), "
+            f"{info['parser_states']} parse states and {info['deparser_headers']} deparser headers "
+            "compiled to machine code in "
             f"{info['compile_us'] / 1000:.1f} ms")
     if info["fallbacks"]:
         line += "; interpreted: " + ", ".join(f"{block} ({why})" for block, why in info["fallbacks"])

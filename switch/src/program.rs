@@ -1001,6 +1001,8 @@ pub struct Program {
     pub other_parsers: Vec<Option<u32>>,
     /// The parser as machine code, when the JIT compiled any of its states.
     pub native_parser: Option<crate::jit::NativeParser>,
+    /// The deparser's emission as machine code, when a header it emits is packed.
+    pub native_deparser: Option<crate::jit::NativeDeparser>,
     pub value_sets: Vec<ValueSet>,
     pub deparse_order: Vec<HeaderId>,
     /// Primitives the deparser runs after updating checksums (e.g. `log_msg`).

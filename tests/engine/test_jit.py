@@ -29,7 +29,7 @@ def test_jit_info_counts_the_blocks_and_the_interpreter_reports_none():
     assert info["compile_us"] > 0
     off = Engine(L3, jit=False).jit_info()
     assert off == {"enabled": False, "compiled": 0, "interpreted": 0, "fallbacks": [], "compile_us": 0,
-                   "tables_in_place": 0, "parser_states": 0}
+                   "tables_in_place": 0, "parser_states": 0, "deparser_headers": 0}
 
 
 def test_jit_info_counts_the_tables_applied_in_place():
@@ -50,6 +50,14 @@ def test_jit_info_counts_the_parse_states_compiled():
     assert info["parser_states"] == 3
 
 
+def test_jit_info_counts_the_headers_the_compiled_deparser_emits():
+    # l3.json: Ethernet and IPv4.
+    assert Engine(L3).jit_info()["deparser_headers"] == 2
+    # parser.json: every header it emits but the one with a varbit field.
+    info = Engine(FIXTURES / "parser.json").jit_info()
+    assert info["deparser_headers"] == 17
+
+
 def test_both_modes_route_the_same_frame():
     frame = bytes.fromhex(FRAME.replace(" ", "").strip())
     outs = []
@@ -66,13 +74,15 @@ def test_both_modes_route_the_same_frame():
 def test_the_banner_line_says_how_the_pipeline_runs():
     assert jit_summary(Engine(L3, jit=False).jit_info()) == "pipeline: interpreted (--no-jit)"
     line = jit_summary(Engine(L3).jit_info())
-    assert line.startswith("pipeline: 5 of 5 blocks (actions, controls, checksum conditions) and "
-                           "2 parse states compiled to machine code in ")
+    assert line.startswith("pipeline: 5 of 5 blocks (actions, controls, checksum conditions), "
+                           "2 parse states and 2 deparser headers compiled to machine code in ")
     assert line.endswith(" ms")
     partial = {"enabled": True, "compiled": 3, "interpreted": 1, "compile_us": 2500,
-               "parser_states": 0, "fallbacks": [("action a", "field slot 9 out of range")]}
+               "parser_states": 0, "deparser_headers": 0,
+               "fallbacks": [("action a", "field slot 9 out of range")]}
     assert jit_summary(partial) == ("pipeline: 3 of 4 blocks (actions, controls, checksum "
-                                    "conditions) and 0 parse states compiled to machine code in "
+                                    "conditions), 0 parse states and 0 deparser headers compiled "
+                                    "to machine code in "
                                     "2.5 ms; interpreted: action a (field slot 9 out of range)")
 
 

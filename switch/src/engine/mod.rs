@@ -328,6 +328,7 @@ impl Engine {
             sum.compile_us += r.compile_us;
             sum.tables_in_place += r.tables_in_place;
             sum.parser_states += r.parser_states;
+            sum.deparser_headers += r.deparser_headers;
             sum.fallbacks
                 .extend(r.fallbacks.iter().map(|(b, why)| match g {
                     0 => (b.clone(), why.clone()),

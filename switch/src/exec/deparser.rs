@@ -62,8 +62,8 @@ pub(crate) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWri
 }
 
 /// Updates checksums, runs the deparser's primitives and deparses into
-/// `pkt.out` (valid headers in order, then the unparsed payload), applying
-/// truncation. `pkt.data` is spent afterwards: when the headers take the
+/// `pkt.out` (valid headers in order, by machine code when the JIT compiled
+/// them, then the unparsed payload), applying truncation. `pkt.data` is spent afterwards: when the headers take the
 /// bytes the parser consumed, they are written over them and the frame
 /// buffer becomes `pkt.out`, so the payload is not copied.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
@@ -92,24 +92,29 @@ fn deparse_as<const TRACED: bool>(p: &Program, st: &mut State, pkt: &mut Packet)
         let v = u128::from(calc_value(p, st, pkt, &p.calculations[c.calc as usize]));
         pkt.phv.set(p, c.target, v & st.fmask[c.target as usize]);
     }
-    run_body(p, st, pkt, &[], &p.deparser_prims);
-    let mut out = std::mem::take(&mut pkt.out);
-    out.clear();
-    let mut w = BitWriter::new(&mut out);
-    for &h in &p.deparse_order {
-        if pkt.phv.valid[h as usize] {
-            trace_if!(
-                TRACED,
-                st,
-                pkt,
-                Debug,
-                "Deparsing header '{}'",
-                p.headers[h as usize].name
-            );
-            emit_header(p, pkt, h, &mut w);
-        }
+    if !p.deparser_prims.is_empty() {
+        run_body(p, st, pkt, &[], &p.deparser_prims);
     }
-    w.finish();
+    let mut out = std::mem::take(&mut pkt.out);
+    let native = p.native_deparser.as_ref().filter(|_| !TRACED);
+    if !native.is_some_and(|n| n.emit(&pkt.phv.fields, &pkt.phv.valid, &mut out)) {
+        out.clear();
+        let mut w = BitWriter::new(&mut out);
+        for &h in &p.deparse_order {
+            if pkt.phv.valid[h as usize] {
+                trace_if!(
+                    TRACED,
+                    st,
+                    pkt,
+                    Debug,
+                    "Deparsing header '{}'",
+                    p.headers[h as usize].name
+                );
+                emit_header(p, pkt, h, &mut w);
+            }
+        }
+        w.finish();
+    }
     let cursor = pkt.cursor.min(pkt.data.len());
     if out.len() == cursor {
         pkt.data[..cursor].copy_from_slice(&out);

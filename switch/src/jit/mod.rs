@@ -22,11 +22,15 @@
 //! bytes: packed headers' wire forms (the deparser), their extraction (the
 //! parser) and calculations' packed inputs (checksums, hashes), each used
 //! through [`Packer`] or [`Unpacker`] where the interpreter would pack or
-//! extract them field by field. The interpreter
-//! ([`crate::flat`], and [`crate::exec`] while tracing) stays the
-//! reference, and `--no-jit` runs everything there.
+//! extract them field by field; [`parse`] compiles the parser's state
+//! machine and [`deparse`] the deparser's emission, each one function. The
+//! interpreter ([`crate::flat`], and [`crate::exec`] while tracing) stays
+//! the reference, and `--no-jit` runs everything there.
 
 mod build;
+mod deparse;
+#[cfg(test)]
+mod deparse_tests;
 mod pack;
 mod parse;
 #[cfg(test)]
@@ -37,7 +41,7 @@ mod tests;
 
 pub(crate) use run::run;
 pub(crate) use run::ParseEnd;
-pub use run::{Native, NativeParser, Packer, Unpacker};
+pub use run::{Native, NativeDeparser, NativeParser, Packer, Unpacker};
 
 use std::time::Instant;
 
@@ -66,6 +70,9 @@ pub struct Report {
     pub tables_in_place: usize,
     /// Parse states run by the compiled parser (see [`parse`]).
     pub parser_states: usize,
+    /// Headers the compiled deparser emits (see [`deparse`]); 0 when the
+    /// interpreter deparses every packet.
+    pub deparser_headers: usize,
 }
 
 /// A block of a program: its name and where its code is.
@@ -189,6 +196,20 @@ pub fn compile(p: &mut Program) -> Report {
         // Should Cranelift refuse it, the interpreter parses, as without the JIT.
         Some((id.ok()?, plan))
     });
+    let deparser = deparse::plan(p).and_then(|plan| {
+        let ptr = module.target_config().pointer_type();
+        let id = define_body(
+            &mut module,
+            &mut ctx,
+            &mut fctx,
+            (&[ptr, ptr, ptr], &[types::I64]),
+            (4, 0),
+            |b| deparse::translate(b, &plan),
+        );
+        module.clear_context(&mut ctx);
+        // Should Cranelift refuse it, the interpreter deparses, as without the JIT.
+        Some((id.ok()?, plan))
+    });
     if let Err(e) = module.finalize_definitions() {
         report.interpreted = all.len();
         report.fallbacks = all.iter().map(|b| (b.name(p), e.to_string())).collect();
@@ -230,13 +251,20 @@ pub fn compile(p: &mut Program) -> Report {
             report.parser_states = plan.compiled();
         }
     }
+    if let Some((id, plan)) = deparser {
+        let (fields, valid, capacity) = (plan.fields(), plan.valid(), plan.capacity());
+        p.native_deparser = NativeDeparser::new(&memory, id, fields, valid, capacity);
+        if p.native_deparser.is_some() {
+            report.deparser_headers = plan.packed().count();
+        }
+    }
     report.interpreted = report.fallbacks.len();
     report.compile_us = t0.elapsed().as_micros() as u64;
     report
 }
 
-/// Drops `p`'s machine code: every block, header, calculation and parse
-/// state runs in the interpreter.
+/// Drops `p`'s machine code: every block, header, calculation, parse
+/// state and the deparser run in the interpreter.
 pub fn strip(p: &mut Program) {
     for code in p.flat.actions.iter_mut() {
         code.native = None;
@@ -250,6 +278,7 @@ pub fn strip(p: &mut Program) {
         }
     }
     p.native_parser = None;
+    p.native_deparser = None;
     for h in p.headers.iter_mut() {
         h.native_emit = None;
         h.native_extract = None;
@@ -465,9 +494,25 @@ fn define_parser(
     plan: &parse::ParserPlan,
 ) -> Result<FuncId, String> {
     let ptr = module.target_config().pointer_type();
-    let id = declare(module, ctx, &[ptr, types::I32], &[types::I64], (3, 0))?;
+    let signature = (&[ptr, types::I32][..], &[types::I64][..]);
+    define_body(module, ctx, fctx, signature, (3, 0), |b| {
+        parse::translate(b, p, plan, ptr)
+    })
+}
+
+/// Declares a function of `signature` (parameters, results) named `name`
+/// (see [`declare`]), has `body` build it and defines it in `module`.
+fn define_body(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fctx: &mut FunctionBuilderContext,
+    signature: (&[Type], &[Type]),
+    name: (u32, u32),
+    body: impl FnOnce(&mut FunctionBuilder<'_>),
+) -> Result<FuncId, String> {
+    let id = declare(module, ctx, signature.0, signature.1, name)?;
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-    parse::translate(&mut b, p, plan, ptr);
+    body(&mut b);
     b.finalize(module.target_config());
     module
         .define_function(id, ctx)

@@ -123,23 +123,19 @@ pub(super) fn define(
     name: u32,
 ) -> Result<FuncId, String> {
     let ptr = module.target_config().pointer_type();
-    let id = super::declare(module, ctx, &[ptr, ptr], &[], (1 + direction as u32, name))?;
-    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let (x, y) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    match direction {
-        Direction::Pack => pack(&mut b, plan, x, y),
-        Direction::Extract => extract(&mut b, plan, x, y),
-    }
-    b.ins().return_(&[]);
-    b.seal_all_blocks();
-    b.finalize(module.target_config());
-    module
-        .define_function(id, ctx)
-        .map_err(|e| format!("cranelift: {e:?}"))?;
-    Ok(id)
+    let name = (1 + direction as u32, name);
+    super::define_body(module, ctx, fctx, (&[ptr, ptr], &[]), name, |b| {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (x, y) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        match direction {
+            Direction::Pack => pack(b, plan, x, y),
+            Direction::Extract => extract(b, plan, x, y),
+        }
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+    })
 }
 
 /// Memory flags of the field slots (a `u64` array) and of byte buffers (not aligned).
@@ -164,7 +160,7 @@ pub(super) fn extract(b: &mut FunctionBuilder<'_>, plan: &Plan, input: Value, fi
 }
 
 /// The output's words, each from the fields that overlap it.
-fn pack(b: &mut FunctionBuilder<'_>, plan: &Plan, fields: Value, out: Value) {
+pub(super) fn pack(b: &mut FunctionBuilder<'_>, plan: &Plan, fields: Value, out: Value) {
     let (slot, bytes) = (SLOTS, BYTES);
     for word in 0..plan.bytes.div_ceil(8) {
         let (lo, hi) = (64 * word, 64 * word + 64);

@@ -658,3 +658,85 @@ impl NativeParser {
         })
     }
 }
+
+/// Signature of a compiled deparser: field slots, validity bits and output;
+/// the bytes emitted.
+type DeparseEntry = unsafe extern "C" fn(*const u64, *const bool, *mut u8) -> u64;
+
+/// A program's deparser emission compiled to machine code (see [`super::deparse`]).
+#[derive(Clone)]
+pub struct NativeDeparser {
+    entry: DeparseEntry,
+    // Field slots and validity bits it reads: every one named is below these.
+    fields: usize,
+    headers: usize,
+    // Bytes of output it may write: every header at once and a word.
+    capacity: usize,
+    // Keeps the code mapped while this entry exists.
+    _memory: Arc<Memory>,
+}
+
+impl std::fmt::Debug for NativeDeparser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeDeparser")
+            .field("entry", &(self.entry as *const u8))
+            .field("fields", &self.fields)
+            .field("headers", &self.headers)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+impl NativeDeparser {
+    /// The finalized function `id` of `memory`'s module, built by
+    /// [`super::deparse::translate`] for headers below `headers` whose
+    /// fields are below `fields`, writing at most `capacity` bytes.
+    pub(super) fn new(
+        memory: &Arc<Memory>,
+        id: FuncId,
+        fields: usize,
+        headers: usize,
+        capacity: usize,
+    ) -> Option<NativeDeparser> {
+        let module = memory.0.as_ref()?;
+        let at = module.get_finalized_function(id);
+        // SAFETY: a finalized (pointer, pointer, pointer) -> i64 function in
+        // the host's default calling convention (`extern "C"`), its memory
+        // kept mapped by the `Arc`.
+        let entry = unsafe { std::mem::transmute::<*const u8, DeparseEntry>(at) };
+        Some(NativeDeparser {
+            entry,
+            fields,
+            headers,
+            capacity,
+            _memory: Arc::clone(memory),
+        })
+    }
+
+    /// Replaces `out`'s bytes with the valid headers of the deparse order;
+    /// false, for the interpreter to emit them, when a valid header has no
+    /// machine code (`out` is emptied then) or the packet lacks a slot or
+    /// validity bit the code reads (`out` untouched).
+    #[inline]
+    pub(crate) fn emit(&self, fields: &[u64], valid: &[bool], out: &mut Vec<u8>) -> bool {
+        if fields.len() < self.fields || valid.len() < self.headers {
+            return false;
+        }
+        out.clear();
+        out.reserve(self.capacity);
+        // SAFETY: the function reads field slots below `self.fields` and
+        // validity bits below `self.headers` (checked just now against the
+        // slices the pointers come from) and writes only the first
+        // `self.capacity` bytes of the output, which `out` has reserved.
+        let n = unsafe { (self.entry)(fields.as_ptr(), valid.as_ptr(), out.as_mut_ptr()) };
+        if n == super::deparse::INTERPRET {
+            return false;
+        }
+        let n = (n as usize).min(self.capacity);
+        // SAFETY: the emitted headers lie back to back from the buffer's
+        // start and every word of each was stored, so the first `n` bytes
+        // are initialised; `n` is within the reserved capacity.
+        unsafe { out.set_len(n) };
+        true
+    }
+}

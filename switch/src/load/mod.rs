@@ -287,6 +287,7 @@ impl Loader {
                 init_state: None,
                 other_parsers: vec![],
                 native_parser: None,
+                native_deparser: None,
                 value_sets: vec![],
                 deparse_order: vec![],
                 deparser_prims: vec![],

@@ -37,7 +37,8 @@ impl PyEngine {
     /// numbers of blocks (actions, controls, checksum conditions) `compiled` and `interpreted`, the
     /// `fallbacks` as (block, reason) pairs, `compile_us`, the time compiling took, and
     /// `tables_in_place`, the table applications compiled controls do without the
-    /// interpreter, and `parser_states`, the parse states the compiled parser runs.
+    /// interpreter, `parser_states`, the parse states the compiled parser runs, and
+    /// `deparser_headers`, the headers the compiled deparser emits (0: interpreted).
     fn jit_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (enabled, r) = self.engine(py).jit_report();
         let d = PyDict::new(py);
@@ -48,6 +49,7 @@ impl PyEngine {
         d.set_item("compile_us", r.compile_us)?;
         d.set_item("tables_in_place", r.tables_in_place)?;
         d.set_item("parser_states", r.parser_states)?;
+        d.set_item("deparser_headers", r.deparser_headers)?;
         Ok(d)
     }
 
