@@ -156,8 +156,13 @@ impl<T> TrafficManager<T> {
     }
 
     /// Buffer cells a frame of `frame_bytes` holds: ⌈bytes / cell⌉.
+    #[inline]
     pub fn cells_of(&self, frame_bytes: u32) -> u32 {
-        frame_bytes.div_ceil(self.cell_bytes)
+        // Every enqueue asks; a buffer counted in bytes needs no division.
+        match self.cell_bytes {
+            1 => frame_bytes,
+            cell => frame_bytes.div_ceil(cell),
+        }
     }
 
     /// Honours a PAUSE (802.3x: all classes) or PFC (per class) received at
@@ -211,6 +216,7 @@ impl<T> TrafficManager<T> {
     ) -> Result<Enqueued, Rejected<T>> {
         let now = self.advance_clock(now);
         let pause_ns = ingress.and_then(|(in_port, _)| self.pause_ns(in_port));
+        let (cells, pool_cells) = (self.cells_of(frame_bytes), self.pool_cells());
         let Some(p) = self.ports.get_mut(usize::from(port)) else {
             self.stats.dropped_port_out_of_range.add(frame_bytes);
             return Err(Rejected {
@@ -230,7 +236,7 @@ impl<T> TrafficManager<T> {
         };
         let size = Size {
             bytes: frame_bytes,
-            cells: frame_bytes.div_ceil(self.cell_bytes),
+            cells,
         };
         let occ = Occupancy {
             queue_pkts: queue_stats.depth_pkts,
@@ -239,7 +245,7 @@ impl<T> TrafficManager<T> {
             port_bytes: p.stats.occupancy_bytes,
             port_cells: p.stats.occupancy_cells,
             pool_used: self.stats.pool_used_cells,
-            pool_cells: self.pool_bytes / u64::from(self.cell_bytes),
+            pool_cells,
         };
         let limit = p.cfg.queue_limits[usize::from(queue)];
         if let Err(reason) = admit(limit, p.cfg.threshold, occ, size) {
@@ -514,8 +520,12 @@ impl<T> TrafficManager<T> {
     }
 
     /// Size of the shared pool in cells: ⌊pool_bytes / cell⌋.
+    #[inline]
     pub fn pool_cells(&self) -> u64 {
-        self.pool_bytes / u64::from(self.cell_bytes)
+        match self.cell_bytes {
+            1 => self.pool_bytes,
+            cell => self.pool_bytes / u64::from(cell),
+        }
     }
 
     /// Sizes application pool `pool` (0..=3, Tofino's EG_APP_POOL_n) to `cells`;
