@@ -1,7 +1,7 @@
 """The JIT's switches and reports: `--no-jit` on bufferlab-switch and bufferlab-stf,
 `Engine(jit=False)`, `Engine.jit_info()` and the banner line that reports it. (That the
-machine code computes what the interpreter does is `switch/src/jit/tests.rs`'s and the
-STF suite's, which runs every case in both modes.)"""
+machine code computes what the interpreter does is shown by `switch/src/jit/*_tests.rs`
+and the STF suite, which runs every case in both modes.)"""
 
 from engine_helpers import FIXTURES
 

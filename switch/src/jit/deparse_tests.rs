@@ -2,17 +2,12 @@
 //! random fields, validity bits, frames and cursors, every output byte
 //! compared.
 
+use super::test_fixtures::{FEEDBACK, L3, META, PARSER, TABLES};
 use super::*;
 use crate::exec::{deparse, State};
 use crate::flat::random::{pick, random_packet, FORWARD};
 use crate::hash::Rng;
 use crate::packet::Packet;
-
-const L3: &str = include_str!("../../../tests/engine/fixtures/l3.json");
-const TABLES: &str = include_str!("../../../tests/engine/fixtures/tables.json");
-const META: &str = include_str!("../../../tests/engine/fixtures/meta.json");
-const FEEDBACK: &str = include_str!("../../../sim/tests/fixtures/feedback_maker.json");
-const PARSER: &str = include_str!("../../../tests/engine/fixtures/parser.json");
 
 /// A packet of random fields and validity bits that has parsed `cursor`
 /// bytes of a random frame, its output buffer left holding stale bytes.

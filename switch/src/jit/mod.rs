@@ -27,17 +27,23 @@
 //! interpreter ([`crate::flat`], and [`crate::exec`] while tracing) stays
 //! the reference, and `--no-jit` runs everything there.
 
+#[cfg(test)]
+mod block_tests;
 mod build;
 mod deparse;
 #[cfg(test)]
 mod deparse_tests;
 mod pack;
+#[cfg(test)]
+mod pack_tests;
 mod parse;
 #[cfg(test)]
 mod parse_tests;
+#[cfg(test)]
+mod program_tests;
 mod run;
 #[cfg(test)]
-mod tests;
+mod test_fixtures;
 
 pub(crate) use run::run;
 pub(crate) use run::ParseEnd;

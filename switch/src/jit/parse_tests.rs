@@ -3,6 +3,7 @@
 //! TNA's reject) and random frames cut anywhere, every field, validity bit,
 //! cursor, error and statistic compared.
 
+use super::test_fixtures::PARSER;
 use super::*;
 use crate::exec::{parse, State};
 use crate::flat::random::pick;
@@ -11,8 +12,6 @@ use crate::packet::Packet;
 use crate::program::{
     Expr, ExtractTarget, KeyComponent, LValue, ParseState, ParserOp, Transition, TransitionMatch,
 };
-
-const PARSER: &str = include_str!("../../../tests/engine/fixtures/parser.json");
 
 /// parser.json's headers of fixed size outside stacks' bookkeeping (Ethernet,
 /// tags, union members, a length, a checksum, `rep`).
