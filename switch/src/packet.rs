@@ -64,6 +64,16 @@ impl Phv {
         }
     }
 
+    /// Sets a field of at most 64 bits, which has no upper slot, to `v`
+    /// (already cut to its width): the standard metadata the engine writes
+    /// per packet, which the loader keeps that narrow.
+    #[inline]
+    pub fn set_narrow(&mut self, f: FieldId, v: u64) {
+        if let Some(slot) = self.fields.get_mut(f as usize) {
+            *slot = v;
+        }
+    }
+
     /// Zeroes fields `first..first + n`.
     pub fn clear_fields(&mut self, p: &Program, first: FieldId, n: u32) {
         let (a, n) = (first as usize, n as usize);

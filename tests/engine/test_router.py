@@ -82,6 +82,9 @@ def mutate(change):
          "parse_states[0] 'start' transition 0: unknown parse state 'nowhere'"),
         (lambda d: d["__meta__"].update(version=[3, 0]), "__meta__.version"),
         (lambda d: d["header_types"][1]["fields"].pop(0), "required field 'ingress_port' is missing"),
+        (lambda d: d["header_types"][1]["fields"][0].__setitem__(1, 72),
+         "standard_metadata: field 'standard_metadata.ingress_port' is 72 bits wide; "
+         "the engine's standard metadata fields are at most 64 bits"),
     ],
 )
 def test_load_errors_name_object_and_reason(change, message):

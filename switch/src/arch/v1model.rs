@@ -206,13 +206,7 @@ impl Engine {
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
             copy.phv.set(&self.main.prog, sm.instance_type, itype);
-            set(
-                &self.main.prog,
-                copy,
-                sm.egress_rid,
-                rid_mask,
-                u128::from(rid),
-            );
+            set(copy, sm.egress_rid, rid_mask, u128::from(rid));
             self.stats.replicated += 1;
             self.enqueue(c, port, now);
         }
@@ -228,20 +222,8 @@ impl Engine {
                 let m1 = self.fmask(sm.enq_timestamp);
                 let m2 = self.fmask(sm.enq_qdepth);
                 let pkt = &mut self.pool[h as usize];
-                set(
-                    &self.main.prog,
-                    pkt,
-                    sm.enq_timestamp,
-                    m1,
-                    u128::from(now / 1000),
-                );
-                set(
-                    &self.main.prog,
-                    pkt,
-                    sm.enq_qdepth,
-                    m2,
-                    u128::from(e.enq_qdepth_pkts),
-                );
+                set(pkt, sm.enq_timestamp, m1, u128::from(now / 1000));
+                set(pkt, sm.enq_qdepth, m2, u128::from(e.enq_qdepth_pkts));
             }
             Err(r) => {
                 // The reason is counted per queue and port by the traffic manager.
@@ -296,43 +278,28 @@ impl Engine {
             self.fmask(sm.qid),
         ];
         let drop_port = self.main.st.drop_port;
-        let spec_mask = mask(self.main.prog.fields[sm.egress_spec as usize].width);
+        let spec_mask = mask(self.main.prog.fields[sm.egress_spec as usize].width) as u64;
         let pkt = &mut self.pool[h as usize];
         pkt.now = t;
         set(
-            &self.main.prog,
             pkt,
             sm.egress_global_timestamp,
             masks[0],
             u128::from(t / 1000),
         );
         set(
-            &self.main.prog,
             pkt,
             sm.deq_timedelta,
             masks[1],
             u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
         );
-        set(
-            &self.main.prog,
-            pkt,
-            sm.deq_qdepth,
-            masks[2],
-            u128::from(d.deq_qdepth_pkts),
-        );
-        set(&self.main.prog, pkt, sm.qid, masks[3], u128::from(d.queue));
+        set(pkt, sm.deq_qdepth, masks[2], u128::from(d.deq_qdepth_pkts));
+        set(pkt, sm.qid, masks[3], u128::from(d.queue));
+        pkt.phv.set_narrow(sm.egress_port, u64::from(d.port));
         pkt.phv
-            .set(&self.main.prog, sm.egress_port, u128::from(d.port));
-        pkt.phv.set(
-            &self.main.prog,
-            sm.egress_spec,
-            (u128::from(drop_port) + 1) & spec_mask,
-        );
-        pkt.phv.set(
-            &self.main.prog,
-            sm.packet_length,
-            pkt.len_reg.max(0) as u128,
-        );
+            .set_narrow(sm.egress_spec, (u64::from(drop_port) + 1) & spec_mask);
+        pkt.phv
+            .set_narrow(sm.packet_length, pkt.len_reg.max(0) as u64);
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
         exec::run_pipeline(

@@ -81,16 +81,13 @@ impl Engine {
             self.tna_ingress(h, port, t_ns);
             return;
         }
-        pkt.phv.set(
-            &self.main.prog,
-            sm.ingress_port,
-            u128::from(port) & mask(self.main.prog.fields[sm.ingress_port as usize].width),
-        );
-        let len = u128::from(pkt.ingress_len);
-        pkt.phv.set(&self.main.prog, sm.packet_length, len);
+        let port_mask = mask(self.main.prog.fields[sm.ingress_port as usize].width);
+        pkt.phv
+            .set_narrow(sm.ingress_port, u64::from(port) & port_mask as u64);
+        pkt.phv
+            .set_narrow(sm.packet_length, u64::from(pkt.ingress_len));
         let m = self.fmask(sm.ingress_global_timestamp);
         set(
-            &self.main.prog,
             &mut self.pool[h as usize],
             sm.ingress_global_timestamp,
             m,

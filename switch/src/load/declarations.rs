@@ -183,6 +183,42 @@ impl Loader {
             ),
             qid: opt(p, &["queueing_metadata.qid"]),
         };
+        // The engine writes these fields per packet straight into their
+        // 64-bit slots (`Phv::set_narrow`).
+        let s = self.p.std;
+        let required = [
+            s.ingress_port,
+            s.egress_spec,
+            s.egress_port,
+            s.instance_type,
+            s.packet_length,
+        ];
+        let optional = [
+            s.enq_timestamp,
+            s.enq_qdepth,
+            s.deq_timedelta,
+            s.deq_qdepth,
+            s.ingress_global_timestamp,
+            s.egress_global_timestamp,
+            s.mcast_grp,
+            s.egress_rid,
+            s.checksum_error,
+            s.parser_error,
+            s.priority,
+            s.qid,
+        ];
+        for f in required.into_iter().chain(optional.into_iter().flatten()) {
+            let info = &self.p.fields[f as usize];
+            if info.width > 64 {
+                return err(
+                    "standard_metadata",
+                    format!(
+                        "field '{}' is {} bits wide; the engine's standard metadata fields are at most 64 bits",
+                        info.name, info.width
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 

@@ -44,6 +44,10 @@ impl Calendar {
             }
             (i, Some(t)) => {
                 let i = i as usize;
+                // A port's next start often stays put (a frame joins a busy queue).
+                if self.heap[i].0 == t {
+                    return;
+                }
                 self.heap[i].0 = t;
                 let i = self.sift_up(i);
                 self.sift_down(i);
