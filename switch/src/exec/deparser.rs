@@ -63,9 +63,10 @@ pub(crate) fn emit_header(p: &Program, pkt: &Packet, h: HeaderId, w: &mut BitWri
 
 /// Updates checksums, runs the deparser's primitives and deparses into
 /// `pkt.out` (valid headers in order, by machine code when the JIT compiled
-/// them, then the unparsed payload), applying truncation. `pkt.data` is spent afterwards: when the headers take the
-/// bytes the parser consumed, they are written over them and the frame
-/// buffer becomes `pkt.out`, so the payload is not copied.
+/// them, then the unparsed payload), applying truncation. `pkt.data` is
+/// spent afterwards: when the headers take the bytes the parser consumed,
+/// they are written over them and the frame buffer becomes `pkt.out`, so
+/// the payload is not copied.
 pub fn deparse(p: &Program, st: &mut State, pkt: &mut Packet) {
     if st.trace.is_some() {
         deparse_as::<true>(p, st, pkt);
