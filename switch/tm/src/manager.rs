@@ -283,7 +283,7 @@ impl<T> TrafficManager<T> {
             }
         }
         let p = &mut self.ports[usize::from(port)];
-        p.push(
+        let new_head = p.push(
             queue,
             Queued {
                 item,
@@ -300,8 +300,11 @@ impl<T> TrafficManager<T> {
             pools.used_cells[i] += u64::from(charge);
             pools.max_used_cells[i] = pools.max_used_cells[i].max(pools.used_cells[i]);
         }
-        let next = p.next_start();
-        self.calendar.set(port, next);
+        // Behind a head already queued, the frame cannot change when the port starts next.
+        if new_head {
+            let next = p.next_start();
+            self.calendar.set(port, next);
+        }
         let pool_used_bytes = self.stats.pool_used_bytes;
         let s = &mut self.stats;
         s.pool_used_bytes += u64::from(frame_bytes);

@@ -135,11 +135,13 @@ impl<T> Port<T> {
         self.queues.get_mut(usize::from(q))
     }
 
-    /// Appends an admitted frame to queue `q` (one the port has).
-    pub(crate) fn push(&mut self, q: u8, frame: Queued<T>) {
+    /// Appends an admitted frame to queue `q` (one the port has); whether it
+    /// became the queue's head, the only case that can move [`Port::next_start`].
+    pub(crate) fn push(&mut self, q: u8, frame: Queued<T>) -> bool {
         let Some(queue) = self.queues.get_mut(usize::from(q)) else {
-            return;
+            return false;
         };
+        let new_head = queue.is_empty();
         let s = &mut self.stats;
         s.occupancy_bytes += u64::from(frame.bytes);
         s.max_occupancy_bytes = s.max_occupancy_bytes.max(s.occupancy_bytes);
@@ -147,6 +149,7 @@ impl<T> Port<T> {
         s.max_occupancy_cells = s.max_occupancy_cells.max(s.occupancy_cells);
         queue.push(frame);
         self.backlogged |= 1 << q;
+        new_head
     }
 
     /// Counts a frame refused at queue `q`.
@@ -157,11 +160,18 @@ impl<T> Port<T> {
     }
 
     /// Earliest time the port can start its next frame, if it holds any.
+    #[inline]
     pub(crate) fn next_start(&self) -> Option<u64> {
-        self.backlogged_queues()
-            .filter_map(|q| self.queues[usize::from(q)].head_ready_at())
-            .min()
-            .map(|ready| ready.max(self.free_at).max(self.not_before))
+        let ready = if self.backlogged.is_power_of_two() {
+            // One backlogged queue, the usual case: no scan.
+            let q = self.backlogged.trailing_zeros() as usize;
+            self.queues.get(q).and_then(Queue::head_ready_at)
+        } else {
+            self.backlogged_queues()
+                .filter_map(|q| self.queues[usize::from(q)].head_ready_at())
+                .min()
+        };
+        ready.map(|ready| ready.max(self.free_at).max(self.not_before))
     }
 
     /// Starts the next frame at `start` (>= `next_start()`): the scheduler
