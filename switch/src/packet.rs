@@ -3,7 +3,7 @@
 //! simple_switch keeps per packet (clone, resubmit, recirculate, digest,
 //! truncation, exit). Packets are pooled: resetting keeps every buffer.
 
-use crate::program::{FieldId, Program};
+use crate::program::{FieldId, Program, StdSlot};
 
 /// Packet header vector. A field's value is its 64-bit slot, and for the
 /// few plain fields wider than 64 bits also a slot of upper bits: most
@@ -64,14 +64,20 @@ impl Phv {
         }
     }
 
-    /// Sets a field of at most 64 bits, which has no upper slot, to `v`
-    /// (already cut to its width): the standard metadata the engine writes
-    /// per packet, which the loader keeps that narrow.
+    /// Writes `v`, cut to the field's width, into standard-metadata field `s`
+    /// (nothing when the program lacks it). Those fields are at most 64 bits
+    /// wide (the loader checks), so their slot holds all of them.
     #[inline]
-    pub fn set_narrow(&mut self, f: FieldId, v: u64) {
-        if let Some(slot) = self.fields.get_mut(f as usize) {
-            *slot = v;
+    pub fn put(&mut self, s: StdSlot, v: u64) {
+        if let Some(slot) = self.fields.get_mut(s.slot as usize) {
+            *slot = v & s.mask;
         }
+    }
+
+    /// Standard-metadata field `s` (0 when the program lacks it).
+    #[inline]
+    pub fn read(&self, s: StdSlot) -> u64 {
+        self.fields.get(s.slot as usize).copied().unwrap_or(0)
     }
 
     /// Zeroes fields `first..first + n`.
@@ -115,8 +121,10 @@ impl Phv {
     pub fn reset(&mut self, p: &Program) {
         self.fields.fill(0);
         refill(&mut self.high, 0);
-        for (v, h) in self.valid.iter_mut().zip(&p.headers) {
-            *v = h.metadata;
+        // A TNA packet may still be shaped for another gress here (`reshape` follows).
+        let n = self.valid.len().min(p.reset_validity.len());
+        if n > 0 {
+            self.valid[..n].copy_from_slice(&p.reset_validity[..n]);
         }
         self.varbits.iter_mut().for_each(Vec::clear);
         refill(&mut self.wide, 0);
@@ -324,5 +332,36 @@ impl Packet {
 pub(crate) fn refill<T: Copy>(s: &mut [T], v: T) {
     if !s.is_empty() {
         s.fill(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_metadata_slots_cut_to_width_and_skip_what_the_program_lacks() {
+        let p = crate::load::load(include_str!("../../tests/engine/fixtures/l3.json"))
+            .expect("fixture loads");
+        let s = p.std_slots;
+        assert_eq!(s.ingress_port.slot, p.std.ingress_port);
+        assert_eq!(s.ingress_port.mask, 0x1ff, "ingress_port is 9 bits");
+        assert_eq!(s.priority.mask, 0x7, "priority is 3 bits");
+        assert_eq!(s.qid, StdSlot::ABSENT, "l3.json has no queueing_metadata.qid");
+        let mut phv = Phv::new(&p);
+        phv.fields.fill(0x55);
+        phv.put(s.ingress_port, 0x3ff);
+        assert_eq!(phv.read(s.ingress_port), 0x1ff);
+        assert_eq!(phv.fields[p.std.ingress_port as usize], 0x1ff);
+        let before = phv.fields.clone();
+        phv.put(s.qid, 7);
+        assert_eq!(phv.fields, before, "an absent field writes nothing");
+        assert_eq!(phv.read(s.qid), 0);
+        phv.valid.fill(true);
+        phv.reset(&p);
+        let metadata: Vec<bool> = p.headers.iter().map(|h| h.metadata).collect();
+        assert_eq!(phv.valid, metadata);
+        assert_eq!(phv.valid, [true, true, false, false]);
+        assert!(phv.fields.iter().all(|&v| v == 0));
     }
 }

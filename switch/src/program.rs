@@ -813,6 +813,84 @@ pub struct StdMeta {
     pub qid: Option<FieldId>,
 }
 
+/// A standard-metadata field as the packet path writes it: its 64-bit slot and
+/// width mask. A field the program lacks has a slot past every PHV, which
+/// [`crate::packet::Phv::put`] ignores and [`crate::packet::Phv::read`] reads as 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StdSlot {
+    pub slot: u32,
+    pub mask: u64,
+}
+
+impl StdSlot {
+    /// The slot of a field the program does not have.
+    pub const ABSENT: StdSlot = StdSlot {
+        slot: u32::MAX,
+        mask: 0,
+    };
+
+    /// Field `f` of `p` (at most 64 bits wide, as the loader checks), or ABSENT.
+    fn of(p: &Program, f: Option<FieldId>) -> StdSlot {
+        f.map_or(StdSlot::ABSENT, |f| StdSlot {
+            slot: f,
+            mask: crate::bits::mask(p.fields[f as usize].width) as u64,
+        })
+    }
+}
+
+impl Default for StdSlot {
+    fn default() -> Self {
+        StdSlot::ABSENT
+    }
+}
+
+/// The standard metadata v1model's engine reads and writes per packet, resolved
+/// at load to [`StdSlot`]s: the packet path neither branches on a missing
+/// field nor looks a width up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StdSlots {
+    pub ingress_port: StdSlot,
+    pub egress_spec: StdSlot,
+    pub egress_port: StdSlot,
+    pub instance_type: StdSlot,
+    pub packet_length: StdSlot,
+    pub ingress_global_timestamp: StdSlot,
+    pub egress_global_timestamp: StdSlot,
+    pub enq_timestamp: StdSlot,
+    pub enq_qdepth: StdSlot,
+    pub deq_timedelta: StdSlot,
+    pub deq_qdepth: StdSlot,
+    pub qid: StdSlot,
+    pub mcast_grp: StdSlot,
+    pub egress_rid: StdSlot,
+    pub priority: StdSlot,
+}
+
+impl StdSlots {
+    /// The slots of `p`'s standard metadata (`p.std`, already loaded).
+    pub fn of(p: &Program) -> StdSlots {
+        let s = p.std;
+        let at = |f| StdSlot::of(p, f);
+        StdSlots {
+            ingress_port: at(Some(s.ingress_port)),
+            egress_spec: at(Some(s.egress_spec)),
+            egress_port: at(Some(s.egress_port)),
+            instance_type: at(Some(s.instance_type)),
+            packet_length: at(Some(s.packet_length)),
+            ingress_global_timestamp: at(s.ingress_global_timestamp),
+            egress_global_timestamp: at(s.egress_global_timestamp),
+            enq_timestamp: at(s.enq_timestamp),
+            enq_qdepth: at(s.enq_qdepth),
+            deq_timedelta: at(s.deq_timedelta),
+            deq_qdepth: at(s.deq_qdepth),
+            qid: at(s.qid),
+            mcast_grp: at(s.mcast_grp),
+            egress_rid: at(s.egress_rid),
+            priority: at(s.priority),
+        }
+    }
+}
+
 /// What a loaded program is to the architecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProgramKind {
@@ -986,6 +1064,8 @@ pub struct Program {
     /// Wire form per field slot (see [`WireField`]).
     pub wire: Vec<WireField>,
     pub headers: Vec<HeaderInfo>,
+    /// Each header's validity when a packet arrives: metadata valid, the rest not.
+    pub reset_validity: Vec<bool>,
     pub stacks: Vec<StackInfo>,
     pub unions: Vec<UnionInfo>,
     pub union_stacks: Vec<UnionStackInfo>,
@@ -1027,6 +1107,8 @@ pub struct Program {
     pub errors: Vec<(String, u32)>,
     pub error_codes: ErrorCodes,
     pub std: StdMeta,
+    /// `std` as the packet path writes it (v1model).
+    pub std_slots: StdSlots,
     /// Which blocks this program is: v1model's whole program or one TNA gress.
     pub kind: ProgramKind,
     /// A TNA gress's intrinsic metadata (all None for v1model).

@@ -5,8 +5,7 @@
 
 use bufferlab_tm::Dequeued;
 
-use crate::bits::mask;
-use crate::engine::{instance, set, two, CloneSession, Engine, MAX_PASSES};
+use crate::engine::{instance, two, CloneSession, Engine, MAX_PASSES};
 use crate::exec;
 use crate::trace_pkt;
 
@@ -37,7 +36,6 @@ impl Engine {
     }
 
     pub(crate) fn ingress(&mut self, h: u32, now: u64) {
-        let sm = self.main.prog.std;
         loop {
             self.passes[h as usize] += 1;
             if self.passes[h as usize] > MAX_PASSES {
@@ -94,7 +92,8 @@ impl Engine {
             }
             break;
         }
-        let grp = sm.mcast_grp.map_or(0, |f| self.field(h, f));
+        let ss = &self.main.prog.std_slots;
+        let grp = self.pool[h as usize].phv.read(ss.mcast_grp);
         if grp != 0 {
             trace_pkt!(
                 self.main.st,
@@ -106,7 +105,7 @@ impl Engine {
             self.release(h);
             return;
         }
-        let spec = self.field(h, sm.egress_spec);
+        let spec = self.pool[h as usize].phv.read(ss.egress_spec);
         trace_pkt!(
             self.main.st,
             self.pool[h as usize],
@@ -114,7 +113,7 @@ impl Engine {
             "Egress port is {}",
             spec
         );
-        if spec == u128::from(self.main.st.drop_port) {
+        if spec == u64::from(self.main.st.drop_port) {
             self.stats.dropped_by_program += 1;
             trace_pkt!(
                 self.main.st,
@@ -125,9 +124,10 @@ impl Engine {
             self.release(h);
             return;
         }
+        let ss = &self.main.prog.std_slots;
         self.pool[h as usize]
             .phv
-            .set(&self.main.prog, sm.instance_type, instance::NORMAL);
+            .put(ss.instance_type, instance::NORMAL as u64);
         self.enqueue(h, spec as u16, now);
     }
 
@@ -192,9 +192,9 @@ impl Engine {
     fn replicate(&mut self, h: u32, grp: u16, itype: u128, now: u64) {
         let n = self.mcast.get(&grp).map_or(0, Vec::len);
         let sm = self.main.prog.std;
-        let rid_mask = self.fmask(sm.egress_rid);
+        let rid = self.main.prog.std_slots.egress_rid;
         for i in 0..n {
-            let (rid, port) = self.mcast[&grp][i];
+            let (copy_rid, port) = self.mcast[&grp][i];
             trace_pkt!(
                 self.main.st,
                 self.pool[h as usize],
@@ -206,24 +206,23 @@ impl Engine {
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
             copy.phv.set(&self.main.prog, sm.instance_type, itype);
-            set(copy, sm.egress_rid, rid_mask, u128::from(rid));
+            copy.phv.put(rid, u64::from(copy_rid));
             self.stats.replicated += 1;
             self.enqueue(c, port, now);
         }
     }
 
     fn enqueue(&mut self, h: u32, port: u16, now: u64) {
-        let sm = self.main.prog.std;
-        let prio = sm.priority.map_or(0, |f| self.field(h, f));
+        let ss = &self.main.prog.std_slots;
         let pkt = &mut self.pool[h as usize];
+        let prio = pkt.phv.read(ss.priority);
         let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
         match self.tm.enqueue(now, port, prio.min(255) as u8, bytes, h) {
             Ok(e) => {
-                let m1 = self.fmask(sm.enq_timestamp);
-                let m2 = self.fmask(sm.enq_qdepth);
-                let pkt = &mut self.pool[h as usize];
-                set(pkt, sm.enq_timestamp, m1, u128::from(now / 1000));
-                set(pkt, sm.enq_qdepth, m2, u128::from(e.enq_qdepth_pkts));
+                let ss = &self.main.prog.std_slots;
+                let phv = &mut self.pool[h as usize].phv;
+                phv.put(ss.enq_timestamp, now / 1000);
+                phv.put(ss.enq_qdepth, u64::from(e.enq_qdepth_pkts));
             }
             Err(r) => {
                 // The reason is counted per queue and port by the traffic manager.
@@ -247,7 +246,7 @@ impl Engine {
 
     /// Counts a drop for a priority the port has no queue for, and logs the first one of
     /// each (port, priority).
-    fn priority_out_of_range(&mut self, port: u16, prio: u128) {
+    fn priority_out_of_range(&mut self, port: u16, prio: u64) {
         self.stats.dropped_priority_out_of_range += 1;
         let Some(seen) = self.priority_logged.get_mut(usize::from(port)) else {
             return;
@@ -269,37 +268,22 @@ impl Engine {
 
     pub(crate) fn egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
-        let sm = self.main.prog.std;
         let t = d.tx_start;
-        let masks = [
-            self.fmask(sm.egress_global_timestamp),
-            self.fmask(sm.deq_timedelta),
-            self.fmask(sm.deq_qdepth),
-            self.fmask(sm.qid),
-        ];
         let drop_port = self.main.st.drop_port;
-        let spec_mask = mask(self.main.prog.fields[sm.egress_spec as usize].width) as u64;
+        let ss = &self.main.prog.std_slots;
         let pkt = &mut self.pool[h as usize];
         pkt.now = t;
-        set(
-            pkt,
-            sm.egress_global_timestamp,
-            masks[0],
-            u128::from(t / 1000),
+        let phv = &mut pkt.phv;
+        phv.put(ss.egress_global_timestamp, t / 1000);
+        phv.put(
+            ss.deq_timedelta,
+            (t / 1000).saturating_sub(d.enq_time / 1000),
         );
-        set(
-            pkt,
-            sm.deq_timedelta,
-            masks[1],
-            u128::from((t / 1000).saturating_sub(d.enq_time / 1000)),
-        );
-        set(pkt, sm.deq_qdepth, masks[2], u128::from(d.deq_qdepth_pkts));
-        set(pkt, sm.qid, masks[3], u128::from(d.queue));
-        pkt.phv.set_narrow(sm.egress_port, u64::from(d.port));
-        pkt.phv
-            .set_narrow(sm.egress_spec, (u64::from(drop_port) + 1) & spec_mask);
-        pkt.phv
-            .set_narrow(sm.packet_length, pkt.len_reg.max(0) as u64);
+        phv.put(ss.deq_qdepth, u64::from(d.deq_qdepth_pkts));
+        phv.put(ss.qid, u64::from(d.queue));
+        phv.put(ss.egress_port, u64::from(d.port));
+        phv.put(ss.egress_spec, u64::from(drop_port) + 1);
+        phv.put(ss.packet_length, pkt.len_reg.max(0) as u64);
         pkt.flags.clone_session = None;
         pkt.flags.recirculate = None;
         exec::run_pipeline(
@@ -353,14 +337,18 @@ impl Engine {
                     copy,
                     flags.clone_field_list,
                 );
-                copy.phv
-                    .set(&self.main.prog, sm.instance_type, instance::EGRESS_CLONE);
+                copy.phv.set(
+                    &self.main.prog,
+                    self.main.prog.std.instance_type,
+                    instance::EGRESS_CLONE,
+                );
                 copy.flags = Default::default();
                 copy.flags.truncate = cs.truncate;
                 self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
             }
         }
-        if self.field(h, sm.egress_spec) == u128::from(drop_port) {
+        let egress_spec = self.main.prog.std_slots.egress_spec;
+        if self.pool[h as usize].phv.read(egress_spec) == u64::from(drop_port) {
             self.stats.dropped_by_program += 1;
             trace_pkt!(
                 self.main.st,

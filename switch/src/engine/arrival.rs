@@ -1,8 +1,7 @@
 //! Frames arriving on a port: checks, the MAC's handling of PAUSE/PFC
 //! frames on ports that honour them, and the start of ingress.
 
-use super::{set, Engine};
-use crate::bits::mask;
+use super::Engine;
 use crate::error::RuntimeError;
 use crate::trace_pkt;
 
@@ -64,7 +63,6 @@ impl Engine {
 
     /// Sets the arrival's standard metadata of loaded packet `h` and runs ingress.
     pub(crate) fn start_ingress(&mut self, h: u32, port: u16, t_ns: u64) {
-        let sm = self.main.prog.std;
         let pkt = &mut self.pool[h as usize];
         pkt.id = self.next_packet_id;
         pkt.copy = 0;
@@ -81,18 +79,10 @@ impl Engine {
             self.tna_ingress(h, port, t_ns);
             return;
         }
-        let port_mask = mask(self.main.prog.fields[sm.ingress_port as usize].width);
-        pkt.phv
-            .set_narrow(sm.ingress_port, u64::from(port) & port_mask as u64);
-        pkt.phv
-            .set_narrow(sm.packet_length, u64::from(pkt.ingress_len));
-        let m = self.fmask(sm.ingress_global_timestamp);
-        set(
-            &mut self.pool[h as usize],
-            sm.ingress_global_timestamp,
-            m,
-            u128::from(t_ns / 1000),
-        );
+        let ss = &self.main.prog.std_slots;
+        pkt.phv.put(ss.ingress_port, u64::from(port));
+        pkt.phv.put(ss.packet_length, u64::from(pkt.ingress_len));
+        pkt.phv.put(ss.ingress_global_timestamp, t_ns / 1000);
         self.ingress(h, t_ns);
     }
 

@@ -10,30 +10,29 @@ impl Engine {
     /// each frame's start of transmission) and delivers frames that arrive by then.
     pub fn advance(&mut self, t_ns: u64) {
         loop {
+            let next_frame = self.tm.next_event_time();
             // A generated packet enters ingress before a frame due at the same time leaves.
-            let generated = self.pktgen_next_ns().filter(|&tp| tp <= t_ns);
-            if let Some(tp) =
-                generated.filter(|&tp| self.tm.next_event_time().is_none_or(|te| tp <= te))
+            if let Some(tp) = self
+                .pktgen_next_ns()
+                .filter(|&tp| tp <= t_ns && next_frame.is_none_or(|te| tp <= te))
             {
                 self.generate(tp);
                 continue;
             }
-            match self.tm.next_event_time() {
-                Some(te) if te <= t_ns => match self.tm.dequeue(te) {
-                    Some(d) => {
-                        self.now = self.now.max(d.tx_start);
-                        if self.tna.is_some() {
-                            self.tna_egress(d);
-                        } else {
-                            self.egress(d);
-                        }
-                        if self.tm.has_flow_control_frames() {
-                            self.send_flow_control();
-                        }
-                    }
-                    None => break,
-                },
-                _ => break,
+            let Some(d) = next_frame
+                .filter(|&te| te <= t_ns)
+                .and_then(|te| self.tm.dequeue(te))
+            else {
+                break;
+            };
+            self.now = self.now.max(d.tx_start);
+            if self.tna.is_some() {
+                self.tna_egress(d);
+            } else {
+                self.egress(d);
+            }
+            if self.tm.has_flow_control_frames() {
+                self.send_flow_control();
             }
         }
         self.now = self.now.max(t_ns);

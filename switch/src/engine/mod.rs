@@ -25,7 +25,6 @@ use crate::error::{LoadError, RuntimeError};
 use crate::externs::pktgen::PacketGenerator;
 use crate::gress::Gress;
 use crate::packet::Packet;
-use crate::program::FieldId;
 use crate::trace::{TraceLevel, TraceLine, Tracer};
 
 mod arrival;
@@ -179,15 +178,6 @@ pub struct Engine {
     pub stats: EngineStats,
     // Programs are compiled to machine code (false: `--no-jit`).
     jit: bool,
-}
-
-/// Writes `v`, cut to `width_mask`, into standard-metadata field `f` of `pkt` when the
-/// program has it (its 64-bit slot alone: see [`crate::packet::Phv::set_narrow`]).
-#[inline]
-pub(crate) fn set(pkt: &mut Packet, f: Option<FieldId>, width_mask: u128, v: u128) {
-    if let Some(f) = f {
-        pkt.phv.set_narrow(f, (v & width_mask) as u64);
-    }
 }
 
 impl Engine {

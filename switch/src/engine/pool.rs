@@ -2,7 +2,6 @@
 //! packet path allocates nothing once the pool has grown.
 
 use super::Engine;
-use crate::bits::mask;
 use crate::packet::Packet;
 use crate::program::FieldId;
 
@@ -37,12 +36,6 @@ impl Engine {
     /// Returns packet `h` to the pool.
     pub(crate) fn release(&mut self, h: u32) {
         self.free.push(h);
-    }
-
-    /// The width mask of standard-metadata field `f` (0 when the program lacks it).
-    #[inline]
-    pub(crate) fn fmask(&self, f: Option<FieldId>) -> u128 {
-        f.map_or(0, |f| mask(self.main.prog.fields[f as usize].width))
     }
 
     /// Field `f` of pool packet `h`.

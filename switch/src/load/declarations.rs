@@ -184,7 +184,7 @@ impl Loader {
             qid: opt(p, &["queueing_metadata.qid"]),
         };
         // The engine writes these fields per packet straight into their
-        // 64-bit slots (`Phv::set_narrow`).
+        // 64-bit slots (`Phv::put`).
         let s = self.p.std;
         let required = [
             s.ingress_port,
@@ -219,6 +219,7 @@ impl Loader {
                 );
             }
         }
+        self.p.std_slots = StdSlots::of(&self.p);
         Ok(())
     }
 

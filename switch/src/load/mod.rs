@@ -265,6 +265,7 @@ pub fn load_value(root: &Value, kind: ProgramKind) -> R<Program> {
     l.pipelines(root)?;
     l.bindings(root)?;
     l.checksums(root)?;
+    l.p.reset_validity = l.p.headers.iter().map(|h| h.metadata).collect();
     l.p.flat = crate::flat::build(&l.p);
     Ok(l.p)
 }
@@ -277,6 +278,7 @@ impl Loader {
                 fields: vec![],
                 wire: vec![],
                 headers: vec![],
+                reset_validity: vec![],
                 stacks: vec![],
                 unions: vec![],
                 union_stacks: vec![],
@@ -345,6 +347,7 @@ impl Loader {
                     priority: None,
                     qid: None,
                 },
+                std_slots: StdSlots::default(),
                 field_by_name: HashMap::new(),
                 header_by_name: HashMap::new(),
                 flat: Default::default(),
