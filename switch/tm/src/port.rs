@@ -160,7 +160,7 @@ impl<T> Port<T> {
     }
 
     /// Earliest time the port can start its next frame, if it holds any.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_start(&self) -> Option<u64> {
         let ready = if self.backlogged.is_power_of_two() {
             // One backlogged queue, the usual case: no scan.
@@ -179,14 +179,20 @@ impl<T> Port<T> {
     pub(crate) fn transmit(&mut self, start: u64) -> Option<Dequeued<T>> {
         let start = start.max(self.free_at).max(self.not_before);
         let back_to_back = start == self.free_at;
-        let eligible = self
-            .backlogged_queues()
-            .filter(|&q| {
-                self.queues[usize::from(q)]
-                    .head_ready_at()
-                    .is_some_and(|ready| ready <= start)
-            })
-            .fold(0 as Mask, |mask, q| mask | (1 << q));
+        let ready_by_start = |q: &Queue<T>| q.head_ready_at().is_some_and(|ready| ready <= start);
+        let eligible = if self.backlogged.is_power_of_two() {
+            // One backlogged queue, the usual case: its bit or none.
+            let q = self.backlogged.trailing_zeros() as usize;
+            if self.queues.get(q).is_some_and(ready_by_start) {
+                self.backlogged
+            } else {
+                0
+            }
+        } else {
+            self.backlogged_queues()
+                .filter(|&q| ready_by_start(&self.queues[usize::from(q)]))
+                .fold(0 as Mask, |mask, q| mask | (1 << q))
+        };
         let queues = &self.queues;
         let q = self
             .scheduler
