@@ -347,7 +347,11 @@ mod tests {
         assert_eq!(s.ingress_port.slot, p.std.ingress_port);
         assert_eq!(s.ingress_port.mask, 0x1ff, "ingress_port is 9 bits");
         assert_eq!(s.priority.mask, 0x7, "priority is 3 bits");
-        assert_eq!(s.qid, StdSlot::ABSENT, "l3.json has no queueing_metadata.qid");
+        assert_eq!(
+            s.qid,
+            StdSlot::ABSENT,
+            "l3.json has no queueing_metadata.qid"
+        );
         let mut phv = Phv::new(&p);
         phv.fields.fill(0x55);
         phv.put(s.ingress_port, 0x3ff);

@@ -266,6 +266,46 @@ impl Engine {
         );
     }
 
+    /// Makes packet `h`'s egress-to-egress clone for `session` (preserving field list
+    /// `list`), at the end of egress at `t`. Out of line: most packets are not cloned.
+    #[cold]
+    fn clone_egress(&mut self, h: u32, session: u32, list: u32, t: u64) {
+        // An E2E clone is another pass of egress: counted, so a program
+        // that clones every clone cannot loop forever.
+        let within_limit = self.passes[h as usize] < MAX_PASSES;
+        if !within_limit && self.sessions.contains_key(&session) {
+            self.stats.dropped_pass_limit += 1;
+        }
+        if let Some(cs) = self
+            .sessions
+            .get(&session)
+            .copied()
+            .filter(|_| within_limit)
+        {
+            self.stats.cloned += 1;
+            let c = self.alloc_copy(h);
+            self.passes[c as usize] += 1;
+            exec::save_field_list(
+                &self.main.prog,
+                &mut self.main.st,
+                &self.pool[h as usize],
+                list,
+            );
+            let (orig, copy) = two(&mut self.pool, h, c);
+            copy.copy_from(orig);
+            copy.phv.reset_metadata(&self.main.prog);
+            exec::restore_field_list(&self.main.prog, &self.main.st, copy, list);
+            copy.phv.set(
+                &self.main.prog,
+                self.main.prog.std.instance_type,
+                instance::EGRESS_CLONE,
+            );
+            copy.flags = Default::default();
+            copy.flags.truncate = cs.truncate;
+            self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
+        }
+    }
+
     pub(crate) fn egress(&mut self, d: Dequeued<u32>) {
         let h = d.item;
         let t = d.tx_start;
@@ -307,45 +347,7 @@ impl Engine {
         let flags = pkt.flags;
         if let Some(session) = flags.clone_session {
             trace_pkt!(self.main.st, pkt, Debug, "Cloning packet at egress");
-            // An E2E clone is another pass of egress: counted, so a program
-            // that clones every clone cannot loop forever.
-            let within_limit = self.passes[h as usize] < MAX_PASSES;
-            if !within_limit && self.sessions.contains_key(&session) {
-                self.stats.dropped_pass_limit += 1;
-            }
-            if let Some(cs) = self
-                .sessions
-                .get(&session)
-                .copied()
-                .filter(|_| within_limit)
-            {
-                self.stats.cloned += 1;
-                let c = self.alloc_copy(h);
-                self.passes[c as usize] += 1;
-                exec::save_field_list(
-                    &self.main.prog,
-                    &mut self.main.st,
-                    &self.pool[h as usize],
-                    flags.clone_field_list,
-                );
-                let (orig, copy) = two(&mut self.pool, h, c);
-                copy.copy_from(orig);
-                copy.phv.reset_metadata(&self.main.prog);
-                exec::restore_field_list(
-                    &self.main.prog,
-                    &self.main.st,
-                    copy,
-                    flags.clone_field_list,
-                );
-                copy.phv.set(
-                    &self.main.prog,
-                    self.main.prog.std.instance_type,
-                    instance::EGRESS_CLONE,
-                );
-                copy.flags = Default::default();
-                copy.flags.truncate = cs.truncate;
-                self.send_to_session(c, cs, instance::EGRESS_CLONE, t);
-            }
+            self.clone_egress(h, session, flags.clone_field_list, t);
         }
         let egress_spec = self.main.prog.std_slots.egress_spec;
         if self.pool[h as usize].phv.read(egress_spec) == u64::from(drop_port) {
