@@ -162,14 +162,17 @@ impl<T> Port<T> {
     /// Earliest time the port can start its next frame, if it holds any.
     #[inline(always)]
     pub(crate) fn next_start(&self) -> Option<u64> {
-        let ready = if self.backlogged.is_power_of_two() {
+        let ready = match self.backlogged {
+            0 => None,
             // One backlogged queue, the usual case: no scan.
-            let q = self.backlogged.trailing_zeros() as usize;
-            self.queues.get(q).and_then(Queue::head_ready_at)
-        } else {
-            self.backlogged_queues()
+            one if one.is_power_of_two() => {
+                let q = one.trailing_zeros() as usize;
+                self.queues.get(q).and_then(Queue::head_ready_at)
+            }
+            _ => self
+                .backlogged_queues()
                 .filter_map(|q| self.queues[usize::from(q)].head_ready_at())
-                .min()
+                .min(),
         };
         ready.map(|ready| ready.max(self.free_at).max(self.not_before))
     }

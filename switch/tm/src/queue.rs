@@ -79,6 +79,7 @@ impl<T> Queue<T> {
     }
 
     /// Earliest time the head frame may start, from its admission, the pacer and a pause.
+    #[inline]
     pub(crate) fn head_ready_at(&self) -> Option<u64> {
         self.head().map(|f| {
             f.enq_time
