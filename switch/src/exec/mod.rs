@@ -167,7 +167,6 @@ impl State {
 
 /// Runs an ingress or egress control: walked node by node with its trace while tracing
 /// is on, else as its straight-line form `code`.
-#[inline]
 pub fn run_pipeline(
     p: &Program,
     st: &mut State,
