@@ -135,16 +135,9 @@ impl Engine {
         let Some(cs) = self.sessions.get(&session).copied() else {
             return;
         };
-        self.stats.cloned += 1;
         let sm = self.main.prog.std;
-        let c = self.alloc_copy(h);
         let port = self.field(h, sm.ingress_port);
-        exec::save_field_list(
-            &self.main.prog,
-            &mut self.main.st,
-            &self.pool[h as usize],
-            list,
-        );
+        let c = self.begin_clone(h, list);
         let (orig, copy) = two(&mut self.pool, h, c);
         copy.receive(&self.main.prog, &orig.data, now);
         copy.phv.set(&self.main.prog, sm.ingress_port, port);
@@ -161,6 +154,20 @@ impl Engine {
         );
         copy.flags.truncate = cs.truncate;
         self.send_to_session(c, cs, instance::INGRESS_CLONE, now);
+    }
+
+    /// Counts a clone of packet `h` and allocates its copy, with preservation field
+    /// list `list` saved for the copy to restore; the copy's handle.
+    fn begin_clone(&mut self, h: u32, list: u32) -> u32 {
+        self.stats.cloned += 1;
+        let c = self.alloc_copy(h);
+        exec::save_field_list(
+            &self.main.prog,
+            &mut self.main.st,
+            &self.pool[h as usize],
+            list,
+        );
+        c
     }
 
     fn send_to_session(&mut self, c: u32, cs: CloneSession, itype: u128, now: u64) {
@@ -282,15 +289,8 @@ impl Engine {
             .copied()
             .filter(|_| within_limit)
         {
-            self.stats.cloned += 1;
-            let c = self.alloc_copy(h);
+            let c = self.begin_clone(h, list);
             self.passes[c as usize] += 1;
-            exec::save_field_list(
-                &self.main.prog,
-                &mut self.main.st,
-                &self.pool[h as usize],
-                list,
-            );
             let (orig, copy) = two(&mut self.pool, h, c);
             copy.copy_from(orig);
             copy.phv.reset_metadata(&self.main.prog);
