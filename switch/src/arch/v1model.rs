@@ -124,7 +124,6 @@ impl Engine {
             self.release(h);
             return;
         }
-        let ss = &self.main.prog.std_slots;
         self.pool[h as usize]
             .phv
             .put(ss.instance_type, instance::NORMAL as u64);
@@ -226,7 +225,6 @@ impl Engine {
         let bytes = pkt.len_reg.clamp(0, i64::from(u32::MAX)) as u32;
         match self.tm.enqueue(now, port, prio.min(255) as u8, bytes, h) {
             Ok(e) => {
-                let ss = &self.main.prog.std_slots;
                 let phv = &mut self.pool[h as usize].phv;
                 phv.put(ss.enq_timestamp, now / 1000);
                 phv.put(ss.enq_qdepth, u64::from(e.enq_qdepth_pkts));
